@@ -1,0 +1,67 @@
+import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { IsInt, IsOptional, Min } from 'class-validator';
+import { ApiError } from '../common/api-error';
+import { IdCipher } from '../common/id-cipher.service';
+import { AppContext, Ctx, RequestContext } from '../common/request-context';
+import { SiteRecord } from './site.record';
+import { SitesService } from './sites.service';
+
+class GetAppRequest {
+  @ApiPropertyOptional({ description: 'App id; the site-id header is preferred. Read only outside production.' })
+  @IsOptional()
+  @IsInt({ message: 'appID must be an integer' })
+  @Min(1, { message: 'appID must be a positive integer' })
+  appID?: number;
+}
+
+class GetAppResponse {
+  @ApiProperty({ nullable: true }) splash_logo: string | null;
+  @ApiProperty({ nullable: true }) logo: string | null;
+  @ApiProperty({ nullable: true }) background: string | null;
+  @ApiProperty({ nullable: true }) colour1: string | null;
+  @ApiProperty({ nullable: true }) colour2: string | null;
+  @ApiProperty({ description: 'Encrypted app id' }) _id: string;
+  @ApiProperty({ description: 'App key for the legacy appKey header (encrypted app id)' }) _publicKey: string;
+  @ApiPropertyOptional({ description: 'Outside production only' }) payment_test_public_key?: string | null;
+  @ApiPropertyOptional({ description: 'In production only' }) payment_live_public_key?: string | null;
+}
+
+@ApiTags('App')
+@Controller('getApp')
+export class GetAppController {
+  constructor(private readonly sites: SitesService, private readonly cipher: IdCipher) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Branding and public payment key of the app' })
+  @ApiOkResponse({ type: GetAppResponse })
+  getApp(@Ctx() ctx: RequestContext, @Body() _body: GetAppRequest): GetAppResponse {
+    return this.bootstrap(ctx, ctx.app);
+  }
+
+  @Post(':domain')
+  @HttpCode(200)
+  @AppContext({ optional: true })
+  @ApiOperation({ summary: 'Older variant: the app named by the domain path segment when no header names one' })
+  @ApiOkResponse({ type: GetAppResponse })
+  async getAppByDomain(@Ctx() ctx: RequestContext, @Param('domain') domain: string, @Body() _body: GetAppRequest): Promise<GetAppResponse> {
+    const site = ctx.site ?? (await this.sites.findByDomain(domain));
+    if (!site) throw ApiError.notFound('App not found');
+    return this.bootstrap(ctx, site);
+  }
+
+  private bootstrap(ctx: RequestContext, site: SiteRecord): GetAppResponse {
+    const publicKey = ctx.production ? { payment_live_public_key: site.payment_live_public_key } : { payment_test_public_key: site.payment_test_public_key };
+    return {
+      splash_logo: site.splash_logo,
+      logo: site.logo,
+      background: site.background,
+      colour1: site.colour1,
+      colour2: site.colour2,
+      _id: this.cipher.encryptId(site.id),
+      _publicKey: this.cipher.legacyAppKey(site.id),
+      ...publicKey,
+    };
+  }
+}

@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { Logger } from 'pino';
+import { AppModule } from './app.module';
+import { createRootLogger, JsonLogger, requestStore } from './common/logging';
+import { AppConfig } from './config/app-config';
+import { DatabaseHandle } from './database/embedded-database';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+export interface CreatedApp {
+  app: NestFastifyApplication;
+  logger: Logger;
+}
+
+/** Builds the whole HTTP application (used by main, the tests and the benchmark). */
+export async function createApp(config: AppConfig, database: Pick<DatabaseHandle, 'url' | 'embedded'>): Promise<CreatedApp> {
+  const logger = createRootLogger(config.logLevel);
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    logger: false,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), adapter, {
+    logger: new JsonLogger(logger),
+    rawBody: true,
+    abortOnError: false,
+  });
+
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    requestStore.run({ requestId: request.id }, done);
+  });
+  fastify.addHook('onResponse', (request, reply, done) => {
+    logger.info({ requestId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    done();
+  });
+  if (config.basePath) app.setGlobalPrefix(config.basePath, { exclude: ['health', 'health/ready'] });
+  app.enableCors({ origin: true, credentials: true });
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Platform service')
+      .setDescription('Multi-tenant auth, messaging, commerce and versioned content. See README.md for conventions.')
+      .setVersion('2')
+      .addBearerAuth()
+      .addApiKey({ type: 'apiKey', in: 'header', name: 'site-id' }, 'site-id')
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json', useGlobalPrefix: true });
+
+  await app.init();
+  return { app, logger };
+}

@@ -1,0 +1,28 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { AppContextModule } from './app-context/app-context.module';
+import { CliModule } from './cli/cli.module';
+import { CommonModule } from './common/common.module';
+import { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { DatabaseHandle } from './database/embedded-database';
+import { HealthModule } from './health/health.module';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, database: Pick<DatabaseHandle, 'url' | 'embedded'>): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(database),
+        AppContextModule,
+        RateLimitModule,
+        CommonModule,
+        HealthModule,
+        CliModule,
+      ],
+    };
+  }
+}

@@ -1,0 +1,70 @@
+import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { NestFactory } from '@nestjs/core';
+import { AppModule } from './app.module';
+import { SeedService } from './cli/seed.service';
+import { TenantService } from './cli/tenant.service';
+import { ConfigError, loadConfig } from './config/app-config';
+import { openDatabase } from './database/embedded-database';
+import { migrate } from './database/migrate';
+
+const USAGE = `Usage: npm run cli -- <command>
+  migrate                                   apply pending migrations
+  seed FILE.json                            load a tenant fixture, all or nothing; prints { appID, ids }
+  tenant:create --name NAME --domain DOMAIN create a tenant with generated keys; prints its JSON`;
+
+async function run(argv: string[]): Promise<unknown> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === 'help') {
+    console.log(USAGE);
+    return undefined;
+  }
+  if (!['migrate', 'seed', 'tenant:create'].includes(command)) throw new UsageError(`Unknown command "${command}"`);
+
+  let fixture: unknown;
+  let tenant: { name?: string; domain?: string } = {};
+  if (command === 'seed') {
+    if (rest.length !== 1) throw new UsageError('seed takes one FILE.json');
+    try {
+      fixture = JSON.parse(readFileSync(rest[0], 'utf8'));
+    } catch (error) {
+      throw new UsageError(`Cannot read fixture ${rest[0]}: ${(error as Error).message}`);
+    }
+  }
+  if (command === 'tenant:create') {
+    tenant = parseArgs({ args: rest, options: { name: { type: 'string' }, domain: { type: 'string' } } }).values;
+    if (!tenant.name || !tenant.domain) throw new UsageError('tenant:create needs --name and --domain');
+  }
+
+  const config = loadConfig();
+  const database = await openDatabase(config);
+  try {
+    const applied = await migrate(database);
+    if (command === 'migrate') return { applied };
+    const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, database), { logger: ['error'] });
+    try {
+      if (command === 'seed') return await app.get(SeedService).load(fixture);
+      return await app.get(TenantService).create(tenant.name!, tenant.domain!);
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await database.stop();
+  }
+}
+
+class UsageError extends Error {}
+
+run(process.argv.slice(2)).then(
+  (result) => {
+    if (result !== undefined) console.log(JSON.stringify(result, null, 2));
+    process.exit(0);
+  },
+  (error: Error) => {
+    console.error(JSON.stringify({ status: 'Failed', message: error.message }));
+    if (error instanceof UsageError) console.error(USAGE);
+    if (!(error instanceof UsageError || error instanceof ConfigError) && process.env.DEBUG) console.error(error.stack);
+    process.exit(error instanceof UsageError ? 2 : 1);
+  },
+);

@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { NewSite, SitesService, tableColumns, UnknownColumnError } from '../app-context/sites.service';
+import { PasswordHasher } from '../auth/password-hasher.service';
+import { insertFirstVersion } from '../versioning/core-data';
+import { isLifecycleStatus } from '../versioning/lifecycle';
+
+/** The seed fixture (DESIGN.md §2): one site and rows of any known table, loaded all or nothing. */
+export interface Fixture {
+  site: NewSite;
+  tables?: Record<string, Record<string, unknown>[]>;
+}
+
+export interface SeedResult {
+  appID: number;
+  ids: Record<string, number[]>;
+}
+
+export class FixtureError extends Error {}
+
+/** Fixture keys that are instructions to the loader, not columns. */
+const META_STATUS = 'meta_status';
+/** Tables the fixture may not write: the migrations ledger and the site row (given by `site`). */
+const NOT_SEEDABLE = new Set(['typeorm_migrations', 'core_sites']);
+
+@Injectable()
+export class SeedService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sites: SitesService,
+    private readonly hasher: PasswordHasher,
+  ) {}
+
+  async load(fixture: unknown): Promise<SeedResult> {
+    const checked = checkShape(fixture);
+    return this.dataSource.transaction(async (em) => {
+      const knownTables = await this.knownTables(em);
+      if (checked.site.id !== undefined) {
+        const existing = await em.query('SELECT 1 FROM core_sites WHERE id = $1', [checked.site.id]);
+        if (existing.length) throw new FixtureError(`core_sites row ${checked.site.id} already exists`);
+      }
+      const site = await this.sites.create(em, checked.site).catch(rethrowUnknownColumn);
+      const ids: Record<string, number[]> = {};
+      for (const [table, rows] of Object.entries(checked.tables ?? {})) {
+        if (!knownTables.has(table) || NOT_SEEDABLE.has(table)) throw new FixtureError(`Unknown table "${table}"`);
+        ids[table] = [];
+        for (const row of rows) ids[table].push(await this.insertRow(em, site.id, table, row));
+        await em.query(`SELECT setval(pg_get_serial_sequence($1, 'id'), GREATEST((SELECT max(id) FROM "${table}"), 1))`, [table]).catch(() => undefined);
+      }
+      return { appID: site.id, ids };
+    });
+  }
+
+  private async insertRow(em: EntityManager, appId: number, table: string, fixtureRow: Record<string, unknown>): Promise<number> {
+    const columns = await tableColumns(em, table);
+    if (!columns.has('id')) throw new FixtureError(`Table "${table}" has no id column and cannot be seeded`);
+    const { [META_STATUS]: metaStatus, ...row } = fixtureRow;
+    for (const name of Object.keys(row)) if (!columns.has(name)) throw new FixtureError(`Unknown column "${name}" in table "${table}"`);
+    if (columns.has('app_id')) row.app_id = appId;
+    if (typeof row.password === 'string') row.password = await this.hasher.hash(row.password);
+
+    const names = Object.keys(row);
+    const values = names.map((n) => (row[n] !== null && typeof row[n] === 'object' ? JSON.stringify(row[n]) : row[n]));
+    const sql = names.length
+      ? `INSERT INTO "${table}" (${names.map((n) => `"${n}"`).join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`
+      : `INSERT INTO "${table}" DEFAULT VALUES RETURNING id`;
+    const [{ id }] = await em.query(sql, values);
+
+    const registration: { Live: boolean; title_field: string | null }[] = await em.query('SELECT "Live", title_field FROM core_tables WHERE table_name = $1', [table]);
+    if (metaStatus !== undefined && !isLifecycleStatus(metaStatus)) throw new FixtureError(`Unknown meta_status "${String(metaStatus)}" in table "${table}"`);
+    if (metaStatus !== undefined && registration.length === 0) throw new FixtureError(`meta_status given for "${table}", which is not a versioned table`);
+    if (registration.length) {
+      const titleField = registration[0].title_field;
+      await insertFirstVersion(em, { appId, table, rowId: id, status: metaStatus, title: titleField ? String(row[titleField] ?? '') : null });
+    }
+    return id;
+  }
+
+  private async knownTables(em: EntityManager): Promise<Set<string>> {
+    const rows: { table_name: string }[] = await em.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`);
+    return new Set(rows.map((r) => r.table_name));
+  }
+}
+
+function checkShape(fixture: unknown): Fixture {
+  if (!isObject(fixture)) throw new FixtureError('The fixture must be a JSON object with "site" and "tables"');
+  if (!isObject(fixture.site)) throw new FixtureError('"site" must be an object');
+  if (typeof fixture.site.name !== 'string' || typeof fixture.site.domain !== 'string') throw new FixtureError('"site" needs "name" and "domain" strings');
+  if (fixture.tables !== undefined) {
+    if (!isObject(fixture.tables)) throw new FixtureError('"tables" must be an object of table name to rows');
+    for (const [table, rows] of Object.entries(fixture.tables)) {
+      if (!Array.isArray(rows) || !rows.every(isObject)) throw new FixtureError(`"tables.${table}" must be an array of row objects`);
+    }
+  }
+  return fixture as unknown as Fixture;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function rethrowUnknownColumn(error: unknown): never {
+  if (error instanceof UnknownColumnError) throw new FixtureError(error.message);
+  throw error;
+}

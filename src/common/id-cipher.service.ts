@@ -1,0 +1,100 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { createCipheriv, createDecipheriv, createHmac } from 'node:crypto';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+
+const ID_PURPOSE = 'id';
+const NONCE_BYTES = 12;
+const TAG_BYTES = 16;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+const LEGACY_BRACKETS = /^_?\[([0-9a-fA-F]{32}):([0-9a-fA-F]+|[A-Za-z0-9+/]+={0,2})\]$/;
+
+/**
+ * Encrypted identifiers and tokens, in one place (README "Encrypted identifiers").
+ *
+ * Service format: base64url( nonce(12) | AES-256-GCM ciphertext | tag(16) ) with ENCRYPTION_KEY and the
+ * purpose as additional data, so a value made for one purpose (an id, a reset token) is refused for
+ * another. The nonce is an HMAC of purpose and plaintext: the same id always encrypts to the same value,
+ * and a tampered value fails authentication.
+ *
+ * Legacy formats, accepted when decrypting ids: `[iv:ciphertext]` (optionally `_[iv:ciphertext]`), AES-256-CBC
+ * with ENCRYPTION_KEY and the 16-byte iv in hex, ciphertext in hex or base64; and the legacy app key
+ * (the `appKey` header and `_publicKey`): hex AES-256-CBC with ENCRYPTION_KEY and ENCRYPTION_IV.
+ */
+@Injectable()
+export class IdCipher {
+  private readonly key: Buffer;
+  private readonly legacyIv: Buffer;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.key = config.encryption.key;
+    this.legacyIv = config.encryption.iv;
+  }
+
+  encryptId(id: number): string {
+    return this.seal(ID_PURPOSE, String(id));
+  }
+
+  /** The id inside a value in any supported format, or null for anything else (tampered, truncated, foreign). */
+  decryptId(value: unknown): number | null {
+    if (typeof value !== 'string' || value.length > 512) return null;
+    const legacy = LEGACY_BRACKETS.exec(value);
+    const plain = legacy ? this.legacyDecrypt(legacy[2], Buffer.from(legacy[1], 'hex')) : this.open(ID_PURPOSE, value);
+    return toId(plain);
+  }
+
+  /** The app id of a legacy `appKey` header: the legacy app-key form, a bracket form or the service format. */
+  decryptAppKey(value: string): number | null {
+    if (/^[0-9a-fA-F]{32,128}$/.test(value)) {
+      const id = toId(this.legacyDecrypt(value, this.legacyIv));
+      if (id !== null) return id;
+    }
+    return this.decryptId(value);
+  }
+
+  legacyAppKey(appId: number): string {
+    const cipher = createCipheriv('aes-256-cbc', this.key, this.legacyIv);
+    return Buffer.concat([cipher.update(String(appId), 'utf8'), cipher.final()]).toString('hex');
+  }
+
+  /** Authenticated encryption of any text for a named purpose (tokens, OAuth state). */
+  seal(purpose: string, plaintext: string): string {
+    const nonce = createHmac('sha256', this.key).update(`${purpose}\0${plaintext}`).digest().subarray(0, NONCE_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key, nonce);
+    cipher.setAAD(Buffer.from(purpose));
+    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return Buffer.concat([nonce, body, cipher.getAuthTag()]).toString('base64url');
+  }
+
+  /** The plaintext sealed for `purpose`, or null when the value is not one of ours for that purpose. */
+  open(purpose: string, value: unknown): string | null {
+    if (typeof value !== 'string' || !BASE64URL.test(value) || value.length > 8192) return null;
+    const raw = Buffer.from(value, 'base64url');
+    if (raw.length <= NONCE_BYTES + TAG_BYTES) return null;
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, NONCE_BYTES));
+      decipher.setAAD(Buffer.from(purpose));
+      decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
+      return Buffer.concat([decipher.update(raw.subarray(NONCE_BYTES, raw.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+    } catch {
+      return null;
+    }
+  }
+
+  private legacyDecrypt(ciphertext: string, iv: Buffer): string | null {
+    const bytes = /^[0-9a-fA-F]+$/.test(ciphertext) ? Buffer.from(ciphertext, 'hex') : Buffer.from(ciphertext, 'base64');
+    if (bytes.length === 0 || bytes.length % 16 !== 0) return null;
+    try {
+      const decipher = createDecipheriv('aes-256-cbc', this.key, iv);
+      return Buffer.concat([decipher.update(bytes), decipher.final()]).toString('utf8');
+    } catch {
+      return null;
+    }
+  }
+}
+
+function toId(plain: string | null): number | null {
+  if (plain === null || !/^[1-9]\d{0,15}$/.test(plain)) return null;
+  const id = Number(plain);
+  return Number.isSafeInteger(id) ? id : null;
+}

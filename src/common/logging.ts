@@ -1,0 +1,39 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { LoggerService } from '@nestjs/common';
+import pino, { Logger } from 'pino';
+
+/** The request id of the request being handled, so that every log line it causes carries it. */
+export const requestStore = new AsyncLocalStorage<{ requestId: string }>();
+
+export function createRootLogger(level: string): Logger {
+  return pino({
+    level,
+    base: { pid: process.pid },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    mixin: () => {
+      const store = requestStore.getStore();
+      return store ? { requestId: store.requestId } : {};
+    },
+    redact: { paths: ['*.password', '*.authorization', '*.token', '*.secret'], censor: '[redacted]' },
+  });
+}
+
+/** Nest's logger interface written as JSON lines through pino. */
+export class JsonLogger implements LoggerService {
+  constructor(private readonly root: Logger) {}
+
+  log(message: unknown, ...rest: unknown[]) { this.write('info', message, rest); }
+  error(message: unknown, ...rest: unknown[]) { this.write('error', message, rest); }
+  warn(message: unknown, ...rest: unknown[]) { this.write('warn', message, rest); }
+  debug(message: unknown, ...rest: unknown[]) { this.write('debug', message, rest); }
+  verbose(message: unknown, ...rest: unknown[]) { this.write('trace', message, rest); }
+  fatal(message: unknown, ...rest: unknown[]) { this.write('fatal', message, rest); }
+
+  private write(level: pino.Level, message: unknown, rest: unknown[]): void {
+    // Nest passes the context (a class name) last; an object message carries structured fields.
+    const context = typeof rest[rest.length - 1] === 'string' ? (rest.pop() as string) : undefined;
+    const text = rest.find((r): r is string => typeof r === 'string');
+    if (message !== null && typeof message === 'object') this.root[level]({ context, ...message }, text);
+    else this.root[level]({ context, ...(rest.length && typeof rest[0] === 'string' ? { stack: rest[0] } : {}) }, String(message));
+  }
+}

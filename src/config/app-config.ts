@@ -1,0 +1,213 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * The whole typed configuration of the service. It is read from the environment once, at start,
+ * by `loadConfig`, and handed to everything else through the APP_CONFIG provider: no other code
+ * reads `process.env`.
+ */
+export interface AppConfig {
+  production: boolean;
+  port: number;
+  host: string;
+  /** `/api/v2` in production, none in development (SPEC "Versioning"). */
+  basePath: string;
+  databaseUrl: string | null;
+  dataDir: string;
+  redisUrl: string | null;
+  smtpUrl: string | null;
+  smsWebhookUrl: string | null;
+  smsWebhookToken: string | null;
+  paymentApiUrl: string | null;
+  vapid: { publicKey: string | null; privateKey: string | null; subject: string | null };
+  jwt: { accessSecret: string; refreshSecret: string; accessTtlSeconds: number; refreshTtlSeconds: number };
+  encryption: { key: Buffer; iv: Buffer };
+  rateLimit: { windowMs: number; maxRequests: number };
+  /** Proxy mode (SPEC "App identification"): app id from a setting, then the proxy's site-id, then x-original-host. */
+  proxy: { enabled: boolean; appId: number | null };
+  bodyLimitBytes: number;
+  /** Trust X-Forwarded-For (behind a load balancer): the client address the rate limit counts. */
+  trustProxy: boolean;
+  bcryptCost: number;
+  logLevel: string;
+  idp: {
+    issuerUrl: string | null;
+    clientId: string | null;
+    apiKey: string | null;
+    redirectUri: string | null;
+    cookiePassword: string | null;
+    debug: boolean;
+    allowedAuthTables: string[];
+  };
+  /** Warnings collected while loading (generated development secrets), logged once at start. */
+  warnings: string[];
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+/** Values copied from documentation or samples; production refuses them. */
+const SAMPLE_SECRETS = [/^change[-_ ]?me/i, /^secret$/i, /^sample/i, /^example/i, /^your[-_]/i, /^x{8,}$/i, /^dev-/i];
+
+function isSample(value: string): boolean {
+  return SAMPLE_SECRETS.some((pattern) => pattern.test(value));
+}
+
+class Reader {
+  readonly errors: string[] = [];
+  readonly warnings: string[] = [];
+  constructor(private readonly env: Env, readonly production: boolean) {}
+
+  str(name: string): string | null {
+    const value = this.env[name];
+    return value === undefined || value.trim() === '' ? null : value.trim();
+  }
+
+  int(name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+    const raw = this.str(name);
+    if (raw === null) return fallback;
+    const value = Number(raw);
+    if (!/^-?\d+$/.test(raw) || value < min || value > max) {
+      this.errors.push(`${name} must be an integer between ${min} and ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const raw = this.str(name);
+    if (raw === null) return fallback;
+    if (/^(1|true|yes|on)$/i.test(raw)) return true;
+    if (/^(0|false|no|off)$/i.test(raw)) return false;
+    this.errors.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  }
+
+  url(name: string, protocols: string[]): string | null {
+    const raw = this.str(name);
+    if (raw === null) return null;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) throw new Error();
+      return raw;
+    } catch {
+      this.errors.push(`${name} must be a URL with protocol ${protocols.join(' or ')}`);
+      return null;
+    }
+  }
+
+  /** A secret: required and non-sample in production, generated with a warning in development. */
+  secret(name: string, minLength: number): string {
+    const raw = this.str(name);
+    if (raw !== null && isSample(raw) && this.production) {
+      this.errors.push(`${name} holds a sample value; set a real secret`);
+    } else if (raw !== null && raw.length < minLength) {
+      this.errors.push(`${name} must be at least ${minLength} characters`);
+    } else if (raw !== null) {
+      return raw;
+    } else if (this.production) {
+      this.errors.push(`${name} is required in production`);
+    } else {
+      this.warnings.push(name);
+      return randomBytes(32).toString('hex');
+    }
+    return '';
+  }
+
+  /** A fixed-length binary key given as hex, base64 or raw text of exactly that many bytes. */
+  key(name: string, bytes: number): Buffer {
+    const raw = this.str(name);
+    if (raw === null) {
+      if (this.production) this.errors.push(`${name} is required in production (${bytes} bytes)`);
+      else this.warnings.push(name);
+      return randomBytes(bytes);
+    }
+    if (this.production && isSample(raw)) {
+      this.errors.push(`${name} holds a sample value; set a real key`);
+      return Buffer.alloc(bytes);
+    }
+    const decoded = decodeKey(raw, bytes);
+    if (!decoded) {
+      this.errors.push(`${name} must be ${bytes} bytes: ${bytes} characters, ${bytes * 2} hex digits or base64 of ${bytes} bytes`);
+      return Buffer.alloc(bytes);
+    }
+    return decoded;
+  }
+}
+
+export function decodeKey(raw: string, bytes: number): Buffer | null {
+  if (raw.length === bytes * 2 && /^[0-9a-f]+$/i.test(raw)) return Buffer.from(raw, 'hex');
+  if (Buffer.byteLength(raw, 'utf8') === bytes) return Buffer.from(raw, 'utf8');
+  if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(raw)) {
+    const decoded = Buffer.from(raw, 'base64');
+    if (decoded.length === bytes) return decoded;
+  }
+  return null;
+}
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const production = env.NODE_ENV === 'production';
+  const r = new Reader(env, production);
+
+  const config: AppConfig = {
+    production,
+    port: r.int('PORT', 3000, 0, 65535),
+    host: r.str('HOST') ?? '0.0.0.0',
+    basePath: production ? '/api/v2' : '',
+    databaseUrl: r.url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: r.str('DATA_DIR') ?? './.data',
+    redisUrl: r.url('REDIS_URL', ['redis:', 'rediss:']),
+    smtpUrl: r.url('SMTP_URL', ['smtp:', 'smtps:']),
+    smsWebhookUrl: r.url('SMS_WEBHOOK_URL', ['http:', 'https:']),
+    smsWebhookToken: r.str('SMS_WEBHOOK_TOKEN'),
+    paymentApiUrl: r.url('PAYMENT_API_URL', ['http:', 'https:']),
+    vapid: {
+      publicKey: r.str('VAPID_PUBLIC_KEY'),
+      privateKey: r.str('VAPID_PRIVATE_KEY'),
+      subject: r.str('VAPID_SUBJECT'),
+    },
+    jwt: {
+      accessSecret: r.secret('JWT_ACCESS_SECRET', 32),
+      refreshSecret: r.secret('JWT_REFRESH_SECRET', 32),
+      accessTtlSeconds: r.int('JWT_ACCESS_TOKEN_LIFE', 3600, 1),
+      refreshTtlSeconds: r.int('JWT_REFRESH_TOKEN_LIFE', 2592000, 1),
+    },
+    encryption: { key: r.key('ENCRYPTION_KEY', 32), iv: r.key('ENCRYPTION_IV', 16) },
+    rateLimit: {
+      windowMs: r.int('RATE_LIMIT_WINDOW_MS', 900000, 1000),
+      maxRequests: r.int('RATE_LIMIT_MAX_REQUESTS', 100, 1),
+    },
+    proxy: {
+      enabled: r.bool('APP_PROXY', false),
+      appId: r.str('APP_PROXY_APP_ID') === null ? null : r.int('APP_PROXY_APP_ID', 0, 1),
+    },
+    bodyLimitBytes: r.int('BODY_LIMIT_BYTES', 1048576, 1024),
+    trustProxy: r.bool('TRUST_PROXY', false),
+    bcryptCost: r.int('BCRYPT_COST', 10, 10, 15),
+    logLevel: r.str('LOG_LEVEL') ?? (env.NODE_ENV === 'test' ? 'warn' : 'info'),
+    idp: {
+      issuerUrl: r.url('IDP_ISSUER_URL', ['http:', 'https:']),
+      clientId: r.str('IDP_CLIENT_ID'),
+      apiKey: r.str('IDP_API_KEY'),
+      redirectUri: r.url('IDP_REDIRECT_URI', ['http:', 'https:']),
+      cookiePassword: r.str('IDP_COOKIE_PASSWORD'),
+      debug: r.bool('IDP_DEBUG_AUTH', false),
+      allowedAuthTables: (r.str('IDP_ALLOWED_AUTH_TABLES') ?? 'core_customers').split(',').map((t) => t.trim()).filter(Boolean),
+    },
+    warnings: [],
+  };
+
+  if (config.jwt.accessSecret && config.jwt.accessSecret === config.jwt.refreshSecret) {
+    r.errors.push('JWT_REFRESH_SECRET must differ from JWT_ACCESS_SECRET');
+  }
+  const cookiePassword = config.idp.cookiePassword;
+  if (cookiePassword !== null && cookiePassword.length < 32) r.errors.push('IDP_COOKIE_PASSWORD must be at least 32 characters');
+
+  if (r.errors.length > 0) {
+    throw new ConfigError(`Invalid configuration:\n  - ${r.errors.join('\n  - ')}`);
+  }
+  if (r.warnings.length > 0) {
+    config.warnings.push(`Generated development values for ${r.warnings.join(', ')}; set them to keep tokens and ids valid across restarts`);
+  }
+  return config;
+}

@@ -1,0 +1,31 @@
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { migrations } from '../../migrations';
+import { DatabaseHandle } from './embedded-database';
+
+/** Lock key that serializes migrations when several instances start at once. */
+const MIGRATION_LOCK = 7_420_001;
+
+/** Applies pending migrations; returns the names of those applied. Safe to call from several instances at once. */
+export async function migrate(database: Pick<DatabaseHandle, 'url' | 'embedded' | 'idle'>): Promise<string[]> {
+  const { url, embedded } = database;
+  // PGlite has one connection: no concurrent starter can exist, and a lock connection would block the migration.
+  const lock = embedded ? null : new Client({ connectionString: url });
+  if (lock) {
+    await lock.connect();
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+  }
+  const dataSource = new DataSource({ type: 'postgres', url, migrations, migrationsTableName: 'typeorm_migrations', poolSize: 1 });
+  try {
+    await dataSource.initialize();
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    return applied.map((m) => m.name);
+  } finally {
+    if (dataSource.isInitialized) await dataSource.destroy();
+    await database.idle();
+    if (lock) {
+      await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+      await lock.end();
+    }
+  }
+}

@@ -1,0 +1,33 @@
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { ApiError } from '../common/api-error';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { MemoryRateLimitStore, RateLimitStore, RedisRateLimitStore } from './rate-limit.store';
+
+export interface Limit {
+  max: number;
+  windowMs: number;
+}
+
+/** Counts hits per key in fixed windows (shared through Redis when REDIS_URL is set) and refuses the excess with 429. */
+@Injectable()
+export class RateLimiter implements OnApplicationShutdown {
+  private readonly store: RateLimitStore;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.store = config.redisUrl ? new RedisRateLimitStore(config.redisUrl) : new MemoryRateLimitStore();
+  }
+
+  /** Counts one hit on `key`; throws 429 with Retry-After once the limit is passed. */
+  async consume(key: string, limit: Limit, message = 'Too many requests, please try again later'): Promise<void> {
+    const { count, resetInMs } = await this.store.hit(key, limit.windowMs);
+    if (count > limit.max) {
+      const retryAfter = String(Math.max(1, Math.ceil(resetInMs / 1000)));
+      throw new ApiError(429, message, undefined, {}, 'Failed', { 'retry-after': retryAfter });
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.store.close();
+  }
+}

@@ -1,0 +1,118 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { createApp } from '../../src/app.factory';
+import { Fixture, SeedResult, SeedService } from '../../src/cli/seed.service';
+import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { databaseUrl, dropDatabase, withAdmin } from './database';
+
+/** Fixed test secrets, so encrypted values are reproducible. */
+export const TEST_ENV: Record<string, string> = {
+  NODE_ENV: 'test',
+  JWT_ACCESS_SECRET: 'test-access-secret-0123456789abcdef0123456789',
+  JWT_REFRESH_SECRET: 'test-refresh-secret-0123456789abcdef012345678',
+  ENCRYPTION_KEY: '000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f',
+  ENCRYPTION_IV: 'f0e0d0c0b0a090807060504030201000',
+  RATE_LIMIT_WINDOW_MS: '60000',
+  RATE_LIMIT_MAX_REQUESTS: '100000',
+  BCRYPT_COST: '10',
+  LOG_LEVEL: 'silent',
+};
+
+let databases = 0;
+
+/** A fresh database cloned from the run's migrated template; dropped by `dropDatabase`. */
+export async function createTestDatabase(): Promise<{ name: string; url: string }> {
+  const run = process.env.TEST_RUN_ID;
+  const template = process.env.TEST_TEMPLATE_DB;
+  if (!run || !template) throw new Error('test/support/global-setup.ts did not run');
+  const name = `t_${run}_${process.pid}_${++databases}`;
+  await withAdmin((c) => c.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`));
+  return { name, url: databaseUrl(name) };
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: any;
+}
+
+export class TestApp {
+  constructor(
+    readonly app: NestFastifyApplication,
+    readonly config: AppConfig,
+    readonly database: { name: string; url: string },
+    private readonly ownsDatabase: boolean,
+  ) {}
+
+  get dataSource(): DataSource {
+    return this.app.get<DataSource>(getDataSourceToken());
+  }
+
+  get<T>(token: new (...args: never[]) => T): T {
+    return this.app.get(token, { strict: false });
+  }
+
+  seed(fixture: Fixture): Promise<SeedResult> {
+    return this.app.get(SeedService).load(fixture);
+  }
+
+  async request(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<TestResponse> {
+    const response = await this.app.inject({
+      method: method as 'POST',
+      url,
+      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      payload: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    let parsed: unknown = response.body;
+    try {
+      parsed = JSON.parse(response.body);
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.statusCode, headers: response.headers, body: parsed };
+  }
+
+  post(url: string, body?: unknown, headers?: Record<string, string>): Promise<TestResponse> {
+    return this.request('POST', url, body ?? {}, headers);
+  }
+
+  async close(): Promise<void> {
+    await this.app.close();
+    if (this.ownsDatabase) await dropDatabase(this.database.name);
+  }
+}
+
+/**
+ * Boots the whole application on its own cloned database (or on `database` to run a second instance
+ * beside another one). `env` overrides the test configuration.
+ */
+export async function startTestApp(env: Record<string, string> = {}, database?: { name: string; url: string }): Promise<TestApp> {
+  const db = database ?? (await createTestDatabase());
+  const config = loadConfig({ ...TEST_ENV, DATABASE_URL: db.url, ...env });
+  const { app } = await createApp(config, { url: db.url, embedded: false });
+  return new TestApp(app, config, db, database === undefined);
+}
+
+let sites = 1000;
+
+/** A tenant fixture with a unique id and domain. */
+export function siteFixture(overrides: Record<string, unknown> = {}): Fixture['site'] {
+  const id = ++sites + (process.pid % 1000) * 100;
+  return {
+    id,
+    name: `Tenant ${id}`,
+    domain: `t${id}.example.test`,
+    logo: '/img/logo.png',
+    splash_logo: '/img/splash.png',
+    background: '#fff',
+    colour1: '#111',
+    colour2: '#222',
+    payment_test_public_key: `pk_test_${id}`,
+    payment_live_public_key: `pk_live_${id}`,
+    payment_test_private_key: `sk_test_${id}`,
+    payment_webhook_secret: `whsec_${id}`,
+    email_from: `shop${id}@example.test`,
+    ...overrides,
+  } as Fixture['site'];
+}
