@@ -3,6 +3,8 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { Logger } from 'pino';
+import secureJson from 'secure-json-parse';
+import { ApiError } from './common/api-error';
 import { AppModule } from './app.module';
 import { createRootLogger, JsonLogger, requestStore } from './common/logging';
 import { AppConfig } from './config/app-config';
@@ -29,11 +31,22 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), adapter, {
     logger: new JsonLogger(logger),
-    rawBody: true,
+    bodyParser: false, // our own JSON parser below
     abortOnError: false,
   });
 
   const fastify = app.getHttpAdapter().getInstance();
+  // JSON only. Bodies keep their raw bytes (webhook signatures); an empty body with a JSON content type is `{}`.
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
+    (request as unknown as { rawBody: Buffer }).rawBody = body;
+    if (body.length === 0) return done(null, {});
+    try {
+      done(null, secureJson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    } catch {
+      done(new ApiError(400, 'Malformed JSON in request body'), undefined);
+    }
+  });
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     requestStore.run({ requestId: request.id }, done);

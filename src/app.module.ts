@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppContextModule } from './app-context/app-context.module';
+import { AuthCoreModule } from './auth/auth-core.module';
 import { CliModule } from './cli/cli.module';
 import { CommonModule } from './common/common.module';
 import { AppConfig } from './config/app-config';
@@ -7,6 +8,7 @@ import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { DatabaseHandle } from './database/embedded-database';
 import { HealthModule } from './health/health.module';
+import { MailModule } from './messaging/mail.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 
 @Module({})
@@ -20,6 +22,8 @@ export class AppModule {
         AppContextModule,
         RateLimitModule,
         CommonModule,
+        AuthCoreModule,
+        MailModule,
         HealthModule,
         CliModule,
       ],

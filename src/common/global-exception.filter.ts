@@ -37,7 +37,6 @@ export function toApiError(exception: unknown, request: Pick<FastifyRequest, 'me
   }
   const status = exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: number } | null)?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    if (exception instanceof HttpException && /not valid JSON/i.test(exception.message)) return new ApiError(400, 'Malformed JSON in request body');
     const message = status === 404 ? `Route not found: ${request.method} ${request.url.split('?')[0]}` : (HTTP_MESSAGES[status] ?? 'Bad request');
     return new ApiError(status, message);
   }

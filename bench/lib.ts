@@ -1,0 +1,94 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { Client } from 'pg';
+
+export const ROOT = join(__dirname, '..', '..');
+export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+
+export interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+export interface Target {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  /** Several request shapes in rotation (autocannon `requests`). */
+  requests?: { method?: 'GET' | 'POST'; path?: string; headers?: Record<string, string>; body?: string }[];
+}
+
+/** Load with autocannon from this process against a server in another process. */
+export async function measure(target: Target, options: { duration?: number; connections?: number } = {}): Promise<Figures> {
+  const result = await autocannon({
+    url: target.url,
+    method: target.method ?? 'POST',
+    headers: { 'content-type': 'application/json', ...target.headers },
+    body: target.body,
+    requests: target.requests,
+    duration: options.duration ?? DURATION_S,
+    connections: options.connections ?? CONNECTIONS,
+  });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+}
+
+export function databaseUrl(name: string): string {
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function adminQuery(sql: string): Promise<void> {
+  const client = new Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface Server {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts a node script (the service or a baseline) with `env` and waits until `readyPath` answers. */
+export async function startNode(script: string, env: Record<string, string>, port: number, readyPath: string): Promise<Server> {
+  const child: ChildProcess = spawn(process.execPath, [script], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(url + readyPath);
+      if (res.ok) break;
+    } catch {
+      // not yet listening
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export function row(name: string, f: Figures): string {
+  return `${name.padEnd(44)} ${f.rps.toFixed(0).padStart(8)} req/s   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms${f.errors || f.non2xx ? `   (errors ${f.errors}, non-2xx ${f.non2xx})` : ''}`;
+}
+
+export function ratio(service: Figures, baseline: Figures): string {
+  return `ratio service/baseline: ${(service.rps / baseline.rps).toFixed(2)} (throughput), p99 ${baseline.p99 ? (service.p99 / baseline.p99).toFixed(2) : 'n/a'}x`;
+}

@@ -1,0 +1,20 @@
+import { join } from 'node:path';
+import { measure, ratio, ROOT, row, startNode } from '../lib';
+import { Scenario } from './types';
+
+export const getAppScenario: Scenario = {
+  name: 'POST /getApp',
+  async run(ctx) {
+    const headers = { 'site-id': String(ctx.appId) };
+    const body = '{}';
+    const baseline = await startNode(join(ROOT, 'dist/bench/baseline/get-app.js'), { DATABASE_URL: ctx.databaseUrl }, 3902, '/ready');
+    try {
+      await measure({ url: `${ctx.service.url}${ctx.basePath}/getApp`, headers, body }, { duration: 2 }); // warm-up
+      const service = await measure({ url: `${ctx.service.url}${ctx.basePath}/getApp`, headers, body });
+      const raw = await measure({ url: `${baseline.url}/getApp`, headers, body });
+      return [row('service POST /getApp', service), row('baseline Fastify+pg same query', raw), ratio(service, raw)];
+    } finally {
+      await baseline.stop();
+    }
+  },
+};

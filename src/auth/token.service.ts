@@ -1,0 +1,66 @@
+import { Inject, Injectable } from '@nestjs/common';
+import jwt from 'jsonwebtoken';
+import { AuthPrincipal } from '../common/request-context';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+
+export type TokenType = 'access' | 'refresh';
+
+interface Claims {
+  sub: string;
+  app: number;
+  tbl: string;
+  role: string | null;
+  typ: TokenType;
+}
+
+export interface TokenPair {
+  access_token: string;
+  refresh_token: string;
+}
+
+export class TokenExpiredError extends Error {}
+export class InvalidTokenError extends Error {}
+
+const ALGORITHM = 'HS256';
+
+/**
+ * Service JWTs. The algorithm is pinned (no `none`, no key confusion), access and refresh tokens have their
+ * own secrets and a `typ` claim, so neither can stand in for the other.
+ */
+@Injectable()
+export class TokenService {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  issuePair(principal: AuthPrincipal): TokenPair {
+    return { access_token: this.sign(principal, 'access'), refresh_token: this.sign(principal, 'refresh') };
+  }
+
+  sign(principal: AuthPrincipal, typ: TokenType): string {
+    const claims: Claims = { sub: String(principal.userId), app: principal.appId, tbl: principal.authTable, role: principal.role, typ };
+    const { secret, ttl } = this.keyFor(typ);
+    return jwt.sign(claims, secret, { algorithm: ALGORITHM, expiresIn: ttl });
+  }
+
+  /** The principal of a valid token of type `typ`; throws TokenExpiredError or InvalidTokenError. */
+  verify(token: string, typ: TokenType, options: { ignoreExpiration?: boolean } = {}): AuthPrincipal {
+    let claims: Partial<Claims>;
+    try {
+      claims = jwt.verify(token, this.keyFor(typ).secret, { algorithms: [ALGORITHM], ignoreExpiration: options.ignoreExpiration }) as Partial<Claims>;
+    } catch (error) {
+      if (error instanceof jwt.TokenExpiredError) throw new TokenExpiredError('Token has expired');
+      throw new InvalidTokenError('Invalid token');
+    }
+    const userId = Number(claims.sub);
+    if (claims.typ !== typ || !Number.isSafeInteger(userId) || userId <= 0 || typeof claims.app !== 'number' || typeof claims.tbl !== 'string') {
+      throw new InvalidTokenError('Invalid token');
+    }
+    return { userId, appId: claims.app, authTable: claims.tbl, role: claims.role ?? null };
+  }
+
+  private keyFor(typ: TokenType): { secret: string; ttl: number } {
+    return typ === 'access'
+      ? { secret: this.config.jwt.accessSecret, ttl: this.config.jwt.accessTtlSeconds }
+      : { secret: this.config.jwt.refreshSecret, ttl: this.config.jwt.refreshTtlSeconds };
+  }
+}
