@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppContextModule } from './app-context/app-context.module';
 import { AuthCoreModule } from './auth/auth-core.module';
+import { AuthModule } from './auth/auth.module';
 import { CliModule } from './cli/cli.module';
 import { CommonModule } from './common/common.module';
 import { AppConfig } from './config/app-config';
@@ -9,6 +10,9 @@ import { DatabaseModule } from './database/database.module';
 import { DatabaseHandle } from './database/embedded-database';
 import { HealthModule } from './health/health.module';
 import { MailModule } from './messaging/mail.module';
+import { MessagingModule } from './messaging/messaging.module';
+import { VersioningModule } from './versioning/versioning.module';
+import { DataRowsModule } from './data-rows/data-rows.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 
 @Module({})
@@ -26,6 +30,10 @@ export class AppModule {
         MailModule,
         HealthModule,
         CliModule,
+        AuthModule,
+        MessagingModule,
+        VersioningModule,
+        DataRowsModule,
       ],
     };
   }

@@ -1,5 +1,8 @@
+import { authScenarios } from './auth';
+import { contentScenarios } from './content';
 import { getAppScenario } from './get-app';
+import { messagingScenarios } from './messaging';
 import { Scenario } from './types';
 
-/** Every scenario `npm run bench` runs, in order. Later modules append theirs. */
-export const scenarios: Scenario[] = [getAppScenario];
+/** Every scenario `npm run bench` runs, in order. */
+export const scenarios: Scenario[] = [getAppScenario, ...authScenarios, ...messagingScenarios, ...contentScenarios];

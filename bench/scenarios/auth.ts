@@ -1,0 +1,4 @@
+import { Scenario } from './types';
+
+/** Benchmark scenarios of the auth module. */
+export const authScenarios: Scenario[] = [];

@@ -1,0 +1,4 @@
+import { Scenario } from './types';
+
+/** Benchmark scenarios of the messaging module. */
+export const messagingScenarios: Scenario[] = [];
