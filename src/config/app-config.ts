@@ -19,6 +19,20 @@ export interface AppConfig {
   smsWebhookToken: string | null;
   paymentApiUrl: string | null;
   vapid: { publicKey: string | null; privateKey: string | null; subject: string | null };
+  /** The notification sender and the SQL merge source (docs/messaging.md). */
+  notifications: {
+    senderEnabled: boolean;
+    pollIntervalMs: number;
+    batchSize: number;
+    concurrency: number;
+    maxAttempts: number;
+    retryBaseMs: number;
+    retryMaxMs: number;
+    leaseMs: number;
+    sqlTimeoutMs: number;
+  };
+  /** Trust any TLS certificate of push services: tests only, refused in production (PUSH_INSECURE_TLS). */
+  pushInsecureTls: boolean;
   jwt: { accessSecret: string; refreshSecret: string; accessTtlSeconds: number; refreshTtlSeconds: number };
   encryption: { key: Buffer; iv: Buffer };
   rateLimit: { windowMs: number; maxRequests: number };
@@ -166,6 +180,18 @@ export function loadConfig(env: Env = process.env): AppConfig {
       privateKey: r.str('VAPID_PRIVATE_KEY'),
       subject: r.str('VAPID_SUBJECT'),
     },
+    notifications: {
+      senderEnabled: r.bool('NOTIFY_SENDER_ENABLED', true),
+      pollIntervalMs: r.int('NOTIFY_POLL_INTERVAL_MS', 2000, 10),
+      batchSize: r.int('NOTIFY_BATCH_SIZE', 50, 1, 1000),
+      concurrency: r.int('NOTIFY_CONCURRENCY', 4, 1, 64),
+      maxAttempts: r.int('NOTIFY_MAX_ATTEMPTS', 5, 1, 100),
+      retryBaseMs: r.int('NOTIFY_RETRY_BASE_MS', 30000, 0),
+      retryMaxMs: r.int('NOTIFY_RETRY_MAX_MS', 3600000, 0),
+      leaseMs: r.int('NOTIFY_LEASE_MS', 600000, 1000),
+      sqlTimeoutMs: r.int('NOTIFY_SQL_TIMEOUT_MS', 2000, 10, 60000),
+    },
+    pushInsecureTls: r.bool('PUSH_INSECURE_TLS', false),
     jwt: {
       accessSecret: r.secret('JWT_ACCESS_SECRET', 32),
       refreshSecret: r.secret('JWT_REFRESH_SECRET', 32),
@@ -203,6 +229,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const cookiePassword = config.idp.cookiePassword;
   if (cookiePassword !== null && cookiePassword.length < 32) r.errors.push('IDP_COOKIE_PASSWORD must be at least 32 characters');
 
+  if (production && config.pushInsecureTls) r.errors.push('PUSH_INSECURE_TLS is for tests only and is refused in production');
   if (r.errors.length > 0) {
     throw new ConfigError(`Invalid configuration:\n  - ${r.errors.join('\n  - ')}`);
   }

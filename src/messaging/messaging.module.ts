@@ -1,4 +1,12 @@
 import { Module } from '@nestjs/common';
+import { MessagingController } from './messaging.controller';
+import { NotificationService } from './notification.service';
+import { SqlMergeSource } from './sql-merge-source';
 
-@Module({})
+/** Templated notifications (log + background sender) and web push; mail itself goes through MailModule. */
+@Module({
+  controllers: [MessagingController],
+  providers: [NotificationService, SqlMergeSource],
+  exports: [NotificationService],
+})
 export class MessagingModule {}

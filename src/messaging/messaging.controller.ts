@@ -1,0 +1,23 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { AppContext, Ctx, RequestContext } from '../common/request-context';
+import { MessagingResponse, SendNotificationRequest } from './notification.dto';
+import { NotificationService } from './notification.service';
+
+@ApiTags('Messaging')
+@ApiHeader({ name: 'site-id', required: true, description: 'Numeric app id; the only authentication of messaging (a body appID is ignored)' })
+@ApiUnauthorizedResponse({ description: '{ status: Error, message: Unauthorized }' })
+@AppContext({ siteIdHeaderOnly: true })
+@Controller('message')
+export class MessagingController {
+  constructor(private readonly notifications: NotificationService) {}
+
+  @Post('notification')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Queue a templated email: writes a Pending log row that the background sender delivers' })
+  @ApiOkResponse({ type: MessagingResponse, description: '{ status: Success }, or { status: Failed, message: Notifications are disabled }' })
+  async notification(@Ctx() ctx: RequestContext, @Body() body: SendNotificationRequest): Promise<MessagingResponse> {
+    const result = await this.notifications.accept(ctx, body);
+    return result.accepted ? { status: 'Success' } : { status: 'Failed', message: 'Notifications are disabled' };
+  }
+}

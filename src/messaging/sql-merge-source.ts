@@ -1,0 +1,185 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { astVisitor, parse, QName, Statement, toSql } from 'pgsql-ast-parser';
+import { DataSource } from 'typeorm';
+import { ApiError } from '../common/api-error';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { MergeData } from './placeholders';
+
+/**
+ * The `SQL` merge source of /message/notification: query text written by a client, so it runs confined
+ * (threat model in docs/messaging.md):
+ * - off unless the tenant's core_sites.notification_sql_enabled is true;
+ * - parsed: exactly one plain SELECT (no WITH, no data-changing or utility statement), tables only from
+ *   MERGE_TABLES, unqualified, functions and casts only from allow-lists, no bind parameters;
+ * - what runs is the parsed tree printed back (never the client's text), with every allowed table
+ *   shadowed by a CTE of the same name that holds only this tenant's rows and only non-secret columns;
+ * - in a READ ONLY transaction with a statement timeout, rolled back, first row only.
+ */
+@Injectable()
+export class SqlMergeSource {
+  private readonly discovered = new Map<string, Promise<string[] | null>>();
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** The first row of the client's SELECT, run as `appId`; 400 (field `SQL`) when it is refused or fails. */
+  async firstRow(appId: number, sql: string): Promise<MergeData | null> {
+    const { statement, tables } = checkMergeQuery(sql);
+    const ctes: string[] = [];
+    for (const table of tables) ctes.push(`${quote(table)} AS (${await this.scopedSelect(table)})`);
+    const query = `${ctes.length ? `WITH ${ctes.join(',\n')}\n` : ''}SELECT * FROM (\n${toSql.statement(statement)}\n) AS merge_source LIMIT 1`;
+
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      await runner.connect();
+      await runner.query('BEGIN TRANSACTION READ ONLY');
+      await runner.query(`SET LOCAL statement_timeout = ${Math.trunc(this.config.notifications.sqlTimeoutMs)}`);
+      const rows: MergeData[] = await runner.query(query, [appId]);
+      return rows[0] ?? null;
+    } catch (error) {
+      throw mergeFailure(error);
+    } finally {
+      await runner.query('ROLLBACK').catch(() => undefined);
+      await runner.release();
+    }
+  }
+
+  /** SELECT of the readable columns of `table`, only the tenant's rows ($1 is the app id). */
+  private async scopedSelect(table: string): Promise<string> {
+    const spec = MERGE_TABLES[table];
+    const columns = spec.columns === 'discover' ? await this.discover(table) : spec.columns;
+    if (!columns || columns.length === 0) throw ApiError.field('SQL', `Table ${table} cannot be used as a merge source`);
+    return `SELECT ${columns.map(quote).join(', ')} FROM public.${quote(table)} WHERE ${quote(spec.tenantColumn)} = $1`;
+  }
+
+  /** Columns of another module's table: all but those whose names look secret; null when the table is absent. */
+  private discover(table: string): Promise<string[] | null> {
+    let found = this.discovered.get(table);
+    if (!found) {
+      found = this.dataSource
+        .query(`SELECT column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`, [table])
+        .then((rows: { column_name: string }[]) => {
+          const names = rows.map((r) => r.column_name);
+          if (!names.includes(MERGE_TABLES[table].tenantColumn)) return null;
+          return names.filter((n) => IDENTIFIER.test(n) && !SECRET_COLUMN.test(n));
+        });
+      this.discovered.set(table, found);
+      found.catch(() => this.discovered.delete(table));
+    }
+    return found;
+  }
+}
+
+interface MergeTable {
+  tenantColumn: string;
+  /** Readable columns, or 'discover': every column of the table except SECRET_COLUMN names. */
+  columns: string[] | 'discover';
+}
+
+const ACCOUNT_COLUMNS = ['id', 'email', 'firstname', 'lastname', 'displayname', 'description', 'photourl', 'emailverified', 'mobile', 'created', 'updated'];
+
+/** The tables a merge query may read. Anything not here (other schemas, catalogs, log tables) is refused. */
+export const MERGE_TABLES: Record<string, MergeTable> = {
+  core_sites: { tenantColumn: 'id', columns: ['id', 'name', 'domain', 'logo', 'splash_logo', 'background', 'colour1', 'colour2', 'email_from'] },
+  core_users: { tenantColumn: 'app_id', columns: ['id', 'user_email', 'primary_role', 'firstname', 'lastname', 'mobile', 'created', 'updated'] },
+  core_customers: { tenantColumn: 'app_id', columns: ACCOUNT_COLUMNS },
+  core_app_users: { tenantColumn: 'app_id', columns: ACCOUNT_COLUMNS },
+  core_related: { tenantColumn: 'app_id', columns: ['id', 'parent_table', 'parent_id', 'name', 'linked', 'master_id', 'expires', 'created'] },
+  core_folders: { tenantColumn: 'app_id', columns: ['id', 'name', 'description', 'created'] },
+  core_orders: { tenantColumn: 'app_id', columns: 'discover' },
+  core_order_items: { tenantColumn: 'app_id', columns: 'discover' },
+  core_products: { tenantColumn: 'app_id', columns: 'discover' },
+  core_tokens: { tenantColumn: 'app_id', columns: 'discover' },
+};
+
+const SECRET_COLUMN = /password|secret|private|key|token|hash|auth|p256dh|pushsubscription|sms_code/i;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** Pure functions without side effects or access to anything but their arguments. */
+const ALLOWED_FUNCTIONS = new Set([
+  'lower', 'upper', 'initcap', 'trim', 'btrim', 'ltrim', 'rtrim', 'length', 'char_length', 'substr', 'substring', 'replace',
+  'left', 'right', 'lpad', 'rpad', 'concat', 'concat_ws', 'split_part', 'position', 'strpos', 'format', 'coalesce', 'nullif',
+  'greatest', 'least', 'round', 'floor', 'ceil', 'ceiling', 'abs', 'trunc', 'mod', 'to_char', 'to_date', 'to_timestamp',
+  'to_number', 'date_trunc', 'date_part', 'extract', 'age', 'now', 'current_date', 'count', 'sum', 'min', 'max', 'avg',
+  'string_agg', 'array_agg', 'bool_and', 'bool_or', 'json_build_object', 'jsonb_build_object', 'json_agg', 'jsonb_agg',
+]);
+
+const ALLOWED_CASTS = new Set([
+  'text', 'varchar', 'character varying', 'char', 'character', 'int', 'int2', 'int4', 'int8', 'integer', 'smallint', 'bigint',
+  'numeric', 'decimal', 'real', 'float', 'float4', 'float8', 'double precision', 'boolean', 'bool', 'date', 'time',
+  'timestamp', 'timestamptz', 'timestamp with time zone', 'timestamp without time zone', 'interval', 'json', 'jsonb',
+]);
+
+export class MergeQueryRefused extends Error {}
+
+/** Parses and checks a merge query; the parsed statement and the allowed tables it names. */
+export function checkMergeQuery(sql: string): { statement: Statement; tables: Set<string> } {
+  let statements: Statement[];
+  try {
+    statements = parse(sql);
+  } catch {
+    throw refused('SQL could not be parsed; it must be a single SELECT statement');
+  }
+  if (statements.length !== 1) throw refused('SQL must be exactly one SELECT statement');
+  const [statement] = statements;
+  if (statement.type !== 'select' && statement.type !== 'union' && statement.type !== 'union all') {
+    throw refused('SQL must be a SELECT statement');
+  }
+
+  const tables = new Set<string>();
+  let problem: string | null = null;
+  const fail = (message: string) => {
+    problem ??= message;
+  };
+  const visitor = astVisitor((v) => ({
+    tableRef: (t: QName) => {
+      if (t.schema) fail('Schema-qualified table names are not allowed in SQL');
+      else if (!Object.hasOwn(MERGE_TABLES, t.name)) fail(`Table ${t.name} is not available to SQL merge queries`);
+      else tables.add(t.name);
+    },
+    call: (c) => {
+      if (c.function.schema || !ALLOWED_FUNCTIONS.has(c.function.name.toLowerCase())) fail(`Function ${c.function.name} is not allowed in SQL`);
+      else v.super().call(c);
+    },
+    cast: (c) => {
+      const to = c.to.kind === 'array' ? null : c.to;
+      if (!to || to.schema || !ALLOWED_CASTS.has(to.name.toLowerCase())) fail('This cast is not allowed in SQL');
+      else v.super().cast(c);
+    },
+    parameter: () => fail('Bind parameters are not allowed in SQL'),
+    with: () => fail('WITH is not allowed in SQL'),
+    withRecursive: () => fail('WITH is not allowed in SQL'),
+    fromCall: () => fail('Functions in FROM are not allowed in SQL'),
+    select: (s) => {
+      if (s.type === 'select' && (s as { for?: unknown }).for) fail('Locking clauses are not allowed in SQL');
+      else v.super().select(s);
+    },
+  }));
+  visitor.statement(statement);
+  if (problem) throw refused(problem);
+  return { statement, tables };
+}
+
+function refused(message: string): ApiError {
+  return ApiError.field('SQL', message);
+}
+
+function mergeFailure(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const code = (error as { driverError?: { code?: string }; code?: string }).driverError?.code ?? (error as { code?: string }).code ?? '';
+  if (code === '57014') return refused('SQL exceeded its time limit');
+  // Class 42 (undefined column, syntax, ...) and 22 (data exceptions) describe the query, not the server.
+  if (code.startsWith('42') || code.startsWith('22') || code === '25006') {
+    return refused(`SQL failed: ${(error as Error).message}`);
+  }
+  return refused('SQL failed');
+}
+
+function quote(identifier: string): string {
+  if (!IDENTIFIER.test(identifier)) throw new Error(`Unsafe identifier ${identifier}`);
+  return `"${identifier}"`;
+}
