@@ -1,4 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { AuthPrincipal, RequestWithContext } from '../common/request-context';
 import { TokenService } from './token.service';
@@ -27,15 +29,15 @@ function principalOf(request: RequestWithContext, tokens: TokenService): AuthPri
 abstract class PrincipalGuard implements CanActivate {
   constructor(protected readonly tokens: TokenService) {}
 
-  canActivate(execution: ExecutionContext): boolean {
+  async canActivate(execution: ExecutionContext): Promise<boolean> {
     const request = execution.switchToHttp().getRequest<RequestWithContext>();
     const principal = principalOf(request, this.tokens);
-    this.check(principal);
+    await this.check(principal);
     if (request.ctx) request.ctx.principal = principal;
     return true;
   }
 
-  protected abstract check(principal: AuthPrincipal | null): void;
+  protected abstract check(principal: AuthPrincipal | null): void | Promise<void>;
 }
 
 /** Any valid access token of the request's app. */
@@ -60,11 +62,24 @@ export class CustomerGuard extends PrincipalGuard {
   }
 }
 
-/** An access token of a core_users admin of the request's app. */
+/**
+ * An access token of a core_users admin of the request's app. The role claim is only a hint: the account
+ * must still exist and still be admin of that app now (a demoted or deleted admin's token stops working).
+ */
 @Injectable()
 export class AdminGuard extends PrincipalGuard {
-  protected check(principal: AuthPrincipal | null): void {
+  constructor(tokens: TokenService, @InjectDataSource() private readonly dataSource: DataSource) {
+    super(tokens);
+  }
+
+  protected async check(principal: AuthPrincipal | null): Promise<void> {
     if (!principal) throw ApiError.unauthorized();
     if (principal.authTable !== ADMIN_TABLE || principal.role !== ADMIN_ROLE) throw new ApiError(403, 'Insufficient permissions');
+    const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM core_users WHERE id = $1 AND app_id = $2 AND primary_role = $3', [
+      principal.userId,
+      principal.appId,
+      ADMIN_ROLE,
+    ]);
+    if (rows.length === 0) throw new ApiError(403, 'Insufficient permissions');
   }
 }

@@ -1,14 +1,44 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { hash } from '@node-rs/bcrypt';
+import { hash, verify } from '@node-rs/bcrypt';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { isBcryptHash, legacyFormatOf, verifyLegacy } from './legacy-hashes';
+
+/**
+ * How a stored hash answered a password: `match` (good, keep it), `upgrade` (good, but a legacy format or
+ * a bcrypt cost below the configured one: store a fresh bcrypt hash), `mismatch`, or `unusable` (no hash,
+ * or a format we do not know).
+ */
+export type VerifyOutcome = 'match' | 'upgrade' | 'mismatch' | 'unusable';
 
 /** bcrypt through a native library, off the event loop, at the configured cost (10 at least). */
 @Injectable()
 export class PasswordHasher {
+  private dummyHash: Promise<string> | null = null;
+
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   hash(plain: string): Promise<string> {
     return hash(plain, { cost: this.config.bcryptCost });
+  }
+
+  async verify(plain: string, stored: string | null | undefined): Promise<VerifyOutcome> {
+    if (stored && isBcryptHash(stored)) {
+      if (!(await verify(plain, stored))) return 'mismatch';
+      return Number(stored.slice(4, 6)) < this.config.bcryptCost || !stored.startsWith('$2b$') ? 'upgrade' : 'match';
+    }
+    if (stored && legacyFormatOf(stored)) {
+      // Legacy digests are fast: spend the bcrypt time anyway so the answer time does not tell formats apart.
+      const [ok] = await Promise.all([verifyLegacy(plain, stored), this.spendVerifyTime(plain)]);
+      return ok ? 'upgrade' : 'mismatch';
+    }
+    await this.spendVerifyTime(plain);
+    return 'unusable';
+  }
+
+  /** One bcrypt verification at the configured cost against a throwaway hash: an unknown account costs what a wrong password costs. */
+  async spendVerifyTime(plain: string): Promise<void> {
+    this.dummyHash ??= hash('dummy-password-for-timing', { cost: this.config.bcryptCost });
+    await verify(plain, await this.dummyHash);
   }
 }

@@ -44,7 +44,12 @@ export class TokenService {
 
   /** The principal of a valid token of type `typ`; throws TokenExpiredError or InvalidTokenError. */
   verify(token: string, typ: TokenType, options: { ignoreExpiration?: boolean } = {}): AuthPrincipal {
-    let claims: Partial<Claims>;
+    return this.verifyWithIssuedAt(token, typ, options).principal;
+  }
+
+  /** As `verify`, with the token's issue time (seconds since the epoch), to refuse tokens older than a password change. */
+  verifyWithIssuedAt(token: string, typ: TokenType, options: { ignoreExpiration?: boolean } = {}): { principal: AuthPrincipal; issuedAt: number } {
+    let claims: Partial<Claims> & { iat?: number };
     try {
       claims = jwt.verify(token, this.keyFor(typ).secret, { algorithms: [ALGORITHM], ignoreExpiration: options.ignoreExpiration }) as Partial<Claims>;
     } catch (error) {
@@ -55,7 +60,7 @@ export class TokenService {
     if (claims.typ !== typ || !Number.isSafeInteger(userId) || userId <= 0 || typeof claims.app !== 'number' || typeof claims.tbl !== 'string') {
       throw new InvalidTokenError('Invalid token');
     }
-    return { userId, appId: claims.app, authTable: claims.tbl, role: claims.role ?? null };
+    return { principal: { userId, appId: claims.app, authTable: claims.tbl, role: claims.role ?? null }, issuedAt: typeof claims.iat === 'number' ? claims.iat : 0 };
   }
 
   private keyFor(typ: TokenType): { secret: string; ttl: number } {

@@ -42,6 +42,8 @@ export interface AppConfig {
   /** Trust X-Forwarded-For (behind a load balancer): the client address the rate limit counts. */
   trustProxy: boolean;
   bcryptCost: number;
+  /** Password auth: reset-link lifetime (RESET_TOKEN_LIFE, s) and login attempts per account per 15 minutes (AUTH_LOGIN_MAX_PER_ACCOUNT). */
+  auth: { resetTokenTtlSeconds: number; loginMaxPerAccount: number };
   logLevel: string;
   idp: {
     issuerUrl: string | null;
@@ -210,6 +212,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     bodyLimitBytes: r.int('BODY_LIMIT_BYTES', 1048576, 1024),
     trustProxy: r.bool('TRUST_PROXY', false),
     bcryptCost: r.int('BCRYPT_COST', 10, 10, 15),
+    auth: {
+      resetTokenTtlSeconds: r.int('RESET_TOKEN_LIFE', 3600, 60, 86400 * 7),
+      loginMaxPerAccount: r.int('AUTH_LOGIN_MAX_PER_ACCOUNT', 10, 1),
+    },
     logLevel: r.str('LOG_LEVEL') ?? (env.NODE_ENV === 'test' ? 'warn' : 'info'),
     idp: {
       issuerUrl: r.url('IDP_ISSUER_URL', ['http:', 'https:']),

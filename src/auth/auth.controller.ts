@@ -1,0 +1,63 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { success } from '../common/envelope';
+import { AppContext, Ctx, RequestContext } from '../common/request-context';
+import { AuthTable } from './auth-tables';
+import { LoginRequest, RefreshTokenRequest, SignOutRequest, SignUpRequest } from './auth.dto';
+import { PasswordAuthService } from './password-auth.service';
+
+const DEFAULT_TABLE: AuthTable = 'core_users';
+
+@ApiTags('Auth')
+@Controller('auth')
+export class AuthController {
+  constructor(private readonly auth: PasswordAuthService) {}
+
+  @Post('login')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Email and password login: access and refresh tokens (authTable core_customers gives a customer token)' })
+  @ApiResponse({ status: 200, description: '{ status, token: { access_token, refresh_token, user: { id, email, firstName, lastName, role } } }' })
+  @ApiResponse({ status: 401, description: 'Invalid credentials / Authentication failed' })
+  @ApiResponse({ status: 429, description: 'Too many login attempts for this account' })
+  async login(@Ctx() ctx: RequestContext, @Body() body: LoginRequest) {
+    const table = (body.authTable as AuthTable | undefined) ?? DEFAULT_TABLE;
+    const { tokens, account } = await this.auth.login(ctx, table, body.email, body.password);
+    return success({
+      token: { ...tokens, user: { id: account.id, email: account.email, firstName: account.firstname, lastName: account.lastname, role: account.role } },
+    });
+  }
+
+  @Post('sign-up')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create an account (default table core_users, role user) and log it in' })
+  @ApiResponse({ status: 200, description: '{ status, token: { access_token, refresh_token, user: { id, email, firstName, lastName } } }' })
+  @ApiResponse({ status: 409, description: 'User with this email already exists' })
+  @ApiResponse({ status: 400, description: 'Password does not meet security requirements (with requirements) / Validation error' })
+  async signUp(@Ctx() ctx: RequestContext, @Body() body: SignUpRequest) {
+    const table = (body.authTable as AuthTable | undefined) ?? DEFAULT_TABLE;
+    const account = await this.auth.signUp(ctx, table, { email: body.email, password: body.password, firstname: body.firstname, lastname: body.lastname });
+    const tokens = this.auth.issueTokens(account);
+    return success({ token: { ...tokens, user: { id: account.id, email: account.email, firstName: account.firstname, lastName: account.lastname } } });
+  }
+
+  @Post('refresh-token')
+  @HttpCode(200)
+  @AppContext({ optional: true })
+  @ApiOperation({ summary: 'A new token pair for a refresh token (the access token may be expired)' })
+  @ApiResponse({ status: 200, description: '{ status, token: { access_token, refresh_token } }' })
+  @ApiResponse({ status: 400, description: 'Invalid token format' })
+  @ApiResponse({ status: 401, description: 'Refresh token has expired / Invalid refresh token' })
+  async refresh(@Ctx() ctx: RequestContext, @Body() body: RefreshTokenRequest) {
+    return success({ token: await this.auth.refresh(ctx, body.payload) });
+  }
+
+  @Post('sign-out')
+  @HttpCode(200)
+  @AppContext({ optional: true })
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Always succeeds: tokens are stateless, the client discards them' })
+  @ApiResponse({ status: 200, description: '{ status: Success, message: Signed out successfully }' })
+  signOut(@Body() _body: SignOutRequest) {
+    return success({ message: 'Signed out successfully' });
+  }
+}

@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ApiError } from '../common/api-error';
+import { AuthPrincipal, RequestContext } from '../common/request-context';
+import { inTransaction, isUniqueViolation } from '../database/transaction';
+import { AbuseLimits } from './abuse-limits.service';
+import { Account, AccountsService, NewAccount } from './accounts.service';
+import { AuthTable, isAuthTable } from './auth-tables';
+import { PasswordHasher } from './password-hasher.service';
+import { assertStrongPassword } from './password-policy';
+import { InvalidTokenError, TokenExpiredError, TokenPair, TokenService } from './token.service';
+
+export const INVALID_CREDENTIALS = 'Invalid credentials';
+
+export function principalOf(account: Account): AuthPrincipal {
+  return { userId: account.id, appId: account.appId, authTable: account.table, role: account.role };
+}
+
+/** Email-and-password login, sign-up and token refresh over the three user tables of one app. */
+@Injectable()
+export class PasswordAuthService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly accounts: AccountsService,
+    private readonly hasher: PasswordHasher,
+    private readonly tokens: TokenService,
+    private readonly limits: AbuseLimits,
+  ) {}
+
+  /**
+   * The account whose password this is, or 401 `Invalid credentials` (unknown email and wrong password
+   * alike, in the same time) / 401 `Authentication failed` (an account without a usable password hash).
+   * A legacy or weaker hash is replaced by bcrypt at the configured cost.
+   */
+  async verifyCredentials(ctx: RequestContext, table: AuthTable, email: string, password: string, failureBody?: Record<string, unknown>): Promise<Account> {
+    await this.limits.login(ctx.appId, table, email);
+    const account = await this.accounts.findByEmail(ctx, table, email);
+    if (!account) {
+      await this.hasher.spendVerifyTime(password);
+      throw ApiError.unauthorized(INVALID_CREDENTIALS, failureBody);
+    }
+    const outcome = await this.hasher.verify(password, account.passwordHash);
+    if (outcome === 'mismatch') throw ApiError.unauthorized(INVALID_CREDENTIALS, failureBody);
+    if (outcome === 'unusable') throw ApiError.unauthorized('Authentication failed', failureBody);
+    if (outcome === 'upgrade') await this.accounts.upgradeHash(account, await this.hasher.hash(password));
+    return account;
+  }
+
+  async login(ctx: RequestContext, table: AuthTable, email: string, password: string): Promise<{ tokens: TokenPair; account: Account }> {
+    const account = await this.verifyCredentials(ctx, table, email, password);
+    return { tokens: this.tokens.issuePair(principalOf(account)), account };
+  }
+
+  /** Creates the account and its version-tracking record in one transaction; 409 when the email is taken in this app and table. */
+  async signUp(ctx: RequestContext, table: AuthTable, input: Omit<NewAccount, 'passwordHash'> & { password: string }): Promise<Account> {
+    assertStrongPassword(input.password);
+    const passwordHash = await this.hasher.hash(input.password);
+    try {
+      return await inTransaction(this.dataSource, (em) => this.accounts.create(em, ctx, table, { ...input, passwordHash }));
+    } catch (error) {
+      if (isUniqueViolation(error)) throw ApiError.conflict('User with this email already exists');
+      throw error;
+    }
+  }
+
+  issueTokens(account: Account): TokenPair {
+    return this.tokens.issuePair(principalOf(account));
+  }
+
+  /**
+   * A new pair for a valid refresh token. The (possibly expired) access token must be ours and name the
+   * same account; the account must still exist, and a refresh token issued before its last password change
+   * is refused.
+   */
+  async refresh(ctx: RequestContext, payload: unknown): Promise<TokenPair> {
+    const body = payload as { access_token?: unknown; refresh_token?: unknown } | null;
+    if (!body || typeof body !== 'object' || typeof body.access_token !== 'string' || typeof body.refresh_token !== 'string' || !body.access_token || !body.refresh_token) {
+      throw ApiError.badRequest('Invalid token format');
+    }
+    let refresh: { principal: AuthPrincipal; issuedAt: number };
+    try {
+      refresh = this.tokens.verifyWithIssuedAt(body.refresh_token, 'refresh');
+    } catch (error) {
+      if (error instanceof TokenExpiredError) throw ApiError.unauthorized('Refresh token has expired');
+      throw ApiError.unauthorized('Invalid refresh token');
+    }
+    let access: AuthPrincipal;
+    try {
+      access = this.tokens.verify(body.access_token, 'access', { ignoreExpiration: true });
+    } catch (error) {
+      if (error instanceof InvalidTokenError) throw ApiError.badRequest('Invalid token format');
+      throw error;
+    }
+    const claimed = refresh.principal;
+    if (access.userId !== claimed.userId || access.appId !== claimed.appId || access.authTable !== claimed.authTable) {
+      throw ApiError.unauthorized('Invalid refresh token');
+    }
+    if (!isAuthTable(claimed.authTable) || (ctx.site && ctx.site.id !== claimed.appId)) throw ApiError.unauthorized('Invalid refresh token');
+
+    const account = await this.accounts.findById(claimed.appId, claimed.authTable, claimed.userId);
+    if (!account) throw ApiError.unauthorized('Invalid refresh token');
+    const passwordChangedS = Math.floor(Number(BigInt(account.passwordChangedUs) / 1_000_000n));
+    if (refresh.issuedAt < passwordChangedS) throw ApiError.unauthorized('Refresh token has expired');
+    return this.tokens.issuePair(principalOf(account));
+  }
+}

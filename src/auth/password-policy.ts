@@ -1,0 +1,32 @@
+import { ApiError } from '../common/api-error';
+
+export interface PasswordRequirements {
+  minLength: boolean;
+  hasUpperCase: boolean;
+  hasLowerCase: boolean;
+  hasNumber: boolean;
+  hasSpecialChar: boolean;
+}
+
+export const PASSWORD_MIN_LENGTH = 8;
+/** Longer input only costs hashing time (bcrypt reads 72 bytes); refuse it as a validation error. */
+export const PASSWORD_MAX_LENGTH = 128;
+
+/** The five checks of the strength rule (SPEC "Conventions": 8+ characters, upper, lower, digit, one of @$!%*?&). */
+export function passwordRequirements(password: string): PasswordRequirements {
+  return {
+    minLength: password.length >= PASSWORD_MIN_LENGTH,
+    hasUpperCase: /[A-Z]/.test(password),
+    hasLowerCase: /[a-z]/.test(password),
+    hasNumber: /\d/.test(password),
+    hasSpecialChar: /[@$!%*?&]/.test(password),
+  };
+}
+
+/** Throws the spec's 400 `Password does not meet security requirements` with the five booleans. */
+export function assertStrongPassword(password: string): void {
+  const requirements = passwordRequirements(password);
+  if (!Object.values(requirements).every(Boolean)) {
+    throw ApiError.badRequest('Password does not meet security requirements', { requirements });
+  }
+}
