@@ -54,6 +54,8 @@ export interface AppConfig {
     debug: boolean;
     allowedAuthTables: string[];
   };
+  /** Versioned content and /getDataRows: expiry job interval (0 = off), page and result size limits. */
+  content: { expiryTickMs: number; maxPerPage: number; maxRows: number };
   /** Warnings collected while loading (generated development secrets), logged once at start. */
   warnings: string[];
 }
@@ -225,6 +227,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
       cookiePassword: r.str('IDP_COOKIE_PASSWORD'),
       debug: r.bool('IDP_DEBUG_AUTH', false),
       allowedAuthTables: (r.str('IDP_ALLOWED_AUTH_TABLES') ?? 'core_customers').split(',').map((t) => t.trim()).filter(Boolean),
+    },
+    content: {
+      expiryTickMs: r.int('CONTENT_EXPIRY_TICK_MS', 60000, 0),
+      maxPerPage: r.int('DATA_ROWS_MAX_PER_PAGE', 100, 1, 10000),
+      maxRows: r.int('DATA_ROWS_MAX_ROWS', 1000, 1, 100000),
     },
     warnings: [],
   };

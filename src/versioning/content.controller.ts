@@ -1,0 +1,112 @@
+import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AdminGuard } from '../auth/auth.guards';
+import { ApiError } from '../common/api-error';
+import { success, successData } from '../common/envelope';
+import { Ctx, RequestContext } from '../common/request-context';
+import { ContentService } from './content.service';
+import { ContentRecordRequest, CreateContentRequest, DiffContentRequest, EditContentRequest, PublishContentRequest, RollbackContentRequest } from './content.dto';
+import { LifecycleService, Schedule, TransitionResult } from './lifecycle.service';
+
+/** Admin endpoints of versioned content (docs/content.md): one app's admins, one record per call. */
+@ApiTags('Content (admin)')
+@ApiBearerAuth()
+@UseGuards(AdminGuard)
+@Controller('content')
+export class ContentController {
+  constructor(private readonly content: ContentService, private readonly lifecycle: LifecycleService) {}
+
+  @Post('create')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create a record of a versioned table (first version, status New)' })
+  async create(@Ctx() ctx: RequestContext, @Body() body: CreateContentRequest) {
+    return success({ message: 'Record created', data: await this.content.create(ctx, body.table, body.data) });
+  }
+
+  @Post('edit')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Save an edit: a new version in status Editing (live tables: updated in place)' })
+  @ApiConflictResponse({ description: 'Someone else saved the record first (expectedCurrentId is stale, or the saves raced)' })
+  async edit(@Ctx() ctx: RequestContext, @Body() body: EditContentRequest) {
+    return success({ message: 'Record saved', data: await this.content.edit(ctx, body.table, masterIdOf(body), body.data, body.expectedCurrentId) });
+  }
+
+  @Post('stage')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Publish to the staging target: Editing → Staged (preview)' })
+  async stage(@Ctx() ctx: RequestContext, @Body() body: PublishContentRequest) {
+    return answer(await this.lifecycle.stage(ctx, body.table, masterIdOf(body), scheduleOf(body)));
+  }
+
+  @Post('publish')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Publish to the live target: → Published; other versions lose Staged/Published' })
+  async publish(@Ctx() ctx: RequestContext, @Body() body: PublishContentRequest) {
+    return answer(await this.lifecycle.publish(ctx, body.table, masterIdOf(body), scheduleOf(body)));
+  }
+
+  @Post('promote')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Staged → Published' })
+  async promote(@Ctx() ctx: RequestContext, @Body() body: PublishContentRequest) {
+    return answer(await this.lifecycle.promote(ctx, body.table, masterIdOf(body), scheduleOf(body)));
+  }
+
+  @Post('expire')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Published or Staged → Expired, now' })
+  async expire(@Ctx() ctx: RequestContext, @Body() body: ContentRecordRequest) {
+    return answer(await this.lifecycle.expire(ctx, body.table, masterIdOf(body)));
+  }
+
+  @Post('delete')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Soft delete: the current version becomes Deleted, no version stays visible' })
+  async delete(@Ctx() ctx: RequestContext, @Body() body: ContentRecordRequest) {
+    return answer(await this.lifecycle.delete(ctx, body.table, masterIdOf(body)));
+  }
+
+  @Post('rollback')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Make an earlier version current again (status Rolled Back)' })
+  async rollback(@Ctx() ctx: RequestContext, @Body() body: RollbackContentRequest) {
+    return answer(await this.lifecycle.rollback(ctx, body.table, masterIdOf(body), body.toCurrentId));
+  }
+
+  @Post('history')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Every version of a record, oldest first (core_data rows)' })
+  @ApiOkResponse({ description: '{ status, data: [ core_data rows with _id ] }' })
+  async history(@Ctx() ctx: RequestContext, @Body() body: ContentRecordRequest) {
+    return successData(await this.content.history(ctx, body.table, masterIdOf(body)));
+  }
+
+  @Post('diff')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Field changes between two versions of a record' })
+  async diff(@Ctx() ctx: RequestContext, @Body() body: DiffContentRequest) {
+    return successData(await this.content.diff(ctx, body.table, masterIdOf(body), body.fromCurrentId, body.toCurrentId));
+  }
+}
+
+function masterIdOf(body: ContentRecordRequest): number {
+  const id = body._id ?? body.masterId;
+  if (id === undefined) throw ApiError.field('_id', '_id (or masterId) is required');
+  return id;
+}
+
+function scheduleOf(body: PublishContentRequest): Schedule {
+  const schedule: Schedule = {
+    publishSetDate: body.publishSetDate ? new Date(body.publishSetDate) : undefined,
+    publishExpireDate: body.publishExpireDate ? new Date(body.publishExpireDate) : undefined,
+  };
+  const start = schedule.publishSetDate ?? new Date();
+  if (schedule.publishExpireDate && schedule.publishExpireDate <= start) {
+    throw ApiError.field('publishExpireDate', 'publishExpireDate must be after publishSetDate (or after now)');
+  }
+  return schedule;
+}
+
+function answer(result: TransitionResult) {
+  return success({ message: result.message, data: result.version });
+}

@@ -1,0 +1,216 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { ApiError } from '../common/api-error';
+import { IdCipher } from '../common/id-cipher.service';
+import { RequestContext } from '../common/request-context';
+import { inTransaction, isUniqueViolation } from '../database/transaction';
+import { clientDataError, toColumnValue } from './column-values';
+import { appendVersion, CoreDataRow, insertFirstVersion, lockCurrentVersion, RecordKey, updateReturning, versionsOf } from './core-data';
+import { quoteIdent, RegisteredTable, TableCatalog } from './table-catalog.service';
+
+/** Columns the content endpoints never take from a request: identity, tenant, bookkeeping. */
+const NOT_WRITABLE = new Set(['id', 'app_id', 'created', 'updated']);
+const MAX_DATA_COLUMNS = 100;
+
+/** A version as the admin endpoints show it: the core_data row (spec names) plus the encrypted master id. */
+export type VersionView = Omit<CoreDataRow, 'Shop_ID'> & { _id: string };
+
+export interface FieldChange {
+  field: string;
+  from: unknown;
+  to: unknown;
+}
+
+export const CONCURRENT_CHANGE = 'The record was changed by someone else; reload it and try again';
+
+/**
+ * Content records and their version chains (SPEC "Version rules"). Every write is one transaction that
+ * locks the record's current core_data row first, so two saves of one record are serialized and the
+ * second one is refused with 409 instead of silently building on a version it never saw.
+ */
+@Injectable()
+export class ContentService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly catalog: TableCatalog,
+    private readonly cipher: IdCipher,
+  ) {}
+
+  /** A new record: its first content row and its core_data row with status New. */
+  async create(ctx: RequestContext, tableName: string, data: unknown): Promise<VersionView> {
+    const table = await this.catalog.require(tableName);
+    if (table.live) throw ApiError.field('table', `"${table.name}" is a live table; create its rows through its own endpoints`);
+    const values = this.writableValues(table, data);
+    return this.write(async (em) => {
+      const rowId = await this.insertRow(em, table, { ...values, ...(table.tenantColumn ? { app_id: ctx.appId } : {}) });
+      const row = await this.contentRow(em, table, rowId);
+      await insertFirstVersion(em, { appId: ctx.appId, table: table.name, rowId, status: 'New', title: titleOf(table, row), userId: userOf(ctx) });
+      return this.view((await versionsOf(em, { appId: ctx.appId, table: table.name, masterId: rowId }))[0]);
+    });
+  }
+
+  /**
+   * An edit. Versioned tables: a new content row (the current one with `data` applied) and a new current
+   * core_data row in status Editing, linked to the old one. Live tables: the row is updated in place.
+   * `expectedCurrentId` (the meta_current_id the editor started from) turns a save on top of a newer
+   * version into 409.
+   */
+  async edit(ctx: RequestContext, tableName: string, masterId: number, data: unknown, expectedCurrentId?: number): Promise<VersionView | Record<string, unknown>> {
+    const table = await this.catalog.require(tableName);
+    const values = this.writableValues(table, data);
+    if (table.live) return this.editLive(ctx, table, masterId, values);
+    const key = { appId: ctx.appId, table: table.name, masterId };
+    return this.write(async (em) => {
+      const current = await this.lockCurrentOr404(em, key);
+      if (expectedCurrentId !== undefined && expectedCurrentId !== current.Current_ID) throw ApiError.conflict(CONCURRENT_CHANGE);
+      if (current.Status === 'Deleted') throw ApiError.conflict('The record is deleted; roll it back to an earlier version to restore it');
+      const { id: _oldId, ...old } = await this.contentRow(em, table, current.Current_ID);
+      const next: Record<string, unknown> = { ...old, ...values };
+      if (table.columns.has('updated')) next.updated = new Date();
+      const rowId = await this.insertRow(em, table, next);
+      const created = await appendVersion(em, current, rowId, titleOf(table, next), userOf(ctx));
+      return this.view(created);
+    });
+  }
+
+  /** The history of a record: every version, oldest first. */
+  async history(ctx: RequestContext, tableName: string, masterId: number): Promise<VersionView[]> {
+    const table = await this.requireVersioned(tableName);
+    const versions = await versionsOf(this.dataSource.manager, { appId: ctx.appId, table: table.name, masterId });
+    if (versions.length === 0) throw recordNotFound();
+    return versions.map((v) => this.view(v));
+  }
+
+  /**
+   * The field changes between two versions of a record (by their meta_current_id). `to` defaults to the
+   * current version, `from` to the version before `to`. Secret columns are never shown.
+   */
+  async diff(ctx: RequestContext, tableName: string, masterId: number, fromCurrentId?: number, toCurrentId?: number) {
+    const table = await this.requireVersioned(tableName);
+    const versions = await versionsOf(this.dataSource.manager, { appId: ctx.appId, table: table.name, masterId });
+    if (versions.length === 0) throw recordNotFound();
+    const to = toCurrentId === undefined ? versions.find((v) => v.IsCurrent === 1) : versions.find((v) => v.Current_ID === toCurrentId);
+    if (!to) throw ApiError.field('toCurrentId', 'toCurrentId is not a version of this record');
+    const from = fromCurrentId === undefined ? versions.find((v) => v.ID === to.Last_ID) : versions.find((v) => v.Current_ID === fromCurrentId);
+    if (!from) throw ApiError.field('fromCurrentId', fromCurrentId === undefined ? 'The version has no previous version; name fromCurrentId' : 'fromCurrentId is not a version of this record');
+    const [a, b] = [await this.contentRow(this.dataSource.manager, table, from.Current_ID), await this.contentRow(this.dataSource.manager, table, to.Current_ID)];
+    const changes: FieldChange[] = [];
+    for (const column of table.columns.values()) {
+      if (column.secret || NOT_WRITABLE.has(column.name)) continue;
+      if (!sameValue(a[column.name], b[column.name])) changes.push({ field: column.name, from: a[column.name], to: b[column.name] });
+    }
+    return { _id: this.cipher.encryptId(masterId), from: this.view(from), to: this.view(to), changes };
+  }
+
+  view(row: CoreDataRow): VersionView {
+    const { Shop_ID: _shop, ...rest } = row;
+    return { _id: this.cipher.encryptId(row.Master_ID), ...rest };
+  }
+
+  /** The registered versioned table `name`, or a 400 naming `table`. */
+  async requireVersioned(name: string): Promise<RegisteredTable> {
+    const table = await this.catalog.require(name);
+    if (table.live) throw ApiError.field('table', `"${table.name}" is a live table: it keeps no versions`);
+    return table;
+  }
+
+  async lockCurrentOr404(em: EntityManager, key: RecordKey): Promise<CoreDataRow> {
+    const current = await lockCurrentVersion(em, key);
+    if (current) return current;
+    const exists = await em.query(`SELECT 1 FROM core_data WHERE "Shop_ID" = $1 AND "Source_Table" = $2 AND "Master_ID" = $3 LIMIT 1`, [key.appId, key.table, key.masterId]);
+    // The record exists but its current version moved while we waited for the lock: a concurrent save won.
+    if (exists.length) throw ApiError.conflict(CONCURRENT_CHANGE);
+    throw recordNotFound();
+  }
+
+  /** Runs a write in one transaction; a lost race on the one-current-version index is a 409, bad values a 400. */
+  async write<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await inTransaction(this.dataSource, work);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw ApiError.conflict(CONCURRENT_CHANGE);
+      throw clientDataError(error, 'data') ?? error;
+    }
+  }
+
+  private async editLive(ctx: RequestContext, table: RegisteredTable, id: number, values: Record<string, unknown>): Promise<Record<string, unknown>> {
+    if (!table.tenantColumn) throw ApiError.field('table', `"${table.name}" has no tenant column and cannot be edited here`);
+    return this.write(async (em) => {
+      const names = Object.keys(values);
+      if (table.columns.has('updated')) names.push('updated');
+      const sets = names.map((n, i) => `${quoteIdent(n)} = $${i + 3}`).join(', ');
+      const params = [id, ctx.appId, ...Object.keys(values).map((n) => values[n]), ...(table.columns.has('updated') ? [new Date()] : [])];
+      const rows: Record<string, unknown>[] = names.length
+        ? await updateReturning<Record<string, unknown>>(em, `UPDATE ${quoteIdent(table.name)} SET ${sets} WHERE id = $1 AND app_id = $2 RETURNING *`, params)
+        : await em.query(`SELECT * FROM ${quoteIdent(table.name)} WHERE id = $1 AND app_id = $2`, [id, ctx.appId]);
+      const row = rows[0];
+      if (!row) throw recordNotFound();
+      await em.query(
+        `UPDATE core_data SET "Updated" = now(), "Updated_By" = $4, "Title" = COALESCE($5, "Title") WHERE "Shop_ID" = $1 AND "Source_Table" = $2 AND "Master_ID" = $3`,
+        [ctx.appId, table.name, id, userOf(ctx), titleOf(table, row)],
+      );
+      return { _id: this.cipher.encryptId(id), ...this.readable(table, row) };
+    });
+  }
+
+  /** `data` checked column by column: known, writable, not secret, and a value the column can take. */
+  private writableValues(table: RegisteredTable, data: unknown): Record<string, unknown> {
+    if (data === undefined || data === null) return {};
+    if (typeof data !== 'object' || Array.isArray(data)) throw ApiError.field('data', 'data must be an object of column names to values');
+    const entries = Object.entries(data as Record<string, unknown>);
+    if (entries.length > MAX_DATA_COLUMNS) throw ApiError.field('data', `data may name at most ${MAX_DATA_COLUMNS} columns`);
+    const values: Record<string, unknown> = {};
+    for (const [name, value] of entries) {
+      const column = table.columns.get(name);
+      if (!column) throw ApiError.field(`data.${safeName(name)}`, `Unknown column "${safeName(name)}" in table "${table.name}"`);
+      if (column.secret) throw ApiError.field(`data.${name}`, `Column "${name}" is secret and cannot be written here`);
+      if (NOT_WRITABLE.has(name)) throw ApiError.field(`data.${name}`, `Column "${name}" is set by the service`);
+      values[name] = toColumnValue(column, value, `data.${name}`);
+    }
+    return values;
+  }
+
+  private readable(table: RegisteredTable, row: Record<string, unknown>): Record<string, unknown> {
+    return Object.fromEntries(Object.entries(row).filter(([name]) => !table.columns.get(name)?.secret));
+  }
+
+  private async insertRow(em: EntityManager, table: RegisteredTable, values: Record<string, unknown>): Promise<number> {
+    const names = Object.keys(values).filter((n) => n !== 'id' && table.columns.has(n));
+    const sql = names.length
+      ? `INSERT INTO ${quoteIdent(table.name)} (${names.map(quoteIdent).join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`
+      : `INSERT INTO ${quoteIdent(table.name)} DEFAULT VALUES RETURNING id`;
+    const [{ id }] = await em.query(sql, names.map((n) => values[n]));
+    return id;
+  }
+
+  private async contentRow(em: EntityManager, table: RegisteredTable, id: number): Promise<Record<string, unknown>> {
+    const rows: Record<string, unknown>[] = await em.query(`SELECT * FROM ${quoteIdent(table.name)} WHERE id = $1`, [id]);
+    if (!rows[0]) throw recordNotFound();
+    return rows[0];
+  }
+}
+
+export function recordNotFound(): ApiError {
+  return ApiError.notFound('Record not found');
+}
+
+function userOf(ctx: RequestContext): number | null {
+  return ctx.principal?.userId ?? null;
+}
+
+function titleOf(table: RegisteredTable, row: Record<string, unknown>): string | null {
+  if (!table.titleField || row[table.titleField] === undefined || row[table.titleField] === null) return null;
+  return String(row[table.titleField]).slice(0, 500);
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
+  if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object') return JSON.stringify(a) === JSON.stringify(b);
+  return a === b;
+}
+
+/** A client-supplied name made safe to echo in a message. */
+function safeName(name: string): string {
+  return name.replace(/[^\w.-]/g, '?').slice(0, 64);
+}

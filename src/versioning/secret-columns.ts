@@ -1,0 +1,30 @@
+/**
+ * The one registry of secret columns: password hashes, one-time codes, private keys, webhook secrets.
+ * A secret column is never read, filtered, sorted on or written through the generic content endpoints
+ * and /getDataRows, whichever mode is asked for. A module that adds a table with secrets registers them
+ * here (`registerSecretColumns('core_x', ['api_secret'])`); the name patterns below are a second net
+ * for columns someone forgot to register.
+ */
+const secretsByTable = new Map<string, Set<string>>();
+
+/** Column names that are secret in every table. */
+const SECRET_EVERYWHERE = new Set(['password', 'password_hash', 'sms_code', 'sms_code_hash', 'reset_code', 'reset_token', 'verification_code', 'otp', 'otp_hash']);
+
+/** Name patterns of secret columns, whatever the table. */
+const SECRET_PATTERNS = [/passw/i, /secret/i, /private_?key/i, /_hash$/i, /^hash$/i, /(^|_)otp(_|$)/i, /sms_?code/i, /api_?key/i];
+
+export function registerSecretColumns(table: string, columns: string[]): void {
+  const set = secretsByTable.get(table) ?? new Set<string>();
+  for (const column of columns) set.add(column);
+  secretsByTable.set(table, set);
+}
+
+export function isSecretColumn(table: string, column: string): boolean {
+  return SECRET_EVERYWHERE.has(column.toLowerCase()) || secretsByTable.get(table)?.has(column) === true || SECRET_PATTERNS.some((p) => p.test(column));
+}
+
+// Secrets of the tables the spec names (SPEC "Resources and their fields", "Authentication").
+registerSecretColumns('core_users', ['password', 'sms_code', 'sms_code_expires']);
+registerSecretColumns('core_customers', ['password', 'p256dh', 'auth', 'pushsubscription']);
+registerSecretColumns('core_app_users', ['password']);
+registerSecretColumns('core_sites', ['payment_test_private_key', 'payment_live_private_key', 'payment_webhook_secret', 'vapid_private_key']);
