@@ -16,6 +16,8 @@ export interface MailMessage {
   html?: string;
   text?: string;
   attachments?: { filename: string; content: Buffer; cid?: string; contentType?: string }[];
+  /** A stable Message-ID (`<...@...>`), so a receiver can recognise a redelivered message. */
+  messageId?: string;
 }
 
 /**
@@ -29,7 +31,16 @@ export class MailTransport implements OnApplicationShutdown {
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     if (config.smtpUrl) {
-      this.transporter = nodemailer.createTransport(config.smtpUrl);
+      // Pooled connections for the notification sender's throughput; bounded timeouts so a hung server
+      // cannot hold a claimed log row past its lease (NOTIFY_LEASE_MS).
+      this.transporter = nodemailer.createTransport({
+        url: config.smtpUrl,
+        pool: true,
+        maxConnections: 5,
+        connectionTimeout: 10_000,
+        greetingTimeout: 10_000,
+        socketTimeout: 60_000,
+      } as Parameters<typeof nodemailer.createTransport>[0]);
       this.outbox = null;
     } else {
       this.transporter = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });

@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { MailTransport } from './mail-transport.service';
+
+/** A claimed Pending row of core_notification_log: the mail as merged at request time. */
+interface ClaimedRow {
+  id: number;
+  app_id: number;
+  email: string | null;
+  email_from: string;
+  email_cc: string | null;
+  email_bcc: string | null;
+  subject: string;
+  body: string;
+  attempts: number;
+}
+
+export interface SenderRun {
+  claimed: number;
+  sent: number;
+  /** Rows that failed and wait for their next attempt, or became Failed. */
+  failed: number;
+  /** The mail server could not be reached: the rows were put back without counting an attempt. */
+  outage: boolean;
+}
+
+/** Errors that say the mail server is unreachable or not accepting mail at all, rather than refusing this message. */
+const OUTAGE_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'EAUTH', 'ETLS', 'EPROXY']);
+const OUTAGE_BACKOFF_MAX_MS = 60_000;
+
+/**
+ * Sends the Pending rows of core_notification_log (the outbox) and settles them.
+ *
+ * Claiming: one statement selects due rows `FOR UPDATE SKIP LOCKED` and marks them with a fresh claim
+ * token and a lease (next_attempt = now + NOTIFY_LEASE_MS), so several instances never claim the same row,
+ * and a row claimed by an instance that died becomes due again when the lease runs out. Settling updates
+ * only rows still holding this run's claim token.
+ *
+ * Failures: a message the server refuses counts an attempt, is retried after NOTIFY_RETRY_BASE_MS * 2^(n-1)
+ * (capped by NOTIFY_RETRY_MAX_MS), and becomes Failed after NOTIFY_MAX_ATTEMPTS, with last_error kept.
+ * An unreachable server counts nothing: the rows go back to Pending, due at once, and this instance waits
+ * with its own growing back-off, so an outage of any length loses nothing.
+ */
+@Injectable()
+export class NotificationSender implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(NotificationSender.name);
+  private readonly settings: AppConfig['notifications'];
+  private timer: NodeJS.Timeout | null = null;
+  private current: Promise<SenderRun> | null = null;
+  private stopped = false;
+  private outageDelayMs = 0;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly mail: MailTransport,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.settings = config.notifications;
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.settings.senderEnabled) this.schedule(0);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.current?.catch(() => undefined);
+  }
+
+  /** One claim-and-send round; a call while a round is running joins that round. */
+  runOnce(): Promise<SenderRun> {
+    this.current ??= this.round().finally(() => {
+      this.current = null;
+    });
+    return this.current;
+  }
+
+  /** Rounds until nothing is due (or the server is unreachable): what tests and the benchmark drive. */
+  async drain(): Promise<SenderRun> {
+    const total: SenderRun = { claimed: 0, sent: 0, failed: 0, outage: false };
+    for (;;) {
+      const run = await this.runOnce();
+      total.claimed += run.claimed;
+      total.sent += run.sent;
+      total.failed += run.failed;
+      total.outage ||= run.outage;
+      if (run.claimed === 0 || run.outage) return total;
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.tick(), delayMs);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    this.timer = null;
+    let delay = this.settings.pollIntervalMs;
+    try {
+      const run = await this.runOnce();
+      if (run.outage) {
+        this.outageDelayMs = Math.min(Math.max(this.settings.pollIntervalMs, this.outageDelayMs * 2), OUTAGE_BACKOFF_MAX_MS);
+        delay = this.outageDelayMs;
+      } else {
+        this.outageDelayMs = 0;
+        if (run.claimed === this.settings.batchSize) delay = 0; // more may be due
+      }
+    } catch (error) {
+      this.logger.error(`Notification sender round failed: ${(error as Error).message}`);
+    }
+    this.schedule(delay);
+  }
+
+  private async round(): Promise<SenderRun> {
+    const token = randomUUID();
+    const rows = await this.claim(token);
+    const run: SenderRun = { claimed: rows.length, sent: 0, failed: 0, outage: false };
+    let next = 0;
+    const worker = async () => {
+      while (next < rows.length) {
+        const row = rows[next++];
+        if (run.outage || this.stopped) {
+          await this.release(row, token, null);
+          continue;
+        }
+        await this.deliver(row, token, run);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.settings.concurrency, rows.length) }, worker));
+    return run;
+  }
+
+  private async claim(token: string): Promise<ClaimedRow[]> {
+    // TypeORM answers an UPDATE ... RETURNING with [rows, affected count].
+    const [rows]: [ClaimedRow[], number] = await this.dataSource.query(
+      `WITH due AS (
+         SELECT id FROM core_notification_log
+          WHERE status = 'Pending' AND next_attempt <= now()
+          ORDER BY next_attempt, id
+          LIMIT $1
+          FOR UPDATE SKIP LOCKED)
+       UPDATE core_notification_log AS l
+          SET claim_token = $2, next_attempt = now() + $3 * interval '1 millisecond'
+         FROM due WHERE l.id = due.id
+       RETURNING l.id, l.app_id, l.email, l.email_from, l.email_cc, l.email_bcc, l.subject, l.body, l.attempts`,
+      [this.settings.batchSize, token, this.settings.leaseMs],
+    );
+    return rows;
+  }
+
+  private async deliver(row: ClaimedRow, token: string, run: SenderRun): Promise<void> {
+    try {
+      await this.mail.send({
+        from: row.email_from,
+        to: row.email ?? undefined,
+        cc: row.email_cc ?? undefined,
+        bcc: row.email_bcc ?? undefined,
+        subject: row.subject,
+        html: row.body,
+        messageId: `<notification-${row.id}.${row.app_id}@${domainOf(row.email_from)}>`,
+      });
+    } catch (error) {
+      if (isOutage(error)) {
+        run.outage = true;
+        await this.release(row, token, describe(error));
+      } else {
+        run.failed++;
+        await this.recordFailure(row, token, describe(error));
+      }
+      return;
+    }
+    run.sent++;
+    await this.dataSource.query(
+      `UPDATE core_notification_log SET status = 'Sent', sent = now(), attempts = attempts + 1, claim_token = NULL, last_error = NULL
+        WHERE id = $1 AND claim_token = $2`,
+      [row.id, token],
+    );
+  }
+
+  /** Puts a claimed row back, due at once, without counting an attempt. */
+  private async release(row: ClaimedRow, token: string, error: string | null): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE core_notification_log SET claim_token = NULL, next_attempt = now(), last_error = COALESCE($3, last_error)
+        WHERE id = $1 AND claim_token = $2`,
+      [row.id, token, error],
+    );
+  }
+
+  private async recordFailure(row: ClaimedRow, token: string, error: string): Promise<void> {
+    const attempts = row.attempts + 1;
+    const failed = attempts >= this.settings.maxAttempts;
+    const delayMs = Math.min(this.settings.retryMaxMs, this.settings.retryBaseMs * 2 ** (attempts - 1));
+    await this.dataSource.query(
+      `UPDATE core_notification_log
+          SET attempts = $3, status = $4, last_error = $5, claim_token = NULL, next_attempt = now() + $6 * interval '1 millisecond'
+        WHERE id = $1 AND claim_token = $2`,
+      [row.id, token, attempts, failed ? 'Failed' : 'Pending', error, delayMs],
+    );
+    if (failed) this.logger.warn(`Notification ${row.id} failed after ${attempts} attempts: ${error}`);
+  }
+}
+
+function isOutage(error: unknown): boolean {
+  const e = error as { code?: string; responseCode?: number };
+  if (typeof e.responseCode === 'number') return e.responseCode === 421; // 421: service not available
+  return e.code !== undefined && OUTAGE_CODES.has(e.code);
+}
+
+function describe(error: unknown): string {
+  const e = error as { responseCode?: number; code?: string; message?: string };
+  return [e.responseCode, e.code, e.message].filter((part) => part !== undefined && part !== '').join(' ').slice(0, 2000);
+}
+
+function domainOf(address: string): string {
+  const domain = address.split('@')[1]?.replace(/[^A-Za-z0-9.-]/g, '');
+  return domain || 'localhost';
+}
