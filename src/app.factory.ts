@@ -73,3 +73,20 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
   await app.init();
   return { app, logger };
 }
+
+/**
+ * Graceful stop: first the HTTP server stops accepting and waits for requests in flight, then Nest's
+ * shutdown hooks close the database pool and background workers. (Nest's own close() would close the pool
+ * before the server.)
+ */
+export async function closeApp(app: NestFastifyApplication): Promise<void> {
+  // Keep-alive connections become idle only after their last response: close them as they do.
+  const server = app.getHttpServer();
+  const sweeper = setInterval(() => server.closeIdleConnections?.(), 50);
+  try {
+    await app.getHttpAdapter().getInstance().close();
+  } finally {
+    clearInterval(sweeper);
+  }
+  await app.close();
+}

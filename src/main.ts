@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createApp } from './app.factory';
+import { closeApp, createApp } from './app.factory';
 import { ConfigError, loadConfig } from './config/app-config';
 import { openDatabase } from './database/embedded-database';
 import { migrate } from './database/migrate';
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
     closing = true;
     logger.info({ signal }, 'Shutting down: finishing requests in flight');
     const force = setTimeout(() => process.exit(1), 25_000).unref();
-    await app.close(); // stops accepting, waits for requests in flight, then closes the pool
+    await closeApp(app);
     await database.stop();
     clearTimeout(force);
     process.exit(0);

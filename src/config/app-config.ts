@@ -14,6 +14,8 @@ export interface AppConfig {
   databaseUrl: string | null;
   dataDir: string;
   redisUrl: string | null;
+  /** Prefix of every Redis key this deployment writes. */
+  redisKeyPrefix: string;
   smtpUrl: string | null;
   smsWebhookUrl: string | null;
   smsWebhookToken: string | null;
@@ -175,6 +177,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databaseUrl: r.url('DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: r.str('DATA_DIR') ?? './.data',
     redisUrl: r.url('REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: r.str('REDIS_KEY_PREFIX') ?? 'platform:',
     smtpUrl: r.url('SMTP_URL', ['smtp:', 'smtps:']),
     smsWebhookUrl: r.url('SMS_WEBHOOK_URL', ['http:', 'https:']),
     smsWebhookToken: r.str('SMS_WEBHOOK_TOKEN'),

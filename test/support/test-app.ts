@@ -1,7 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { createApp } from '../../src/app.factory';
+import { closeApp, createApp } from '../../src/app.factory';
 import { Fixture, SeedResult, SeedService } from '../../src/cli/seed.service';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { databaseUrl, dropDatabase, withAdmin } from './database';
@@ -78,7 +78,7 @@ export class TestApp {
   }
 
   async close(): Promise<void> {
-    await this.app.close();
+    await closeApp(this.app);
     if (this.ownsDatabase) await dropDatabase(this.database.name);
   }
 }

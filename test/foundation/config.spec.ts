@@ -1,0 +1,69 @@
+import { ConfigError, loadConfig } from '../../src/config/app-config';
+
+const PRODUCTION = {
+  NODE_ENV: 'production',
+  JWT_ACCESS_SECRET: 'a'.repeat(8) + 'Zq3#kP9v2LmN8xR4tY6uW1eS5dF7gH0j',
+  JWT_REFRESH_SECRET: 'b'.repeat(8) + 'Zq3#kP9v2LmN8xR4tY6uW1eS5dF7gH0j',
+  ENCRYPTION_KEY: 'c4f1a9e2b7d36085f1e2d3c4b5a6978812345678abcdef0123456789abcdef01',
+  ENCRYPTION_IV: '9a8b7c6d5e4f30211203f4e5d6c7b8a9',
+};
+
+describe('configuration', () => {
+  it('loads a complete production configuration with the /api/v2 base path', () => {
+    const config = loadConfig(PRODUCTION);
+    expect(config.production).toBe(true);
+    expect(config.basePath).toBe('/api/v2');
+    expect(config.encryption.key).toHaveLength(32);
+    expect(config.encryption.iv).toHaveLength(16);
+    expect(config.rateLimit).toEqual({ windowMs: 900000, maxRequests: 100 });
+    expect(config.jwt.accessTtlSeconds).toBe(3600);
+    expect(config.jwt.refreshTtlSeconds).toBe(2592000);
+  });
+
+  it.each(['JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET', 'ENCRYPTION_KEY', 'ENCRYPTION_IV'])('refuses to start in production without %s, naming it', (name) => {
+    const env: Record<string, string | undefined> = { ...PRODUCTION, [name]: undefined };
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(new RegExp(`${name} is required in production`));
+  });
+
+  it.each([
+    ['JWT_ACCESS_SECRET', 'change-me-change-me-change-me-change-me'],
+    ['JWT_REFRESH_SECRET', 'sample-refresh-secret-for-the-readme-000'],
+    ['ENCRYPTION_KEY', 'change-me-0000000000000000000000'],
+  ])('refuses a sample value of %s in production', (name, value) => {
+    expect(() => loadConfig({ ...PRODUCTION, [name]: value })).toThrow(new RegExp(`${name} holds a sample value`));
+  });
+
+  it('generates development secrets with one warning outside production', () => {
+    const config = loadConfig({});
+    expect(config.production).toBe(false);
+    expect(config.basePath).toBe('');
+    expect(config.jwt.accessSecret).toHaveLength(64);
+    expect(config.jwt.accessSecret).not.toBe(config.jwt.refreshSecret);
+    expect(config.warnings).toHaveLength(1);
+    expect(config.warnings[0]).toMatch(/JWT_ACCESS_SECRET, JWT_REFRESH_SECRET, ENCRYPTION_KEY, ENCRYPTION_IV/);
+  });
+
+  it('names every invalid variable', () => {
+    let message = '';
+    try {
+      loadConfig({ PORT: 'eighty', RATE_LIMIT_MAX_REQUESTS: '0', ENCRYPTION_KEY: 'short', DATABASE_URL: 'mysql://x', BCRYPT_COST: '4' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/PORT must be an integer/);
+    expect(message).toMatch(/RATE_LIMIT_MAX_REQUESTS must be an integer between 1/);
+    expect(message).toMatch(/ENCRYPTION_KEY must be 32 bytes/);
+    expect(message).toMatch(/DATABASE_URL must be a URL/);
+    expect(message).toMatch(/BCRYPT_COST must be an integer between 10 and 15/);
+  });
+
+  it('accepts keys as hex, base64 or 32/16 raw characters', () => {
+    const hex = loadConfig({ ENCRYPTION_KEY: '00'.repeat(32), ENCRYPTION_IV: '11'.repeat(16) });
+    const raw = loadConfig({ ENCRYPTION_KEY: 'k'.repeat(32), ENCRYPTION_IV: 'v'.repeat(16) });
+    const b64 = loadConfig({ ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), ENCRYPTION_IV: Buffer.alloc(16, 9).toString('base64') });
+    expect(hex.encryption.key.equals(Buffer.alloc(32, 0))).toBe(true);
+    expect(raw.encryption.iv.toString()).toBe('v'.repeat(16));
+    expect(b64.encryption.key.equals(Buffer.alloc(32, 7))).toBe(true);
+  });
+});
