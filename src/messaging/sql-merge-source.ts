@@ -126,6 +126,7 @@ export function checkMergeQuery(sql: string): { statement: Statement; tables: Se
   }
   if (statements.length !== 1) throw refused('SQL must be exactly one SELECT statement');
   const [statement] = statements;
+  if (statement.type === 'with' || statement.type === 'with recursive') throw refused('WITH is not allowed in SQL');
   if (statement.type !== 'select' && statement.type !== 'union' && statement.type !== 'union all') {
     throw refused('SQL must be a SELECT statement');
   }
@@ -154,9 +155,9 @@ export function checkMergeQuery(sql: string): { statement: Statement; tables: Se
     with: () => fail('WITH is not allowed in SQL'),
     withRecursive: () => fail('WITH is not allowed in SQL'),
     fromCall: () => fail('Functions in FROM are not allowed in SQL'),
-    select: (s) => {
-      if (s.type === 'select' && (s as { for?: unknown }).for) fail('Locking clauses are not allowed in SQL');
-      else v.super().select(s);
+    selection: (s) => {
+      if (s.for) fail('Locking clauses are not allowed in SQL');
+      else v.super().selection(s);
     },
   }));
   visitor.statement(statement);
