@@ -1,17 +1,19 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiError } from '../common/api-error';
 import { success } from '../common/envelope';
 import { AppContext, Ctx, RequestContext } from '../common/request-context';
 import { AuthTable } from './auth-tables';
-import { LoginRequest, RefreshTokenRequest, SignOutRequest, SignUpRequest } from './auth.dto';
+import { LoginRequest, RefreshTokenRequest, RequestPassRequest, ResetPassRequest, SignOutRequest, SignUpRequest } from './auth.dto';
 import { PasswordAuthService } from './password-auth.service';
+import { ResetLinksService } from './reset-links.service';
 
 const DEFAULT_TABLE: AuthTable = 'core_users';
 
 @ApiTags('Auth')
 @Controller('auth')
 export class AuthController {
-  constructor(private readonly auth: PasswordAuthService) {}
+  constructor(private readonly auth: PasswordAuthService, private readonly resets: ResetLinksService) {}
 
   @Post('login')
   @HttpCode(200)
@@ -60,4 +62,32 @@ export class AuthController {
   signOut(@Body() _body: SignOutRequest) {
     return success({ message: 'Signed out successfully' });
   }
+
+  @Post('request-pass')
+  @HttpCode(200)
+  @ApiOperation({ summary: "Mail a reset link (same answer whether or not the account exists); the link is on `url` (app's domain) or https://<app domain>/reset-password" })
+  @ApiResponse({ status: 200, description: '{ status: Success, message: Email with reset password instructions was sent to <EMAIL>. }' })
+  @ApiResponse({ status: 429, description: 'Too many password reset requests for this account' })
+  async requestPass(@Ctx() ctx: RequestContext, @Body() body: RequestPassRequest) {
+    assertSameApp(ctx, body.appID);
+    await this.resets.request(ctx, (body.authTable as AuthTable | undefined) ?? DEFAULT_TABLE, body.email, body.url, false);
+    return success({ message: `Email with reset password instructions was sent to ${body.email}.` });
+  }
+
+  @Post('reset-pass')
+  @HttpCode(200)
+  @AppContext({ optional: true })
+  @ApiOperation({ summary: 'Set a new password with the token of a reset link; the token works once' })
+  @ApiResponse({ status: 200, description: '{ status, message: Password reset successfully }' })
+  @ApiResponse({ status: 400, description: 'Reset password token has expired or is invalid / Password does not meet security requirements / Validation error (confirmPassword)' })
+  async resetPass(@Ctx() ctx: RequestContext, @Body() body: ResetPassRequest) {
+    if (body.password !== body.confirmPassword) throw ApiError.field('confirmPassword', 'Passwords do not match');
+    await this.resets.reset(ctx, body.authTable as AuthTable | undefined, body.reset_password_token, body.password);
+    return success({ message: 'Password reset successfully' });
+  }
+}
+
+/** A body appID that names another app than the request's context is a mistake, not a switch of tenant. */
+export function assertSameApp(ctx: RequestContext, appID: number): void {
+  if (appID !== ctx.appId) throw ApiError.field('appID', 'appID does not match the app of this request');
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -12,6 +13,11 @@ import { assertStrongPassword } from './password-policy';
 import { InvalidTokenError, TokenExpiredError, TokenPair, TokenService } from './token.service';
 
 export const INVALID_CREDENTIALS = 'Invalid credentials';
+
+/** A short digest of password_changed: the token names the password it was issued for without telling when it changed. */
+function passwordVersion(account: Account): string {
+  return createHash('sha256').update(`${account.table}:${account.id}:${account.passwordChangedUs}`).digest('base64url').slice(0, 16);
+}
 
 export function principalOf(account: Account): AuthPrincipal {
   return { userId: account.id, appId: account.appId, authTable: account.table, role: account.role };
@@ -49,7 +55,7 @@ export class PasswordAuthService {
 
   async login(ctx: RequestContext, table: AuthTable, email: string, password: string): Promise<{ tokens: TokenPair; account: Account }> {
     const account = await this.verifyCredentials(ctx, table, email, password);
-    return { tokens: this.tokens.issuePair(principalOf(account)), account };
+    return { tokens: this.issueTokens(account), account };
   }
 
   /** Creates the account and its version-tracking record in one transaction; 409 when the email is taken in this app and table. */
@@ -65,7 +71,7 @@ export class PasswordAuthService {
   }
 
   issueTokens(account: Account): TokenPair {
-    return this.tokens.issuePair(principalOf(account));
+    return this.tokens.issuePair(principalOf(account), passwordVersion(account));
   }
 
   /**
@@ -78,7 +84,7 @@ export class PasswordAuthService {
     if (!body || typeof body !== 'object' || typeof body.access_token !== 'string' || typeof body.refresh_token !== 'string' || !body.access_token || !body.refresh_token) {
       throw ApiError.badRequest('Invalid token format');
     }
-    let refresh: { principal: AuthPrincipal; issuedAt: number };
+    let refresh: { principal: AuthPrincipal; issuedAt: number; passwordVersion: string | null };
     try {
       refresh = this.tokens.verifyWithIssuedAt(body.refresh_token, 'refresh');
     } catch (error) {
@@ -100,8 +106,12 @@ export class PasswordAuthService {
 
     const account = await this.accounts.findById(claimed.appId, claimed.authTable, claimed.userId);
     if (!account) throw ApiError.unauthorized('Invalid refresh token');
-    const passwordChangedS = Math.floor(Number(BigInt(account.passwordChangedUs) / 1_000_000n));
-    if (refresh.issuedAt < passwordChangedS) throw ApiError.unauthorized('Refresh token has expired');
-    return this.tokens.issuePair(principalOf(account));
+    // Tokens of this module carry the password version; others (SSO) are compared by issue time.
+    const stale =
+      refresh.passwordVersion !== null
+        ? refresh.passwordVersion !== passwordVersion(account)
+        : refresh.issuedAt < Math.floor(Number(BigInt(account.passwordChangedUs) / 1_000_000n));
+    if (stale) throw ApiError.unauthorized('Refresh token has expired');
+    return this.issueTokens(account);
   }
 }

@@ -12,6 +12,8 @@ interface Claims {
   tbl: string;
   role: string | null;
   typ: TokenType;
+  /** Password version (the account's password_changed) the token was issued for; a password change voids the token for refresh. */
+  pwv?: string;
 }
 
 export interface TokenPair {
@@ -32,12 +34,13 @@ const ALGORITHM = 'HS256';
 export class TokenService {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
-  issuePair(principal: AuthPrincipal): TokenPair {
-    return { access_token: this.sign(principal, 'access'), refresh_token: this.sign(principal, 'refresh') };
+  issuePair(principal: AuthPrincipal, passwordVersion?: string): TokenPair {
+    return { access_token: this.sign(principal, 'access', passwordVersion), refresh_token: this.sign(principal, 'refresh', passwordVersion) };
   }
 
-  sign(principal: AuthPrincipal, typ: TokenType): string {
+  sign(principal: AuthPrincipal, typ: TokenType, passwordVersion?: string): string {
     const claims: Claims = { sub: String(principal.userId), app: principal.appId, tbl: principal.authTable, role: principal.role, typ };
+    if (passwordVersion !== undefined) claims.pwv = passwordVersion;
     const { secret, ttl } = this.keyFor(typ);
     return jwt.sign(claims, secret, { algorithm: ALGORITHM, expiresIn: ttl });
   }
@@ -47,8 +50,8 @@ export class TokenService {
     return this.verifyWithIssuedAt(token, typ, options).principal;
   }
 
-  /** As `verify`, with the token's issue time (seconds since the epoch), to refuse tokens older than a password change. */
-  verifyWithIssuedAt(token: string, typ: TokenType, options: { ignoreExpiration?: boolean } = {}): { principal: AuthPrincipal; issuedAt: number } {
+  /** As `verify`, with the token's issue time (seconds since the epoch) and password version, to refuse tokens older than a password change. */
+  verifyWithIssuedAt(token: string, typ: TokenType, options: { ignoreExpiration?: boolean } = {}): { principal: AuthPrincipal; issuedAt: number; passwordVersion: string | null } {
     let claims: Partial<Claims> & { iat?: number };
     try {
       claims = jwt.verify(token, this.keyFor(typ).secret, { algorithms: [ALGORITHM], ignoreExpiration: options.ignoreExpiration }) as Partial<Claims>;
@@ -60,7 +63,7 @@ export class TokenService {
     if (claims.typ !== typ || !Number.isSafeInteger(userId) || userId <= 0 || typeof claims.app !== 'number' || typeof claims.tbl !== 'string') {
       throw new InvalidTokenError('Invalid token');
     }
-    return { principal: { userId, appId: claims.app, authTable: claims.tbl, role: claims.role ?? null }, issuedAt: typeof claims.iat === 'number' ? claims.iat : 0 };
+    return { principal: { userId, appId: claims.app, authTable: claims.tbl, role: claims.role ?? null }, issuedAt: typeof claims.iat === 'number' ? claims.iat : 0, passwordVersion: typeof claims.pwv === 'string' ? claims.pwv : null };
   }
 
   private keyFor(typ: TokenType): { secret: string; ttl: number } {

@@ -1,0 +1,124 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiError } from '../common/api-error';
+import { success } from '../common/envelope';
+import { Ctx, RequestContext } from '../common/request-context';
+import { CustomerRouteTable } from './auth-tables';
+import { CustomerLoginRequest, CustomerRequestResetRequest, CustomerResetPasswordRequest, CustomerSignupRequest } from './customers.dto';
+import { CustomerProfilesService } from './customer-profiles.service';
+import { PasswordAuthService } from './password-auth.service';
+import { ResetLinksService } from './reset-links.service';
+
+const DEFAULT_TABLE: CustomerRouteTable = 'core_customers';
+
+/**
+ * The customer routes and their app-user twins (same shapes; `authTable: core_app_users` selects the app-user
+ * table). No route here issues a token: customer JWTs come from /auth/login with authTable core_customers.
+ */
+abstract class CustomerRoutes {
+  constructor(
+    private readonly auth: PasswordAuthService,
+    private readonly profiles: CustomerProfilesService,
+    private readonly resets: ResetLinksService,
+  ) {}
+
+  protected async signup(ctx: RequestContext, body: CustomerSignupRequest) {
+    const table = (body.authTable as CustomerRouteTable | undefined) ?? DEFAULT_TABLE;
+    const account = await this.auth.signUp(ctx, table, body);
+    return success(await this.profiles.profile(ctx.appId, table, account.id));
+  }
+
+  protected async login(ctx: RequestContext, body: CustomerLoginRequest) {
+    const table = (body.authTable as CustomerRouteTable | undefined) ?? DEFAULT_TABLE;
+    const extra = this.profiles.parseExtraFields(body.extraFields);
+    const account = await this.auth.verifyCredentials(ctx, table, body.email, body.password, { data: {} });
+    return success({ message: 'Login successful', data: await this.profiles.profile(ctx.appId, table, account.id, extra) });
+  }
+
+  protected async requestReset(ctx: RequestContext, body: CustomerRequestResetRequest) {
+    const table = (body.authTable as CustomerRouteTable | undefined) ?? DEFAULT_TABLE;
+    await this.resets.request(ctx, table, body.email, body.url, true);
+    return success({ message: `Email with reset password instructions was sent to ${body.email}.` });
+  }
+
+  protected async resetPassword(ctx: RequestContext, body: CustomerResetPasswordRequest) {
+    if (body.token !== body.reset_password_token) throw ApiError.field('token', 'token and reset_password_token must be equal');
+    if (body.password !== body.confirmPassword) throw ApiError.field('confirmPassword', 'Passwords do not match');
+    await this.resets.reset(ctx, (body.authTable as CustomerRouteTable | undefined) ?? DEFAULT_TABLE, body.token, body.password);
+    return success({ message: 'Password reset successfully' });
+  }
+}
+
+@ApiTags('Customers')
+@Controller('customers')
+export class CustomersController extends CustomerRoutes {
+  constructor(auth: PasswordAuthService, profiles: CustomerProfilesService, resets: ResetLinksService) {
+    super(auth, profiles, resets);
+  }
+
+  @Post('signup')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create a customer (core_customers, or core_app_users); answers the profile with the encrypted _id' })
+  @ApiResponse({ status: 409, description: 'User with this email already exists' })
+  signupRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerSignupRequest) {
+    return this.signup(ctx, body);
+  }
+
+  @Post('login')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Check a customer password and answer the profile (no token: use /auth/login with authTable core_customers)' })
+  @ApiResponse({ status: 401, description: '{ status: Failed, message: Invalid credentials, data: {} }' })
+  loginRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerLoginRequest) {
+    return this.login(ctx, body);
+  }
+
+  @Post('request-reset')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Mail a reset link; 404 No user found for an unknown email' })
+  requestResetRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerRequestResetRequest) {
+    return this.requestReset(ctx, body);
+  }
+
+  @Post('reset-password')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Set a new password with the token from the reset link (token and reset_password_token equal)' })
+  resetPasswordRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerResetPasswordRequest) {
+    return this.resetPassword(ctx, body);
+  }
+}
+
+@ApiTags('Customers')
+@Controller('user/app')
+export class AppUsersController extends CustomerRoutes {
+  constructor(auth: PasswordAuthService, profiles: CustomerProfilesService, resets: ResetLinksService) {
+    super(auth, profiles, resets);
+  }
+
+  @Post('signup')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'As /customers/signup; authTable core_app_users selects the app-user table (default core_customers)' })
+  signupRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerSignupRequest) {
+    return this.signup(ctx, body);
+  }
+
+  @Post('login')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'As /customers/login' })
+  loginRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerLoginRequest) {
+    return this.login(ctx, body);
+  }
+
+  @Post('request-reset')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'As /customers/request-reset' })
+  requestResetRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerRequestResetRequest) {
+    return this.requestReset(ctx, body);
+  }
+
+  @Post('reset-password')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'As /customers/reset-password' })
+  resetPasswordRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerResetPasswordRequest) {
+    return this.resetPassword(ctx, body);
+  }
+}

@@ -1,0 +1,124 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ApiError } from '../common/api-error';
+import { IdCipher } from '../common/id-cipher.service';
+import { RequestContext } from '../common/request-context';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { MailTransport } from '../messaging/mail-transport.service';
+import { AbuseLimits } from './abuse-limits.service';
+import { AccountsService } from './accounts.service';
+import { AuthTable, isAuthTable } from './auth-tables';
+import { PasswordHasher } from './password-hasher.service';
+import { assertStrongPassword } from './password-policy';
+import { resetMail } from './reset-mail';
+
+const PURPOSE = 'reset-password';
+export const RESET_TOKEN_INVALID = 'Reset password token has expired or is invalid';
+
+/** What a reset token carries (sealed with ENCRYPTION_KEY, so it can be neither read nor forged). */
+interface ResetClaims {
+  u: number; // user id
+  a: number; // app id
+  t: AuthTable;
+  pc: string; // the account's password_changed (µs) when the link was made: any password change voids it
+  e: number; // expiry, ms since the epoch
+}
+
+/**
+ * Password reset links (docs/auth.md "Reset links"): a sealed token with the user id and an expiry,
+ * valid until the password changes (so it works once), mailed as a link on the app's own domain.
+ */
+@Injectable()
+export class ResetLinksService {
+  private readonly logger = new Logger('ResetLinks');
+
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly cipher: IdCipher,
+    private readonly hasher: PasswordHasher,
+    private readonly mail: MailTransport,
+    private readonly limits: AbuseLimits,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Mails a reset link when the account exists. `mustExist` (customer routes) answers 404 `No user found`
+   * otherwise and waits for the mail; without it the answer is the same whether or not the account exists,
+   * and the mail leaves in the background.
+   */
+  async request(ctx: RequestContext, table: AuthTable, email: string, url: string | undefined, mustExist: boolean): Promise<void> {
+    const base = this.linkBase(ctx, url);
+    await this.limits.resetRequest(ctx.appId, table, email);
+    const account = await this.accounts.findByEmail(ctx, table, email);
+    this.logger.log({ requestId: ctx.requestId, appId: ctx.appId, table, accountFound: account !== null }, 'password reset requested');
+    if (!account) {
+      if (mustExist) throw ApiError.notFound('No user found');
+      return;
+    }
+    const ttl = this.config.auth.resetTokenTtlSeconds;
+    const claims: ResetClaims = { u: account.id, a: account.appId, t: table, pc: account.passwordChangedUs, e: Date.now() + ttl * 1000 };
+    const link = appendToken(base, this.cipher.seal(PURPOSE, JSON.stringify(claims)));
+    if (ctx.app.disable_email) {
+      this.logger.warn({ requestId: ctx.requestId, appId: ctx.appId }, 'reset mail not sent: email is disabled for this app');
+      return;
+    }
+    const sending = this.mail.send(resetMail(ctx.app, account.email, link, ttl));
+    if (mustExist) {
+      await sending;
+      return;
+    }
+    sending.catch((error: Error) => this.logger.error({ requestId: ctx.requestId, appId: ctx.appId, err: error.message }, 'reset mail failed'));
+  }
+
+  /** Sets the new password for a valid token; the token's password_changed must still hold, so a second use fails. */
+  async reset(ctx: RequestContext, table: AuthTable | undefined, token: string, password: string): Promise<void> {
+    assertStrongPassword(password);
+    const claims = this.readToken(token);
+    if (!claims || claims.e < Date.now() || (table && table !== claims.t) || (ctx.site && ctx.site.id !== claims.a)) {
+      throw ApiError.badRequest(RESET_TOKEN_INVALID);
+    }
+    const changed = await this.accounts.resetPassword(claims.a, claims.t, claims.u, claims.pc, await this.hasher.hash(password));
+    if (!changed) throw ApiError.badRequest(RESET_TOKEN_INVALID);
+    this.logger.log({ requestId: ctx.requestId, appId: claims.a, table: claims.t, userId: claims.u }, 'password reset');
+  }
+
+  private readToken(token: string): ResetClaims | null {
+    const plain = this.cipher.open(PURPOSE, token);
+    if (plain === null) return null;
+    try {
+      const c = JSON.parse(plain) as ResetClaims;
+      return Number.isSafeInteger(c.u) && Number.isSafeInteger(c.a) && isAuthTable(c.t) && typeof c.pc === 'string' && typeof c.e === 'number' ? c : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * The reset page: `url` when it is an http(s) address on the app's domain (or a subdomain; also localhost
+   * outside production), else https://<app domain>/reset-password. Never the request's Host header, and
+   * never another site: the link carries a live credential.
+   */
+  private linkBase(ctx: RequestContext, url: string | undefined): string {
+    const domain = ctx.app.domain.toLowerCase();
+    if (url === undefined || url.trim() === '') return `https://${domain}/reset-password`;
+    let parsed: URL;
+    try {
+      parsed = new URL(url.trim());
+    } catch {
+      throw ApiError.field('url', 'url must be an absolute http(s) URL');
+    }
+    const host = parsed.hostname.toLowerCase();
+    const local = !ctx.production && (host === 'localhost' || host === '127.0.0.1');
+    if (!['http:', 'https:'].includes(parsed.protocol)) throw ApiError.field('url', 'url must be an absolute http(s) URL');
+    if (host !== domain && !host.endsWith(`.${domain}`) && !local) throw ApiError.field('url', `url must be on the app's domain (${domain})`);
+    return parsed.toString();
+  }
+}
+
+/** `…?x=` or `…/` get the token appended as is; any other URL gets a `token` query parameter. */
+export function appendToken(base: string, token: string): string {
+  if (base.endsWith('=') || base.endsWith('/') && new URL(base).pathname !== '/') return base + token;
+  const url = new URL(base);
+  url.searchParams.set('token', token);
+  return url.toString();
+}
