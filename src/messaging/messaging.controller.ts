@@ -1,8 +1,9 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { AppContext, Ctx, RequestContext } from '../common/request-context';
-import { MessagingResponse, SendNotificationRequest } from './notification.dto';
+import { MessagingResponse, SendNotificationRequest, SendPushRequest } from './notification.dto';
 import { NotificationService } from './notification.service';
+import { PushService } from './push.service';
 
 @ApiTags('Messaging')
 @ApiHeader({ name: 'site-id', required: true, description: 'Numeric app id; the only authentication of messaging (a body appID is ignored)' })
@@ -10,7 +11,10 @@ import { NotificationService } from './notification.service';
 @AppContext({ siteIdHeaderOnly: true })
 @Controller('message')
 export class MessagingController {
-  constructor(private readonly notifications: NotificationService) {}
+  constructor(
+    private readonly notifications: NotificationService,
+    private readonly push: PushService,
+  ) {}
 
   @Post('notification')
   @HttpCode(200)
@@ -19,5 +23,13 @@ export class MessagingController {
   async notification(@Ctx() ctx: RequestContext, @Body() body: SendNotificationRequest): Promise<MessagingResponse> {
     const result = await this.notifications.accept(ctx, body);
     return result.accepted ? { status: 'Success' } : { status: 'Failed', message: 'Notifications are disabled' };
+  }
+
+  @Post('sendPush')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Web push to a customer\'s stored subscription, signed with the app\'s VAPID keys' })
+  @ApiOkResponse({ type: MessagingResponse, description: '{ status: Success }, or { status: Error } on any failure' })
+  async sendPush(@Ctx() ctx: RequestContext, @Body() body: SendPushRequest): Promise<MessagingResponse> {
+    return { status: (await this.push.send(ctx, body)) ? 'Success' : 'Error' };
   }
 }
