@@ -1,0 +1,72 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { Allow, IsBoolean, IsInt, IsOptional, IsString, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
+import { OPERATORS } from './row-query';
+
+class WhereCondition {
+  @ApiProperty({ example: 'price' }) field: string;
+  @ApiProperty({ enum: OPERATORS, example: 'less_than' }) operator: string;
+  @ApiPropertyOptional({ example: '3000', description: 'A string (or number); a list for `in`; none for is_null / is_not_null' }) value?: unknown;
+}
+
+class WhereConditions {
+  @ApiPropertyOptional({ enum: ['AND', 'OR'], default: 'AND' }) operator?: string;
+  @ApiProperty({ type: [WhereCondition] }) conditions: WhereCondition[];
+}
+
+/**
+ * The body of POST /getDataRows. The fields are checked by the row-query builder (it names the field of
+ * any refusal), so here they are only declared, for the OpenAPI document and the whitelist.
+ */
+export class GetDataRowsRequest {
+  @ApiProperty({ example: 'core_products', description: 'A table registered in core_tables' }) @Allow() table: string;
+  @ApiPropertyOptional({ example: 'title,price', description: 'Comma-separated columns or *; secret columns are refused' }) @Allow() fields?: string;
+  @ApiPropertyOptional({ description: 'Published content only (the default)' }) @Allow() isPublished?: boolean;
+  @ApiPropertyOptional({ description: 'Same as isPublished' }) @Allow() production?: boolean;
+  @ApiPropertyOptional({ description: 'Staged content (preview)' }) @Allow() isStage?: boolean;
+  @ApiPropertyOptional({ description: 'Current version of every record, any status; admin bearer required' }) @Allow() isLive?: boolean;
+  @ApiPropertyOptional({ description: 'Same as isLive' }) @Allow() isAdmin?: boolean;
+  @ApiPropertyOptional({ description: 'Raw rows of the table, no metadata; admin bearer required' }) @Allow() isAppGrid?: boolean;
+  @ApiPropertyOptional({ type: WhereConditions }) @Allow() whereConditions?: WhereConditions;
+  @ApiPropertyOptional({ example: 'price DESC, title ASC' }) @Allow() orderBy?: string;
+  @ApiPropertyOptional() @Allow() isPaging?: boolean;
+  @ApiPropertyOptional({ default: 20, description: 'At most DATA_ROWS_MAX_PER_PAGE (default 100)' }) @Allow() perPage?: number;
+  @ApiPropertyOptional({ default: 1 }) @Allow() page?: number;
+  @ApiPropertyOptional({ description: 'Answer the first matching row as `data` (or null)' }) @Allow() record?: boolean;
+  @ApiPropertyOptional({ description: 'App id; outside production only' }) @Allow() appID?: number;
+}
+
+class RelatedData {
+  @ApiProperty({ example: 'core_products' })
+  @IsString({ message: 'data.parent_table must be a string' })
+  @MaxLength(100, { message: 'data.parent_table must be at most 100 characters' })
+  parent_table: string;
+
+  @ApiProperty({ example: 101, description: 'Id of the parent record (for versioned tables the master id)' })
+  @IsInt({ message: 'data.parent_id must be an integer' })
+  @Min(1, { message: 'data.parent_id must be a positive integer' })
+  parent_id: number;
+
+  @ApiProperty({ example: 'core_token_template' })
+  @IsString({ message: 'data.name must be a string' })
+  @Matches(/^[A-Za-z0-9_.:-]{1,100}$/, { message: 'data.name must be 1 to 100 letters, digits or _ . : -' })
+  name: string;
+
+  @ApiProperty({ example: 1, description: 'Id of the linked row' })
+  @IsInt({ message: 'data.linked must be an integer' })
+  linked: number;
+}
+
+export class AddRelatedRequest {
+  @ApiPropertyOptional({ description: 'App id; outside production only' }) @Allow() appID?: number;
+
+  @ApiPropertyOptional({ description: 'When true, an identical existing link is returned instead of adding a duplicate' })
+  @IsOptional()
+  @IsBoolean({ message: 'check must be true or false' })
+  check?: boolean;
+
+  @ApiProperty({ type: RelatedData })
+  @ValidateNested()
+  @Type(() => RelatedData)
+  data: RelatedData;
+}

@@ -1,0 +1,236 @@
+import { ApiError } from '../common/api-error';
+import { MAX_TEXT_VALUE, toColumnValue } from '../versioning/column-values';
+import { CatalogColumn, quoteIdent, RegisteredTable } from '../versioning/table-catalog.service';
+
+/** Which rows /getDataRows reads (SPEC "Reading by lifecycle stage"), in the spec's priority order. */
+export type ReadMode = 'appGrid' | 'live' | 'stage' | 'published';
+
+export const OPERATORS = [
+  'equals',
+  'not_equals',
+  'less_than',
+  'less_than_or_equal',
+  'greater_than',
+  'greater_than_or_equal',
+  'contains',
+  'starts_with',
+  'in',
+  'is_null',
+  'is_not_null',
+] as const;
+export type Operator = (typeof OPERATORS)[number];
+
+const COMPARISON: Partial<Record<Operator, string>> = {
+  equals: '=',
+  not_equals: '<>',
+  less_than: '<',
+  less_than_or_equal: '<=',
+  greater_than: '>',
+  greater_than_or_equal: '>=',
+};
+
+/** The meta fields of versioned rows and the core_data columns behind them; they can be filtered and sorted on. */
+export const META_FIELDS: Record<string, { sql: string; column: CatalogColumn }> = {
+  meta_master_id: { sql: 'd."Master_ID"', column: { name: 'meta_master_id', kind: 'integer', nullable: false, secret: false } },
+  meta_current_id: { sql: 'd."Current_ID"', column: { name: 'meta_current_id', kind: 'integer', nullable: false, secret: false } },
+  meta_title: { sql: 'd."Title"', column: { name: 'meta_title', kind: 'text', nullable: true, secret: false } },
+  meta_status: { sql: 'd."Status"', column: { name: 'meta_status', kind: 'text', nullable: false, secret: false } },
+  meta_updated: { sql: 'd."Updated"', column: { name: 'meta_updated', kind: 'datetime', nullable: false, secret: false } },
+};
+
+/** The meta field `name`, looked up without the prototype chain (`__proto__` is not a field). */
+export function metaField(name: string): { sql: string; column: CatalogColumn } | undefined {
+  return Object.hasOwn(META_FIELDS, name) ? META_FIELDS[name] : undefined;
+}
+
+export const MAX_CONDITIONS = 20;
+export const MAX_IN_VALUES = 100;
+export const MAX_ORDER_TERMS = 5;
+const MAX_FIELDS = 100;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+const ORDER_TERM = /^([A-Za-z_][A-Za-z0-9_]{0,62})(?:\s+(asc|desc))?$/i;
+
+export interface Limits {
+  maxPerPage: number;
+  maxRows: number;
+}
+
+/** A /getDataRows request after every check: all identifiers come from the catalog, all values are parameters. */
+export interface RowQuery {
+  table: RegisteredTable;
+  mode: ReadMode;
+  columns: string[];
+  where: { join: 'AND' | 'OR'; sql: string[] };
+  params: unknown[];
+  order: string[];
+  limit: number;
+  offset: number;
+  paging: { page: number; perPage: number } | null;
+  record: boolean;
+}
+
+/** The first given flag of `names`, read as a boolean (true/false, 1/0, "true"/"false"). */
+export function flag(body: Record<string, unknown>, ...names: string[]): boolean | undefined {
+  for (const name of names) {
+    const value = body[name];
+    if (value === undefined || value === null) continue;
+    if (value === true || value === 1 || value === '1' || value === 'true') return true;
+    if (value === false || value === 0 || value === '0' || value === 'false' || value === '') return false;
+    throw ApiError.field(name, `${name} must be true or false`);
+  }
+  return undefined;
+}
+
+export function readMode(body: Record<string, unknown>): ReadMode {
+  const appGrid = flag(body, 'isAppGrid');
+  const live = flag(body, 'isLive', 'isAdmin');
+  const stage = flag(body, 'isStage');
+  flag(body, 'isPublished', 'production'); // checked for its type; published is also the default
+  if (appGrid) return 'appGrid';
+  if (live) return 'live';
+  if (stage) return 'stage';
+  return 'published';
+}
+
+/**
+ * Turns the request into a RowQuery. `$1` is the app id and `$2` the table name (bound, for core_data);
+ * every further value is appended to `params`.
+ */
+export function buildRowQuery(body: Record<string, unknown>, table: RegisteredTable, mode: ReadMode, limits: Limits): RowQuery {
+  const params: unknown[] = [];
+  const bind = (value: unknown) => `$${params.push(value) + 2}`;
+  const resolve = (name: unknown, field: string, use: 'read' | 'filter' | 'sort') => resolveColumn(table, mode, name, field, use);
+
+  const columns = readColumns(table, body.fields);
+  const where = conditions(body.whereConditions, resolve, bind);
+  const order = orderBy(body.orderBy, resolve, mode);
+
+  const paging = flag(body, 'isPaging') ? pageOf(body, limits) : null;
+  const record = flag(body, 'record') === true;
+  const limit = record ? 1 : paging ? paging.perPage + 1 : limits.maxRows;
+  const offset = record || !paging ? 0 : (paging.page - 1) * paging.perPage;
+  return { table, mode, columns, where, params, order, limit, offset, paging, record };
+}
+
+function readColumns(table: RegisteredTable, fields: unknown): string[] {
+  const all = [...table.columns.values()].filter((c) => !c.secret).map((c) => c.name);
+  if (fields === undefined || fields === null || (typeof fields === 'string' && ['', '*'].includes(fields.trim()))) return all;
+  if (typeof fields !== 'string') throw ApiError.field('fields', 'fields must be a comma-separated list of columns or *');
+  const names = fields.split(',').map((f) => f.trim());
+  if (names.length > MAX_FIELDS) throw ApiError.field('fields', `fields may name at most ${MAX_FIELDS} columns`);
+  const chosen: string[] = [];
+  for (const name of names) {
+    if (name === '*') {
+      chosen.push(...all);
+      continue;
+    }
+    if (metaField(name) || name === '_id') continue; // always part of versioned rows
+    const column = IDENTIFIER.test(name) ? table.columns.get(name) : undefined;
+    if (!column) throw ApiError.field('fields', `Unknown column "${shown(name)}" in table "${table.name}"`);
+    if (column.secret) throw ApiError.field('fields', `Column "${name}" cannot be read`);
+    chosen.push(name);
+  }
+  return [...new Set(chosen)];
+}
+
+function resolveColumn(table: RegisteredTable, mode: ReadMode, name: unknown, field: string, use: 'read' | 'filter' | 'sort'): { sql: string; column: CatalogColumn } {
+  if (typeof name !== 'string' || !IDENTIFIER.test(name)) throw ApiError.field(field, `${field} must name a column of table "${table.name}"`);
+  const meta = metaField(name);
+  if (meta) {
+    if (mode === 'appGrid') throw ApiError.field(field, `${name} is not available with isAppGrid (raw rows have no metadata)`);
+    return meta;
+  }
+  const column = table.columns.get(name);
+  if (!column) throw ApiError.field(field, `Unknown column "${name}" in table "${table.name}"`);
+  if (column.secret) throw ApiError.field(field, `Column "${name}" cannot be ${use === 'filter' ? 'filtered on' : use === 'sort' ? 'sorted on' : 'read'}`);
+  return { sql: `c.${quoteIdent(column.name)}`, column };
+}
+
+type Resolver = (name: unknown, field: string, use: 'read' | 'filter' | 'sort') => { sql: string; column: CatalogColumn };
+
+function conditions(input: unknown, resolve: Resolver, bind: (value: unknown) => string): { join: 'AND' | 'OR'; sql: string[] } {
+  if (input === undefined || input === null) return { join: 'AND', sql: [] };
+  if (typeof input !== 'object' || Array.isArray(input)) throw ApiError.field('whereConditions', 'whereConditions must be { operator, conditions: [ { field, operator, value } ] }');
+  const group = input as Record<string, unknown>;
+  const joinRaw = group.operator ?? 'AND';
+  if (typeof joinRaw !== 'string' || !['AND', 'OR'].includes(joinRaw.toUpperCase())) throw ApiError.field('whereConditions.operator', 'whereConditions.operator must be AND or OR');
+  const list = group.conditions ?? [];
+  if (!Array.isArray(list)) throw ApiError.field('whereConditions.conditions', 'whereConditions.conditions must be an array');
+  if (list.length > MAX_CONDITIONS) throw ApiError.field('whereConditions.conditions', `At most ${MAX_CONDITIONS} conditions`);
+
+  const sql = list.map((raw, i) => {
+    const at = `whereConditions.conditions[${i}]`;
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw ApiError.field(at, `${at} must be { field, operator, value }`);
+    const condition = raw as Record<string, unknown>;
+    const { sql: target, column } = resolve(condition.field, `${at}.field`, 'filter');
+    const op = typeof condition.operator === 'string' ? condition.operator.toLowerCase() : 'equals';
+    if (!(OPERATORS as readonly string[]).includes(op)) throw ApiError.field(`${at}.operator`, `${at}.operator must be one of ${OPERATORS.join(', ')}`);
+    const value = condition.value;
+    const valueField = `${at}.value`;
+    switch (op as Operator) {
+      case 'is_null':
+        return `${target} IS NULL`;
+      case 'is_not_null':
+        return `${target} IS NOT NULL`;
+      case 'contains':
+      case 'starts_with': {
+        if (column.kind !== 'text') throw ApiError.field(`${at}.operator`, `${op} works on text columns only`);
+        if (typeof value !== 'string' || value.length > MAX_TEXT_VALUE) throw ApiError.field(valueField, `${valueField} must be a string`);
+        const escaped = value.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+        return `${target} ILIKE ${bind(op === 'contains' ? `%${escaped}%` : `${escaped}%`)}`;
+      }
+      case 'in': {
+        const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',').map((v) => v.trim()) : null;
+        if (!items || items.length === 0 || items.length > MAX_IN_VALUES) throw ApiError.field(valueField, `${valueField} must be a list of 1 to ${MAX_IN_VALUES} values`);
+        const values = items.map((item) => toColumnValue(column, item, valueField));
+        if (column.kind === 'json' || column.kind === 'other') throw ApiError.field(`${at}.operator`, 'in does not work on this column');
+        return `${target} = ANY(${bind(values)})`;
+      }
+      default: {
+        if (value === undefined) throw ApiError.field(valueField, `${valueField} is required`);
+        if (column.kind === 'json') throw ApiError.field(`${at}.field`, `Column "${column.name}" cannot be compared`);
+        if (value === null) {
+          if (op === 'equals') return `${target} IS NULL`;
+          if (op === 'not_equals') return `${target} IS NOT NULL`;
+          throw ApiError.field(valueField, `${valueField} must not be null for ${op}`);
+        }
+        return `${target} ${COMPARISON[op as Operator]} ${bind(toColumnValue(column, value, valueField))}`;
+      }
+    }
+  });
+  return { join: joinRaw.toUpperCase() as 'AND' | 'OR', sql };
+}
+
+function orderBy(input: unknown, resolve: Resolver, mode: ReadMode): string[] {
+  const tiebreak = mode === 'appGrid' ? 'c."id" ASC' : 'd."Master_ID" ASC';
+  if (input === undefined || input === null || input === '') return [tiebreak];
+  if (typeof input !== 'string' || input.length > 500) throw ApiError.field('orderBy', 'orderBy must be a string such as "title ASC, price DESC"');
+  const terms = input.split(',').map((t) => t.trim());
+  if (terms.length > MAX_ORDER_TERMS) throw ApiError.field('orderBy', `orderBy may name at most ${MAX_ORDER_TERMS} columns`);
+  const order = terms.map((term) => {
+    const match = ORDER_TERM.exec(term);
+    if (!match) throw ApiError.field('orderBy', 'orderBy must be column names, each optionally followed by ASC or DESC');
+    const { sql } = resolve(match[1], 'orderBy', 'sort');
+    return `${sql} ${(match[2] ?? 'ASC').toUpperCase()}`;
+  });
+  return [...order, tiebreak];
+}
+
+function pageOf(body: Record<string, unknown>, limits: Limits): { page: number; perPage: number } {
+  const perPage = integer(body.perPage, 'perPage', 20);
+  const page = integer(body.page, 'page', 1);
+  if (perPage < 1 || perPage > limits.maxPerPage) throw ApiError.field('perPage', `perPage must be between 1 and ${limits.maxPerPage}`);
+  if (page < 1 || page > 1_000_000) throw ApiError.field('page', 'page must be between 1 and 1000000');
+  return { page, perPage };
+}
+
+function integer(value: unknown, field: string, fallback: number): number {
+  if (value === undefined || value === null || value === '') return fallback;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
+  if (typeof value === 'string' && /^\d{1,9}$/.test(value)) return Number(value);
+  throw ApiError.field(field, `${field} must be an integer`);
+}
+
+function shown(name: string): string {
+  return name.replace(/[^\w.-]/g, '?').slice(0, 64);
+}
