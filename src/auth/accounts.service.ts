@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { SiteRecord } from '../app-context/site.record';
 import { RequestContext } from '../common/request-context';
 import { insertFirstVersion } from '../versioning/core-data';
 import { AuthTable, TABLE_SHAPES } from './auth-tables';
@@ -87,6 +88,11 @@ export class AccountsService {
     const created = toAccount(table, rows[0])!;
     await insertFirstVersion(em, { appId: ctx.appId, table, rowId: created.id, title: created.email, userId: created.id });
     return created;
+  }
+
+  async siteOf(appId: number): Promise<SiteRecord | null> {
+    const rows: SiteRecord[] = await this.dataSource.query('SELECT * FROM core_sites WHERE id = $1', [appId]);
+    return rows[0] ?? null;
   }
 
   /** Replaces a hash after a legacy-format login, only if it is still the one that was verified. */

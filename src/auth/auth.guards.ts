@@ -26,6 +26,8 @@ function principalOf(request: RequestWithContext, tokens: TokenService): AuthPri
   return principal;
 }
 
+// Decorated so that its constructor's parameter types are emitted: subclasses without their own constructor inherit them.
+@Injectable()
 abstract class PrincipalGuard implements CanActivate {
   constructor(protected readonly tokens: TokenService) {}
 

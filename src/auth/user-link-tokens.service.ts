@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '../common/api-error';
+import { IdCipher } from '../common/id-cipher.service';
+import { RequestContext } from '../common/request-context';
+
+const PURPOSE = 'user-link';
+
+export interface UserLink {
+  userId: number;
+  appId: number;
+  expires: Date;
+}
+
+/**
+ * The `userId` token of /auth/user-email, /auth/user-sms-code and /auth/verify-sms-code, issued by
+ * /auth/invite-link: a core_users id, its app id and an expiry, sealed with ENCRYPTION_KEY for this purpose
+ * only (AES-256-GCM through IdCipher), so it can be neither read nor altered by clients (docs/auth.md).
+ */
+@Injectable()
+export class UserLinkTokens {
+  constructor(private readonly cipher: IdCipher) {}
+
+  issue(link: UserLink): string {
+    return this.cipher.seal(PURPOSE, JSON.stringify({ u: link.userId, a: link.appId, e: link.expires.getTime() }));
+  }
+
+  /** The link inside a token of the request's app: 400 `Token expired` past its expiry, 400 Validation error for anything not ours. */
+  read(ctx: RequestContext, token: string): UserLink {
+    const plain = this.cipher.open(PURPOSE, token);
+    let claims: { u?: unknown; a?: unknown; e?: unknown } | null = null;
+    try {
+      claims = plain === null ? null : JSON.parse(plain);
+    } catch {
+      claims = null;
+    }
+    if (!claims || !Number.isSafeInteger(claims.u) || !Number.isSafeInteger(claims.a) || typeof claims.e !== 'number' || (ctx.site && ctx.site.id !== claims.a)) {
+      throw ApiError.field('userId', 'userId is not a valid user token');
+    }
+    if (claims.e <= Date.now()) throw ApiError.badRequest('Token expired');
+    return { userId: claims.u as number, appId: claims.a as number, expires: new Date(claims.e) };
+  }
+}
