@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
@@ -83,6 +84,18 @@ export async function startNode(script: string, env: Record<string, string>, por
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** A port that was free a moment ago (so concurrent benchmark runs do not collide). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 export function row(name: string, f: Figures): string {

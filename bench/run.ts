@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { adminQuery, databaseUrl, ROOT, startNode } from './lib';
+import { adminQuery, databaseUrl, freePort, ROOT, startNode } from './lib';
 import { scenarios } from './scenarios';
 import { BenchContext } from './scenarios/types';
 
@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   let service;
   try {
     const seed = await runCli(['seed', join(ROOT, 'fixtures/bench.json')], env);
-    service = await startNode(join(ROOT, 'dist/src/main.js'), env, 3901, '/health/ready');
+    service = await startNode(join(ROOT, 'dist/src/main.js'), env, await freePort(), '/health/ready');
     const ctx: BenchContext = { service, basePath: '/api/v2', appId: seed.appID, databaseUrl: url, env };
     console.log(`platform-service benchmark: ${process.env.BENCH_DURATION ?? 10}s per measurement, ${process.env.BENCH_CONNECTIONS ?? 50} connections, node ${process.version}\n`);
     for (const scenario of scenarios) {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { measure, ratio, ROOT, row, startNode } from '../lib';
+import { freePort, measure, ratio, ROOT, row, startNode } from '../lib';
 import { Scenario } from './types';
 
 export const getAppScenario: Scenario = {
@@ -7,7 +7,7 @@ export const getAppScenario: Scenario = {
   async run(ctx) {
     const headers = { 'site-id': String(ctx.appId) };
     const body = '{}';
-    const baseline = await startNode(join(ROOT, 'dist/bench/baseline/get-app.js'), { DATABASE_URL: ctx.databaseUrl }, 3902, '/ready');
+    const baseline = await startNode(join(ROOT, 'dist/bench/baseline/get-app.js'), { DATABASE_URL: ctx.databaseUrl }, await freePort(), '/ready');
     try {
       await measure({ url: `${ctx.service.url}${ctx.basePath}/getApp`, headers, body }, { duration: 2 }); // warm-up
       const service = await measure({ url: `${ctx.service.url}${ctx.basePath}/getApp`, headers, body });
