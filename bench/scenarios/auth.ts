@@ -1,4 +1,86 @@
-import { Scenario } from './types';
+import { hash, verify } from '@node-rs/bcrypt';
+import { join } from 'node:path';
+import { DURATION_S, Figures, measure, ROOT, row, startNode } from '../lib';
+import { BenchContext, Scenario } from './types';
+
+/** The fixtures/bench.json account used for logins. */
+const LOGIN = JSON.stringify({ email: 'bench-admin@bench.example.test', password: 'Bench@1234' });
+const LOGIN_CONNECTIONS = Number(process.env.BENCH_LOGIN_CONNECTIONS ?? 16);
+const GET_APP_CONNECTIONS = 10;
+
+/** Verifications per second of the bare library at `cost`, `parallel` at a time (the ceiling a login endpoint can reach). */
+async function bareVerifyRate(cost: number, parallel: number, seconds: number): Promise<{ rps: number; meanMs: number }> {
+  const stored = await hash('Bench@1234', { cost });
+  const deadline = Date.now() + seconds * 1000;
+  let done = 0;
+  let busyMs = 0;
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (Date.now() < deadline) {
+        const started = performance.now();
+        if (!(await verify('Bench@1234', stored))) throw new Error('bcrypt verify failed');
+        busyMs += performance.now() - started;
+        done++;
+      }
+    }),
+  );
+  return { rps: done / seconds, meanMs: busyMs / done };
+}
+
+/**
+ * A second service process on the same database with the per-account login limit lifted (the bench logs
+ * in as one account far more often than AUTH_LOGIN_MAX_PER_ACCOUNT allows).
+ */
+async function startUnlimited(ctx: BenchContext) {
+  return startNode(join(ROOT, 'dist/src/main.js'), { ...ctx.env, AUTH_LOGIN_MAX_PER_ACCOUNT: '1000000000', LOG_LEVEL: 'warn' }, 3911, '/health/ready');
+}
+
+export const loginScenario: Scenario = {
+  name: 'POST /auth/login (bcrypt)',
+  async run(ctx) {
+    const cost = Number(ctx.env.BCRYPT_COST ?? 10);
+    const server = await startUnlimited(ctx);
+    try {
+      const target = { url: `${server.url}${ctx.basePath}/auth/login`, headers: { 'site-id': String(ctx.appId) }, body: LOGIN };
+      await measure(target, { duration: 2, connections: LOGIN_CONNECTIONS }); // warm-up
+      const service = await measure(target, { connections: LOGIN_CONNECTIONS });
+      const bare = await bareVerifyRate(cost, LOGIN_CONNECTIONS, DURATION_S);
+      return [
+        row(`service POST /auth/login (${LOGIN_CONNECTIONS} conn)`, service),
+        `${`bare @node-rs/bcrypt verify, cost ${cost}, ${LOGIN_CONNECTIONS} parallel`.padEnd(44)} ${bare.rps.toFixed(0).padStart(8)} verify/s   mean ${bare.meanMs.toFixed(0)} ms`,
+        `ratio login/bare verify: ${(service.rps / bare.rps).toFixed(2)} (one bcrypt verify per login)`,
+      ];
+    } finally {
+      await server.stop();
+    }
+  },
+};
+
+export const getAppUnderLoginLoadScenario: Scenario = {
+  name: 'POST /getApp while logins saturate the cores',
+  async run(ctx) {
+    const server = await startUnlimited(ctx);
+    try {
+      const headers = { 'site-id': String(ctx.appId) };
+      const getApp = { url: `${server.url}${ctx.basePath}/getApp`, headers, body: '{}' };
+      const login = { url: `${server.url}${ctx.basePath}/auth/login`, headers, body: LOGIN };
+      await measure(getApp, { duration: 2, connections: GET_APP_CONNECTIONS }); // warm-up
+      const alone = await measure(getApp, { connections: GET_APP_CONNECTIONS });
+      const [loaded, logins]: Figures[] = await Promise.all([
+        measure(getApp, { connections: GET_APP_CONNECTIONS }),
+        measure(login, { connections: LOGIN_CONNECTIONS }),
+      ]);
+      return [
+        row(`/getApp alone (${GET_APP_CONNECTIONS} conn)`, alone),
+        row(`/getApp with logins (${GET_APP_CONNECTIONS} conn)`, loaded),
+        row(`  concurrent /auth/login (${LOGIN_CONNECTIONS} conn)`, logins),
+        `/getApp p99 under login load: ${loaded.p99} ms vs ${alone.p99} ms alone (${alone.p99 ? (loaded.p99 / alone.p99).toFixed(1) : 'n/a'}x)`,
+      ];
+    } finally {
+      await server.stop();
+    }
+  },
+};
 
 /** Benchmark scenarios of the auth module. */
-export const authScenarios: Scenario[] = [];
+export const authScenarios: Scenario[] = [loginScenario, getAppUnderLoginLoadScenario];

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { hash, verify } from '@node-rs/bcrypt';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { BcryptSlots } from './bcrypt-slots';
 import { isBcryptHash, legacyFormatOf, verifyLegacy } from './legacy-hashes';
 
 /**
@@ -15,16 +16,17 @@ export type VerifyOutcome = 'match' | 'upgrade' | 'mismatch' | 'unusable';
 @Injectable()
 export class PasswordHasher {
   private dummyHash: Promise<string> | null = null;
+  private readonly slots = new BcryptSlots();
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   hash(plain: string): Promise<string> {
-    return hash(plain, { cost: this.config.bcryptCost });
+    return this.slots.run(() => hash(plain, { cost: this.config.bcryptCost }));
   }
 
   async verify(plain: string, stored: string | null | undefined): Promise<VerifyOutcome> {
     if (stored && isBcryptHash(stored)) {
-      if (!(await verify(plain, stored))) return 'mismatch';
+      if (!(await this.slots.run(() => verify(plain, stored)))) return 'mismatch';
       return Number(stored.slice(4, 6)) < this.config.bcryptCost || !stored.startsWith('$2b$') ? 'upgrade' : 'match';
     }
     if (stored && legacyFormatOf(stored)) {
@@ -38,7 +40,8 @@ export class PasswordHasher {
 
   /** One bcrypt verification at the configured cost against a throwaway hash: an unknown account costs what a wrong password costs. */
   async spendVerifyTime(plain: string): Promise<void> {
-    this.dummyHash ??= hash('dummy-password-for-timing', { cost: this.config.bcryptCost });
-    await verify(plain, await this.dummyHash);
+    this.dummyHash ??= this.hash('dummy-password-for-timing');
+    const dummy = await this.dummyHash;
+    await this.slots.run(() => verify(plain, dummy));
   }
 }
