@@ -1,7 +1,6 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminGuard } from '../auth/auth.guards';
-import { OptionalPrincipalGuard } from './optional-principal.guard';
+import { AdminGuard, OptionalBearerGuard } from '../auth/auth.guards';
 import { ApiError } from '../common/api-error';
 import { success } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
@@ -16,7 +15,7 @@ export class DataRowsController {
 
   @Post('getDataRows')
   @HttpCode(200)
-  @UseGuards(OptionalPrincipalGuard)
+  @UseGuards(OptionalBearerGuard)
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Rows of a registered table by lifecycle stage (isLive and isAppGrid need an admin bearer)' })
   @ApiOkResponse({ description: '{ status: Success, data: [ rows ] } — versioned rows carry _id and meta_* fields' })

@@ -31,6 +31,27 @@ describe('versioned content: version chains and admin edits', () => {
     expect(rows[1]).toMatchObject({ title: 'Draft thing', Status: 'New', Published: 0, Staged: 0 });
   });
 
+  it('loads the exact DESIGN.md §2 core_products row (explicit id, Published) and its core_related link', async () => {
+    const seeded = await t.seed({
+      site: { ...(await import('../support/test-app')).siteFixture() },
+      tables: {
+        core_products: [{ id: 101, title: 'E-book', price: 2500, tax: 227, bond: 0, IsDigital: 1, IsEvent: 0, meta_status: 'Published' }],
+        core_related: [{ parent_table: 'core_products', parent_id: 101, name: 'core_token_template', linked: 1 }],
+      },
+    });
+    expect(seeded.ids.core_products).toEqual([101]);
+    const res = await t.post('/getDataRows', { table: 'core_products' }, { 'site-id': String(seeded.appID) });
+    expect(res.body.data).toEqual([expect.objectContaining({ id: 101, title: 'E-book', price: 2500, tax: 227, bond: 0, IsDigital: 1, IsEvent: 0, meta_master_id: 101, meta_status: 'Published' })]);
+  });
+
+  it('documents the content endpoints and /getDataRows in the OpenAPI document', async () => {
+    const res = await t.request('GET', '/docs/openapi.json');
+    expect(res.status).toBe(200);
+    for (const path of ['/content/create', '/content/edit', '/content/stage', '/content/publish', '/content/promote', '/content/expire', '/content/delete', '/content/rollback', '/content/history', '/content/diff', '/getDataRows', '/addrelated']) {
+      expect(Object.keys(res.body.paths)).toContain(path);
+    }
+  });
+
   it('builds the version chain through several edits: new content row and core_data row each time, relinked', async () => {
     const created = await t.post('/content/create', { table: 'core_products', data: { title: 'Mug', price: 1500, tax: 150, IsEvent: 0 } }, a.adminHeaders);
     expect(created.status).toBe(200);
