@@ -32,6 +32,7 @@ export class LifecycleService {
   /** Editing → Staged: Staged = 1, Published = 0, IsExpired = 0, Lock = 0, Publish_By and Publish_Set_Date set. */
   async stage(ctx: RequestContext, table: string, masterId: number, schedule: Schedule): Promise<TransitionResult> {
     return this.onCurrent(ctx, table, masterId, async (em, current) => {
+      if (current.Status === 'Staged' && !schedule.publishSetDate && !schedule.publishExpireDate) return { message: 'Record already staged', row: current };
       if (!STAGEABLE.includes(current.Status)) throw invalid('stage', current.Status);
       const row = await setState(em, current.ID, 'Staged', { Published: 0, Staged: 1, IsExpired: 0 }, ctx, schedule);
       return { message: 'Record staged', row };

@@ -35,6 +35,8 @@ describe('versioned content: lifecycle transitions, scheduling and expiry', () =
     expect(staged.body.data.Publish_Set_Date).not.toBeNull();
     expect(await publicTitles()).not.toContain('Walk v2');
     expect(await publicTitles({ isStage: true })).toContain('Walk v2');
+    const again = await call('stage', { masterId });
+    expect([again.body.message, again.body.data.Publish_Set_Date]).toEqual(['Record already staged', staged.body.data.Publish_Set_Date]);
 
     const promoted = await call('promote', { masterId });
     expect(promoted.body.message).toBe('Record promoted');
