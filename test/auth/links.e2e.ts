@@ -1,5 +1,8 @@
 import jwt from 'jsonwebtoken';
+import { ExecutionContext } from '@nestjs/common';
+import { CustomerGuard, OptionalBearerGuard } from '../../src/auth/auth.guards';
 import { IdCipher } from '../../src/common/id-cipher.service';
+import { RequestContext } from '../../src/common/request-context';
 import { siteFixture, startTestApp, TEST_ENV, TestApp } from '../support/test-app';
 import { SmsGateway } from './support/sms-gateway';
 
@@ -111,6 +114,29 @@ describe('invite-link, getFolderLimits, user-email, user-sms-code, verify-sms-co
       }
       const forgedRole = jwt.sign({ sub: String(userId), app: appId, tbl: 'core_users', role: 'admin', typ: 'access' }, TEST_ENV.JWT_ACCESS_SECRET, { algorithm: 'HS256' });
       expect((await t.post('/auth/invite-link', { user: userId, folder_id: folderId }, bearer(forgedRole))).status).toBe(403);
+    });
+  });
+
+  describe('CustomerGuard and OptionalBearerGuard', () => {
+    function execution(authorization?: string) {
+      const request = { headers: authorization ? { authorization } : {}, ctx: new RequestContext('r', '127.0.0.1', false, null) };
+      return { request, context: { switchToHttp: () => ({ getRequest: () => request }) } as unknown as ExecutionContext };
+    }
+
+    it('lets a customer token through and sets the principal; refuses an admin token and none', async () => {
+      const customer = (await t.post('/auth/login', { email: 'cust@example.test', password: 'Cust@1234', authTable: 'core_customers' }, site)).body.token.access_token;
+      const ok = execution(`Bearer ${customer}`);
+      await expect(t.get(CustomerGuard).canActivate(ok.context)).resolves.toBe(true);
+      expect(ok.request.ctx.principal).toMatchObject({ authTable: 'core_customers', appId });
+      await expect(t.get(CustomerGuard).canActivate(execution(`Bearer ${adminToken}`).context)).rejects.toMatchObject({ httpStatus: 401 });
+      await expect(t.get(CustomerGuard).canActivate(execution().context)).rejects.toMatchObject({ httpStatus: 401 });
+    });
+
+    it('optional bearer: none is fine, an invalid one is refused', async () => {
+      const none = execution();
+      await expect(t.get(OptionalBearerGuard).canActivate(none.context)).resolves.toBe(true);
+      expect(none.request.ctx.principal).toBeNull();
+      await expect(t.get(OptionalBearerGuard).canActivate(execution('Bearer junk').context)).rejects.toMatchObject({ httpStatus: 401 });
     });
   });
 
