@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { closeApp, createApp } from './app.factory';
+import { flushLogs } from './common/logging';
 import { ConfigError, loadConfig } from './config/app-config';
 import { openDatabase } from './database/embedded-database';
 import { migrate } from './database/migrate';
@@ -33,6 +34,8 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 25_000).unref();
     await closeApp(app);
     await database.stop();
+    logger.info('Stopped');
+    await flushLogs(logger);
     clearTimeout(force);
     process.exit(0);
   };

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { createCipheriv, createDecipheriv, createHmac } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, KeyObject } from 'node:crypto';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 
@@ -7,6 +7,7 @@ const ID_PURPOSE = 'id';
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
+const ID_CACHE_SIZE = 10_000;
 const LEGACY_BRACKETS = /^_?\[([0-9a-fA-F]{32}):([0-9a-fA-F]+|[A-Za-z0-9+/]+={0,2})\]$/;
 
 /**
@@ -23,16 +24,24 @@ const LEGACY_BRACKETS = /^_?\[([0-9a-fA-F]{32}):([0-9a-fA-F]+|[A-Za-z0-9+/]+={0,
  */
 @Injectable()
 export class IdCipher {
-  private readonly key: Buffer;
+  private readonly key: KeyObject;
   private readonly legacyIv: Buffer;
+  /** Encryption is deterministic, so the encrypted form of recently used ids can be kept. */
+  private readonly encryptedIds = new Map<number, string>();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.key = config.encryption.key;
+    this.key = createSecretKey(config.encryption.key);
     this.legacyIv = config.encryption.iv;
   }
 
   encryptId(id: number): string {
-    return this.seal(ID_PURPOSE, String(id));
+    let value = this.encryptedIds.get(id);
+    if (value === undefined) {
+      value = this.seal(ID_PURPOSE, String(id));
+      if (this.encryptedIds.size >= ID_CACHE_SIZE) this.encryptedIds.clear();
+      this.encryptedIds.set(id, value);
+    }
+    return value;
   }
 
   /** The id inside a value in any supported format, or null for anything else (tampered, truncated, foreign). */

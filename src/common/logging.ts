@@ -5,8 +5,12 @@ import pino, { Logger } from 'pino';
 /** The request id of the request being handled, so that every log line it causes carries it. */
 export const requestStore = new AsyncLocalStorage<{ requestId: string }>();
 
+/**
+ * JSON lines on stdout. Writes are buffered (asynchronous): a synchronous write per line costs more than
+ * the request it describes. `flushLogs` before the process exits.
+ */
 export function createRootLogger(level: string): Logger {
-  return pino({
+  const options: pino.LoggerOptions = {
     level,
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -15,7 +19,12 @@ export function createRootLogger(level: string): Logger {
       return store ? { requestId: store.requestId } : {};
     },
     redact: { paths: ['*.password', '*.authorization', '*.token', '*.secret'], censor: '[redacted]' },
-  });
+  };
+  return level === 'silent' ? pino(options) : pino(options, pino.destination({ dest: 1, sync: false, minLength: 4096 }));
+}
+
+export function flushLogs(logger: Logger): Promise<void> {
+  return new Promise((resolve) => logger.flush(() => resolve()));
 }
 
 /** Nest's logger interface written as JSON lines through pino. */
