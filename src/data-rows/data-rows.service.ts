@@ -26,6 +26,9 @@ export interface DataRowsResult {
  */
 @Injectable()
 export class DataRowsService {
+  /** Encrypted master ids by id: the encryption is deterministic, and it was the largest CPU cost of a page. */
+  private readonly encryptedIds = new Map<number, string>();
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly catalog: TableCatalog,
@@ -49,9 +52,19 @@ export class DataRowsService {
     }
     const hasMore = query.paging !== null && rows.length > query.paging.perPage;
     if (hasMore) rows = rows.slice(0, query.paging!.perPage);
-    const data = mode === 'appGrid' ? rows : rows.map((row) => ({ _id: this.cipher.encryptId(row.meta_master_id as number), ...row }));
+    const data = mode === 'appGrid' ? rows : rows.map((row) => ({ _id: this.encryptedId(row.meta_master_id as number), ...row }));
     if (query.record) return { data: data[0] ?? null };
     return query.paging ? { data, paging: { ...query.paging, hasMore } } : { data };
+  }
+
+  private encryptedId(id: number): string {
+    let value = this.encryptedIds.get(id);
+    if (value === undefined) {
+      if (this.encryptedIds.size >= 100_000) this.encryptedIds.clear();
+      value = this.cipher.encryptId(id);
+      this.encryptedIds.set(id, value);
+    }
+    return value;
   }
 
   /** An admin of this app: a core_users row with primary_role admin, confirmed in the database. */
