@@ -1,3 +1,4 @@
+import { AUTH_TABLES } from '../auth/auth-tables';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -136,6 +137,8 @@ export class ContentService {
 
   private async editLive(ctx: RequestContext, table: RegisteredTable, id: number, values: Record<string, unknown>): Promise<Record<string, unknown>> {
     if (!table.tenantColumn) throw ApiError.field('table', `"${table.name}" has no tenant column and cannot be edited here`);
+    // Accounts change through the auth routes (passwords, roles and emails have their own rules there).
+    if ((AUTH_TABLES as readonly string[]).includes(table.name)) throw ApiError.field('table', `"${table.name}" is an account table: use the account endpoints`);
     return this.write(async (em) => {
       const names = Object.keys(values);
       if (table.columns.has('updated')) names.push('updated');

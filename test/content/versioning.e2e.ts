@@ -1,3 +1,4 @@
+import { TableCatalog } from '../../src/versioning/table-catalog.service';
 import { IdCipher } from '../../src/common/id-cipher.service';
 import { product, seedTenant, Tenant, userToken } from './content-helpers';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -175,11 +176,19 @@ describe('versioned content: version chains and admin edits', () => {
   });
 
   it('edits a live table in place without history, and never shows its secret columns', async () => {
-    const res = await t.post('/content/edit', { table: 'core_users', masterId: a.adminId, data: { firstname: 'Adaline' } }, a.adminHeaders);
+    await t.dataSource.query(`INSERT INTO core_tables (table_name, "Live", title_field) VALUES ('core_folders', true, 'name') ON CONFLICT DO NOTHING`);
+    t.get(TableCatalog).invalidate();
+    const [folder] = await t.dataSource.query(`INSERT INTO core_folders (app_id, name) VALUES ($1, 'Members') RETURNING id`, [a.appId]);
+    const res = await t.post('/content/edit', { table: 'core_folders', masterId: folder.id, data: { name: 'Patrons' } }, a.adminHeaders);
     expect(res.status).toBe(200);
-    expect(res.body.data.firstname).toBe('Adaline');
-    expect(res.body.data).not.toHaveProperty('password');
-    const meta = await t.dataSource.query(`SELECT count(*)::int AS n FROM core_data WHERE "Source_Table" = 'core_users' AND "Master_ID" = $1`, [a.adminId]);
-    expect(meta[0].n).toBeLessThanOrEqual(1);
+    expect(res.body.data.name).toBe('Patrons');
+    const meta = await t.dataSource.query(`SELECT count(*)::int AS n FROM core_data WHERE "Source_Table" = 'core_folders' AND "Master_ID" = $1`, [folder.id]);
+    expect(meta[0].n).toBe(0);
+  });
+
+  it('refuses account tables: accounts change through the account endpoints', async () => {
+    const res = await t.post('/content/edit', { table: 'core_users', masterId: a.adminId, data: { primary_role: 'admin', firstname: 'Adaline' } }, a.adminHeaders);
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ field: 'table', message: '"core_users" is an account table: use the account endpoints' }]);
   });
 });
