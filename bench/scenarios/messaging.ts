@@ -110,6 +110,7 @@ async function countingSmtpServer(): Promise<{ url: string; count: number; close
   const state = { count: 0 };
   const server = new SMTPServer({
     authOptional: true,
+    disableReverseLookup: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
     onData(stream, _session, callback) {

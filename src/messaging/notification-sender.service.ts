@@ -168,6 +168,7 @@ export class NotificationSender implements OnApplicationBootstrap, OnApplication
       });
     } catch (error) {
       if (isOutage(error)) {
+        if (!run.outage) this.logger.warn(`Mail server unreachable, notifications wait: ${describe(error)}`);
         run.outage = true;
         await this.release(row, token, describe(error));
       } else {

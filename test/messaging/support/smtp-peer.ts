@@ -31,6 +31,7 @@ export class SmtpPeer {
   async listen(): Promise<void> {
     const server = new SMTPServer({
       authOptional: true,
+      disableReverseLookup: true,
       disabledCommands: ['STARTTLS', 'AUTH'],
       logger: false,
       onRcptTo: (address, _session, callback) => {
