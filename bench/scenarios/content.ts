@@ -1,7 +1,6 @@
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { measure, ratio, ROOT, row, startNode } from '../lib';
+import { freePort, measure, ratio, ROOT, row, startNode } from '../lib';
 import { BenchContext, Scenario } from './types';
 
 const PRODUCTS = 10_000;
@@ -28,18 +27,6 @@ async function seedProducts(ctx: BenchContext): Promise<void> {
   } finally {
     await client.end();
   }
-}
-
-/** A port free a moment ago, so that concurrent benchmark runs do not answer each other's requests. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Benchmark scenarios of the content module. */
