@@ -191,7 +191,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       senderEnabled: r.bool('NOTIFY_SENDER_ENABLED', true),
       pollIntervalMs: r.int('NOTIFY_POLL_INTERVAL_MS', 2000, 10),
       batchSize: r.int('NOTIFY_BATCH_SIZE', 50, 1, 1000),
-      concurrency: r.int('NOTIFY_CONCURRENCY', 4, 1, 64),
+      concurrency: r.int('NOTIFY_CONCURRENCY', 32, 1, 256),
       maxAttempts: r.int('NOTIFY_MAX_ATTEMPTS', 5, 1, 100),
       retryBaseMs: r.int('NOTIFY_RETRY_BASE_MS', 30000, 0),
       retryMaxMs: r.int('NOTIFY_RETRY_MAX_MS', 3600000, 0),
