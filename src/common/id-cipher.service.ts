@@ -28,6 +28,7 @@ export class IdCipher {
   private readonly legacyIv: Buffer;
   /** Encryption is deterministic, so the encrypted form of recently used ids can be kept. */
   private readonly encryptedIds = new Map<number, string>();
+  private readonly appKeys = new Map<number, string>();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.key = createSecretKey(config.encryption.key);
@@ -62,8 +63,14 @@ export class IdCipher {
   }
 
   legacyAppKey(appId: number): string {
-    const cipher = createCipheriv('aes-256-cbc', this.key, this.legacyIv);
-    return Buffer.concat([cipher.update(String(appId), 'utf8'), cipher.final()]).toString('hex');
+    let value = this.appKeys.get(appId);
+    if (value === undefined) {
+      const cipher = createCipheriv('aes-256-cbc', this.key, this.legacyIv);
+      value = Buffer.concat([cipher.update(String(appId), 'utf8'), cipher.final()]).toString('hex');
+      if (this.appKeys.size >= ID_CACHE_SIZE) this.appKeys.clear();
+      this.appKeys.set(appId, value);
+    }
+    return value;
   }
 
   /** Authenticated encryption of any text for a named purpose (tokens, OAuth state). */

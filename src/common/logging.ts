@@ -18,7 +18,6 @@ export function createRootLogger(level: string): Logger {
       const store = requestStore.getStore();
       return store ? { requestId: store.requestId } : {};
     },
-    redact: { paths: ['*.password', '*.authorization', '*.token', '*.secret'], censor: '[redacted]' },
   };
   return level === 'silent' ? pino(options) : pino(options, pino.destination({ dest: 1, sync: false, minLength: 4096 }));
 }
