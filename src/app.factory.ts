@@ -43,8 +43,9 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
     if (body.length === 0) return done(null, {});
     try {
       done(null, secureJson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' }));
-    } catch {
-      done(new ApiError(400, 'Malformed JSON in request body'), undefined);
+    } catch (error) {
+      const forbidden = /forbidden (prototype|constructor) property/.test((error as Error).message);
+      done(new ApiError(400, forbidden ? 'Request body contains a forbidden property (__proto__ or constructor)' : 'Malformed JSON in request body'), undefined);
     }
   });
   fastify.addHook('onRequest', (request, reply, done) => {
@@ -56,7 +57,8 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
     done();
   });
   if (config.basePath) app.setGlobalPrefix(config.basePath, { exclude: ['health', 'health/ready'] });
-  app.enableCors({ origin: true, credentials: true });
+  // Tenant front ends live on many domains and authenticate with bearer tokens, not cookies.
+  app.enableCors({ origin: true, credentials: false, exposedHeaders: ['x-request-id', 'retry-after'] });
 
   const document = SwaggerModule.createDocument(
     app,

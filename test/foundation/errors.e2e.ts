@@ -25,6 +25,7 @@ describe('envelopes and errors', () => {
   it('refuses prototype pollution in JSON', async () => {
     const res = await t.request('POST', '/getApp', '{"__proto__": {"admin": true}}', { ...site, 'content-type': 'application/json' });
     expect(res.status).toBe(400);
+    expect(res.body).toEqual({ status: 'Failed', message: 'Request body contains a forbidden property (__proto__ or constructor)' });
   });
 
   it('answers an oversized body with 413', async () => {
