@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { astVisitor, parse, QName, Statement, toSql } from 'pgsql-ast-parser';
+import { parse, Statement, toSql } from 'pgsql-ast-parser';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { AppConfig } from '../config/app-config';
@@ -31,15 +31,26 @@ export class SqlMergeSource {
     const { statement, tables } = checkMergeQuery(sql);
     const ctes: string[] = [];
     for (const table of tables) ctes.push(`${quote(table)} AS (${await this.scopedSelect(table)})`);
-    const query = `${ctes.length ? `WITH ${ctes.join(',\n')}\n` : ''}SELECT * FROM (\n${toSql.statement(statement)}\n) AS merge_source LIMIT 1`;
+    // The row comes back as one JSON text, and only when it is at most MAX_ROW_BYTES: a value blown up with
+    // lpad/format/replace stays inside PostgreSQL instead of travelling into this process and the mail.
+    const query =
+      `${ctes.length ? `WITH ${ctes.join(',\n')}\n` : ''}` +
+      `SELECT CASE WHEN octet_length(merge_row) <= ${MAX_ROW_BYTES} THEN merge_row END AS merge_row FROM (` +
+      `SELECT row_to_json(merge_source)::text AS merge_row FROM (\n${toSql.statement(statement)}\n) AS merge_source LIMIT 1) AS merge_first`;
 
     const runner = this.dataSource.createQueryRunner();
     try {
       await runner.connect();
       await runner.query('BEGIN TRANSACTION READ ONLY');
       await runner.query(`SET LOCAL statement_timeout = ${Math.trunc(this.config.notifications.sqlTimeoutMs)}`);
-      const rows: MergeData[] = await runner.query(query, [appId]);
-      return rows[0] ?? null;
+      // Unqualified names then find only the shadow CTEs (which name public.* themselves) and pg_catalog: a
+      // table the check missed would be "does not exist" rather than the unscoped table.
+      await runner.query('SET LOCAL search_path TO pg_catalog');
+      const rows: { merge_row: string | null }[] = await runner.query(query, ctes.length ? [appId] : []); // $1 appears only in the CTEs
+      if (!rows[0]) return null;
+      if (rows[0].merge_row === null) throw refused(`SQL result is larger than ${MAX_ROW_BYTES} bytes`);
+      const row = JSON.parse(rows[0].merge_row) as unknown;
+      return row !== null && typeof row === 'object' && !Array.isArray(row) ? (row as MergeData) : null;
     } catch (error) {
       throw mergeFailure(error);
     } finally {
@@ -99,6 +110,9 @@ export const MERGE_TABLES: Record<string, MergeTable> = {
 const SECRET_COLUMN = /password|secret|private|key|token|hash|auth|p256dh|pushsubscription|sms_code/i;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
+/** Largest merge row (as JSON text) the SQL source hands back. */
+const MAX_ROW_BYTES = 65_536;
+
 /** Pure functions without side effects or access to anything but their arguments. */
 const ALLOWED_FUNCTIONS = new Set([
   'lower', 'upper', 'initcap', 'trim', 'btrim', 'ltrim', 'rtrim', 'length', 'char_length', 'substr', 'substring', 'replace',
@@ -114,9 +128,27 @@ const ALLOWED_CASTS = new Set([
   'timestamp', 'timestamptz', 'timestamp with time zone', 'timestamp without time zone', 'interval', 'json', 'jsonb',
 ]);
 
-export class MergeQueryRefused extends Error {}
+/** AST node types a merge query may contain; anything else (including node types a newer parser adds) is refused. */
+const ALLOWED_NODES = new Set([
+  'select', 'union', 'union all', 'values', 'table', 'statement', 'ref', 'list', 'array', 'array select', 'null', 'extract',
+  'integer', 'numeric', 'string', 'boolean', 'case', 'binary', 'unary', 'cast', 'call', 'ternary', 'overlay', 'substring',
+  'member', 'arrayIndex', 'keyword', 'INNER JOIN', 'LEFT JOIN', 'RIGHT JOIN', 'FULL JOIN', 'CROSS JOIN',
+]);
 
-/** Parses and checks a merge query; the parsed statement and the allowed tables it names. */
+/** Value keywords that name the time; current_user, current_schema and the like would describe the server. */
+const ALLOWED_KEYWORDS = new Set(['current_date', 'current_time', 'current_timestamp', 'localtime', 'localtimestamp']);
+
+/** Deeper trees are refused rather than walked (a stack overflow must not become a 500). */
+const MAX_DEPTH = 200;
+
+/**
+ * Parses and checks a merge query; the parsed statement and the allowed tables it names.
+ *
+ * The check walks every property of every node of the parse tree (deny by default), not a visitor with
+ * per-node callbacks: a visitor skips the parts it has no callback for (it skipped DISTINCT ON
+ * expressions, which let a subquery read unshadowed tables). Every table, function, cast, keyword and
+ * operator schema anywhere in the tree is checked, and unknown node types are refused.
+ */
 export function checkMergeQuery(sql: string): { statement: Statement; tables: Set<string> } {
   let statements: Statement[];
   try {
@@ -130,39 +162,82 @@ export function checkMergeQuery(sql: string): { statement: Statement; tables: Se
   if (statement.type !== 'select' && statement.type !== 'union' && statement.type !== 'union all') {
     throw refused('SQL must be a SELECT statement');
   }
-
   const tables = new Set<string>();
-  let problem: string | null = null;
-  const fail = (message: string) => {
-    problem ??= message;
-  };
-  const visitor = astVisitor((v) => ({
-    tableRef: (t: QName) => {
-      if (t.schema) fail('Schema-qualified table names are not allowed in SQL');
-      else if (!Object.hasOwn(MERGE_TABLES, t.name)) fail(`Table ${t.name} is not available to SQL merge queries`);
-      else tables.add(t.name);
-    },
-    call: (c) => {
-      if (c.function.schema || !ALLOWED_FUNCTIONS.has(c.function.name.toLowerCase())) fail(`Function ${c.function.name} is not allowed in SQL`);
-      else v.super().call(c);
-    },
-    cast: (c) => {
-      const to = c.to.kind === 'array' ? null : c.to;
-      if (!to || to.schema || !ALLOWED_CASTS.has(to.name.toLowerCase())) fail('This cast is not allowed in SQL');
-      else v.super().cast(c);
-    },
-    parameter: () => fail('Bind parameters are not allowed in SQL'),
-    with: () => fail('WITH is not allowed in SQL'),
-    withRecursive: () => fail('WITH is not allowed in SQL'),
-    fromCall: () => fail('Functions in FROM are not allowed in SQL'),
-    selection: (s) => {
-      if (s.for) fail('Locking clauses are not allowed in SQL');
-      else v.super().selection(s);
-    },
-  }));
-  visitor.statement(statement);
-  if (problem) throw refused(problem);
+  try {
+    inspect(statement, tables, 0);
+    toSql.statement(statement); // must print back (it runs printed); a tree it cannot print is refused here
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw refused('SQL could not be parsed; it must be a single SELECT statement');
+  }
   return { statement, tables };
+}
+
+function inspect(node: unknown, tables: Set<string>, depth: number): void {
+  if (depth > MAX_DEPTH) throw refused('SQL is nested too deeply');
+  if (Array.isArray(node)) {
+    for (const item of node) inspect(item, tables, depth + 1);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const n = node as Record<string, unknown>;
+  const type = n.type;
+  if (type !== undefined) {
+    if (typeof type !== 'string') throw refused('This construct is not allowed in SQL');
+    checkNode(type, n, tables);
+  }
+  for (const [key, value] of Object.entries(n)) {
+    if (key === '_location') continue;
+    inspect(value, tables, depth + 1);
+  }
+}
+
+function checkNode(type: string, n: Record<string, unknown>, tables: Set<string>): void {
+  if (type === 'with' || type === 'with recursive') throw refused('WITH is not allowed in SQL');
+  if (type === 'parameter') throw refused('Bind parameters are not allowed in SQL');
+  if (!ALLOWED_NODES.has(type)) throw refused(`${type} is not allowed in SQL`);
+  switch (type) {
+    case 'select':
+      if (n.for || n.skip) throw refused('Locking clauses are not allowed in SQL');
+      for (const from of (n.from as { type?: string }[] | null | undefined) ?? []) {
+        if (from.type === 'call') throw refused('Functions in FROM are not allowed in SQL');
+        if (from.type !== 'table' && from.type !== 'statement') throw refused('This FROM item is not allowed in SQL');
+      }
+      break;
+    case 'table': {
+      const name = n.name as { name?: unknown; schema?: unknown };
+      if (name.schema) throw refused('Schema-qualified table names are not allowed in SQL');
+      if (typeof name.name !== 'string' || !Object.hasOwn(MERGE_TABLES, name.name)) {
+        throw refused(`Table ${String(name.name)} is not available to SQL merge queries`);
+      }
+      tables.add(name.name);
+      break;
+    }
+    case 'ref':
+      if ((n.table as { schema?: unknown } | undefined)?.schema) throw refused('Schema-qualified names are not allowed in SQL');
+      break;
+    case 'call': {
+      const fn = n.function as { name?: unknown; schema?: unknown };
+      if (fn.schema || typeof fn.name !== 'string' || !ALLOWED_FUNCTIONS.has(fn.name.toLowerCase())) {
+        throw refused(`Function ${String(fn.name)} is not allowed in SQL`);
+      }
+      break;
+    }
+    case 'cast': {
+      const to = n.to as { kind?: unknown; name?: unknown; schema?: unknown };
+      if (to.kind !== undefined || to.schema || typeof to.name !== 'string' || !ALLOWED_CASTS.has(to.name.toLowerCase())) {
+        throw refused('This cast is not allowed in SQL');
+      }
+      break;
+    }
+    case 'keyword':
+      if (typeof n.keyword !== 'string' || !ALLOWED_KEYWORDS.has(n.keyword)) throw refused(`${String(n.keyword)} is not allowed in SQL`);
+      break;
+    case 'binary':
+    case 'unary':
+      if (n.opSchema) throw refused('Schema-qualified operators are not allowed in SQL');
+      break;
+  }
 }
 
 function refused(message: string): ApiError {

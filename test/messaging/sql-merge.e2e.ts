@@ -5,6 +5,7 @@ describe('POST /message/notification with the SQL merge source', () => {
   let appId: number;
   let offAppId: number;
   let otherCustomerId: number;
+  let otherAppId: number;
   let customerId: number;
 
   const template = { event: 'greet', subject: 'Hi [firstname]', content: '<p>[firstname] [lastname] [x]</p>' };
@@ -16,6 +17,7 @@ describe('POST /message/notification with the SQL merge source', () => {
       tables: { core_customers: [{ email: 'victim@example.test', password: 'Cust@1234', firstname: 'Vic' }] },
     });
     otherCustomerId = other.ids.core_customers[0];
+    otherAppId = other.appID;
     const seeded = await t.seed({
       site: siteFixture({ notification_sql_enabled: true }),
       tables: {
@@ -95,6 +97,72 @@ describe('POST /message/notification with the SQL merge source', () => {
     const res = await send(`SELECT 'a@example.test' AS email, count(*)::text AS firstname FROM core_related a, core_related b, core_related c, core_related d`);
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'SQL', message: 'SQL exceeded its time limit' }]);
+  });
+
+  // Every part of the tree is checked, not only the parts an AST visitor has callbacks for: DISTINCT ON
+  // expressions used to go unchecked, so a subquery there read the real, unscoped tables and leaked
+  // another tenant's secrets through the "SQL failed: invalid input syntax ..." message.
+  it('checks subqueries in DISTINCT ON like everywhere else (was a bypass)', async () => {
+    const secret = await send(`SELECT DISTINCT ON ((SELECT payment_webhook_secret::int FROM core_sites WHERE id = ${otherAppId})) 'a@example.test' AS email`);
+    expect(secret.status).toBe(400);
+    expect(secret.body.errors[0].message).toMatch(/^SQL failed: column .* does not exist$/);
+    expect(JSON.stringify(secret.body)).not.toContain(`whsec_${otherAppId}`);
+    const otherTenant = await send(`SELECT DISTINCT ON ((SELECT firstname::int FROM core_customers WHERE id = ${otherCustomerId})) 'a@example.test' AS email`);
+    expect(otherTenant.body).toEqual({ status: 'Success' }); // the subquery sees no row of the other tenant: NULL
+    expect(JSON.stringify(await lastRow())).not.toContain('Vic');
+    const catalog = await send(`SELECT DISTINCT ON ((SELECT rolname FROM pg_roles LIMIT 1)) 'a@example.test' AS email`);
+    expect(catalog.body.errors).toEqual([{ field: 'SQL', message: 'Table pg_roles is not available to SQL merge queries' }]);
+    const fn = await send(`SELECT DISTINCT ON (pg_sleep(1)) 'a@example.test' AS email`);
+    expect(fn.body.errors).toEqual([{ field: 'SQL', message: 'Function pg_sleep is not allowed in SQL' }]);
+  });
+
+  it.each([
+    ['pg_read_file', `SELECT pg_read_file('/etc/passwd') AS email`, 'Function pg_read_file is not allowed in SQL'],
+    ['a schema-qualified function', `SELECT pg_catalog.lower('A@example.test') AS email`, 'Function lower is not allowed in SQL'],
+    ['lo_import', `SELECT lo_import('/etc/passwd') AS email`, 'Function lo_import is not allowed in SQL'],
+    ['dblink in FROM', `SELECT a AS email FROM dblink('host=x', 'select 1') AS t(a text)`, null],
+    ['set_config in a subquery in ORDER BY', `SELECT email FROM core_customers ORDER BY (SELECT set_config('a.b', 'c', false))`, 'Function set_config is not allowed in SQL'],
+    ['a catalog table in a CASE', `SELECT CASE WHEN (SELECT count(*) FROM pg_authid) > 0 THEN 'a@example.test' END AS email`, 'Table pg_authid is not available to SQL merge queries'],
+    ['a catalog table in a LATERAL join', `SELECT c.email FROM core_customers c JOIN LATERAL (SELECT usename FROM pg_user) u ON true`, 'Table pg_user is not available to SQL merge queries'],
+    ['a catalog table in VALUES', `SELECT x AS email FROM (VALUES ((SELECT usename FROM pg_user LIMIT 1))) v(x)`, 'Table pg_user is not available to SQL merge queries'],
+    ['a catalog table in LIMIT', `SELECT email FROM core_customers LIMIT (SELECT 1 FROM pg_user LIMIT 1)`, 'Table pg_user is not available to SQL merge queries'],
+    ['UNION with the notification log', `SELECT email FROM core_customers UNION SELECT email FROM core_notification_log`, 'Table core_notification_log is not available to SQL merge queries'],
+    ['UNION with core_data', `SELECT email FROM core_customers UNION SELECT 'x' FROM core_data`, 'Table core_data is not available to SQL merge queries'],
+    ['current_user', `SELECT current_user AS email`, 'current_user is not allowed in SQL'],
+    ['a schema-qualified operator', `SELECT email OPERATOR(pg_catalog.||) 'x' AS email FROM core_customers`, 'Schema-qualified operators are not allowed in SQL'],
+    ['a schema-qualified column', `SELECT public.core_customers.email FROM core_customers`, null],
+    ['dollar quoting', `SELECT $q$ x $q$ AS email`, null],
+    ['a statement after a comment', `SELECT email FROM core_customers /* x */; DELETE FROM core_customers`, 'SQL must be exactly one SELECT statement'],
+    ['SELECT INTO', `SELECT email INTO stolen FROM core_customers`, null],
+    ['an array cast', `SELECT '{a}'::text[] AS email`, 'This cast is not allowed in SQL'],
+    ['a regproc cast', `SELECT CAST('pg_sleep' AS regproc) AS email`, 'This cast is not allowed in SQL'],
+    ['a deeply nested expression', `SELECT 1 ${'+1'.repeat(3000)} AS email`, null],
+  ])('refuses %s with 400', async (_name, sql, message) => {
+    const res = await send(sql);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ status: 'Failed', message: 'Validation error', errors: [{ field: 'SQL' }] });
+    if (message) expect(res.body.errors[0].message).toBe(message);
+  });
+
+  it('refuses SQL over 10000 characters and a result row over 64 KB', async () => {
+    const long = await send(`SELECT 'a@example.test' AS email ${' '.repeat(10_000)}`);
+    expect(long.status).toBe(400);
+    expect(long.body.errors).toEqual([{ field: 'SQL', message: 'SQL must be at most 10000 characters' }]);
+    const big = await send(`SELECT 'a@example.test' AS email, lpad('', 100000, 'x') AS firstname`);
+    expect(big.status).toBe(400);
+    expect(big.body.errors).toEqual([{ field: 'SQL', message: 'SQL result is larger than 65536 bytes' }]);
+  });
+
+  it('runs a query that names no table', async () => {
+    const res = await send(`SELECT 'a@example.test' AS email, upper('cy') AS firstname`);
+    expect(res.body).toEqual({ status: 'Success' });
+    expect(await lastRow()).toMatchObject({ email: 'a@example.test', subject: 'Hi CY' });
+  });
+
+  it('runs harmless comments and quoted identifiers as parsed', async () => {
+    const res = await send(`SELECT /* a /* nested */ comment */ c.email AS "email", c.firstname AS "x"";DROP TABLE core_users;--" FROM core_customers AS c -- tail`);
+    expect(res.body).toEqual({ status: 'Success' });
+    expect((await lastRow()).subject).toBe('Hi [firstname]');
   });
 
   it('writes nothing for a refused query', async () => {
