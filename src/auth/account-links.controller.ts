@@ -70,6 +70,7 @@ export class AccountLinksController {
   @ApiResponse({ status: 200, description: '{ status, link }' })
   @ApiResponse({ status: 401, description: 'Unauthorized' })
   @ApiResponse({ status: 403, description: 'Insufficient permissions (not an admin of this app)' })
+  @ApiResponse({ status: 400, description: 'Validation error (user or folder_id not of this app)' })
   async inviteLink(@Ctx() ctx: RequestContext, @Body() body: InviteLinkRequest) {
     return success({ link: await this.invites.invite(ctx, body.user, body.folder_id) });
   }
@@ -80,6 +81,8 @@ export class AccountLinksController {
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Folders a user may access now (admins: any user of the app; others: themselves)' })
   @ApiResponse({ status: 200, description: '{ status, data: [ { linked } ] }' })
+  @ApiResponse({ status: 401, description: 'Unauthorized' })
+  @ApiResponse({ status: 403, description: 'Insufficient permissions (a non-admin asking about another user)' })
   async getFolderLimits(@Ctx() ctx: RequestContext, @Body() body: FolderLimitsRequest) {
     assertSameApp(ctx, body.appID);
     const principal = ctx.principal!;

@@ -20,6 +20,7 @@ export class AuthController {
   @ApiOperation({ summary: 'Email and password login: access and refresh tokens (authTable core_customers gives a customer token)' })
   @ApiResponse({ status: 200, description: '{ status, token: { access_token, refresh_token, user: { id, email, firstName, lastName, role } } }' })
   @ApiResponse({ status: 401, description: 'Invalid credentials / Authentication failed' })
+  @ApiResponse({ status: 400, description: 'Validation error (errors[] of { field, message })' })
   @ApiResponse({ status: 429, description: 'Too many login attempts for this account' })
   async login(@Ctx() ctx: RequestContext, @Body() body: LoginRequest) {
     const table = (body.authTable as AuthTable | undefined) ?? DEFAULT_TABLE;
@@ -67,6 +68,7 @@ export class AuthController {
   @HttpCode(200)
   @ApiOperation({ summary: "Mail a reset link (same answer whether or not the account exists); the link is on `url` (app's domain) or https://<app domain>/reset-password" })
   @ApiResponse({ status: 200, description: '{ status: Success, message: Email with reset password instructions was sent to <EMAIL>. }' })
+  @ApiResponse({ status: 400, description: "Validation error (email, appID, url not on the app's domain)" })
   @ApiResponse({ status: 429, description: 'Too many password reset requests for this account' })
   async requestPass(@Ctx() ctx: RequestContext, @Body() body: RequestPassRequest) {
     assertSameApp(ctx, body.appID);

@@ -3,13 +3,19 @@ import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '../common/api-error';
 import { success } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
-import { CustomerRouteTable } from './auth-tables';
+import { CUSTOMER_ROUTE_TABLES, CustomerRouteTable } from './auth-tables';
 import { CustomerLoginRequest, CustomerRequestResetRequest, CustomerResetPasswordRequest, CustomerSignupRequest } from './customers.dto';
 import { CustomerProfilesService } from './customer-profiles.service';
 import { PasswordAuthService } from './password-auth.service';
 import { ResetLinksService } from './reset-links.service';
 
 const DEFAULT_TABLE: CustomerRouteTable = 'core_customers';
+
+const PROFILE_ANSWER = '{ status, _id (encrypted), email, emailverified, firstname, lastname, displayname, photourl, description }';
+const LOGIN_ANSWER = '{ status, message: Login successful, data: { _id, email, firstname, lastname, displayname, description, photourl, emailverified, ...extraFields } }';
+const RESET_MAIL_ANSWER = '{ status, message: Email with reset password instructions was sent to <EMAIL>. }';
+const RESET_FAILURES =
+  'Reset password token has expired or is invalid / Password does not meet security requirements (with requirements) / Validation error (confirmPassword: Passwords do not match; token: token and reset_password_token must be equal)';
 
 /**
  * The customer routes and their app-user twins (same shapes; `authTable: core_app_users` selects the app-user
@@ -44,7 +50,8 @@ abstract class CustomerRoutes {
   protected async resetPassword(ctx: RequestContext, body: CustomerResetPasswordRequest) {
     if (body.token !== body.reset_password_token) throw ApiError.field('token', 'token and reset_password_token must be equal');
     if (body.password !== body.confirmPassword) throw ApiError.field('confirmPassword', 'Passwords do not match');
-    await this.resets.reset(ctx, (body.authTable as CustomerRouteTable | undefined) ?? DEFAULT_TABLE, body.token, body.password);
+    // The sealed token names its table; an authTable that is sent must match it, one that is not sent defaults to the token's.
+    await this.resets.reset(ctx, body.authTable as CustomerRouteTable | undefined, body.token, body.password, CUSTOMER_ROUTE_TABLES);
     return success({ message: 'Password reset successfully' });
   }
 }
@@ -59,7 +66,9 @@ export class CustomersController extends CustomerRoutes {
   @Post('signup')
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a customer (core_customers, or core_app_users); answers the profile with the encrypted _id' })
+  @ApiResponse({ status: 200, description: PROFILE_ANSWER })
   @ApiResponse({ status: 409, description: 'User with this email already exists' })
+  @ApiResponse({ status: 400, description: 'Validation error (errors[] of { field, message }) / Password does not meet security requirements (with requirements)' })
   signupRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerSignupRequest) {
     return this.signup(ctx, body);
   }
@@ -67,7 +76,10 @@ export class CustomersController extends CustomerRoutes {
   @Post('login')
   @HttpCode(200)
   @ApiOperation({ summary: 'Check a customer password and answer the profile (no token: use /auth/login with authTable core_customers)' })
+  @ApiResponse({ status: 200, description: LOGIN_ANSWER })
   @ApiResponse({ status: 401, description: '{ status: Failed, message: Invalid credentials, data: {} }' })
+  @ApiResponse({ status: 400, description: 'Validation error (extraFields naming a column that is not safe to return)' })
+  @ApiResponse({ status: 429, description: 'Too many login attempts for this account' })
   loginRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerLoginRequest) {
     return this.login(ctx, body);
   }
@@ -75,6 +87,9 @@ export class CustomersController extends CustomerRoutes {
   @Post('request-reset')
   @HttpCode(200)
   @ApiOperation({ summary: 'Mail a reset link; 404 No user found for an unknown email' })
+  @ApiResponse({ status: 200, description: RESET_MAIL_ANSWER })
+  @ApiResponse({ status: 404, description: 'No user found' })
+  @ApiResponse({ status: 429, description: 'Too many password reset requests for this account' })
   requestResetRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerRequestResetRequest) {
     return this.requestReset(ctx, body);
   }
@@ -82,6 +97,8 @@ export class CustomersController extends CustomerRoutes {
   @Post('reset-password')
   @HttpCode(200)
   @ApiOperation({ summary: 'Set a new password with the token from the reset link (token and reset_password_token equal)' })
+  @ApiResponse({ status: 200, description: '{ status, message: Password reset successfully }' })
+  @ApiResponse({ status: 400, description: RESET_FAILURES })
   resetPasswordRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerResetPasswordRequest) {
     return this.resetPassword(ctx, body);
   }
@@ -97,6 +114,9 @@ export class AppUsersController extends CustomerRoutes {
   @Post('signup')
   @HttpCode(200)
   @ApiOperation({ summary: 'As /customers/signup; authTable core_app_users selects the app-user table (default core_customers)' })
+  @ApiResponse({ status: 200, description: PROFILE_ANSWER })
+  @ApiResponse({ status: 409, description: 'User with this email already exists' })
+  @ApiResponse({ status: 400, description: 'Validation error (errors[] of { field, message }) / Password does not meet security requirements (with requirements)' })
   signupRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerSignupRequest) {
     return this.signup(ctx, body);
   }
@@ -104,6 +124,8 @@ export class AppUsersController extends CustomerRoutes {
   @Post('login')
   @HttpCode(200)
   @ApiOperation({ summary: 'As /customers/login' })
+  @ApiResponse({ status: 200, description: LOGIN_ANSWER })
+  @ApiResponse({ status: 401, description: '{ status: Failed, message: Invalid credentials, data: {} }' })
   loginRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerLoginRequest) {
     return this.login(ctx, body);
   }
@@ -111,6 +133,8 @@ export class AppUsersController extends CustomerRoutes {
   @Post('request-reset')
   @HttpCode(200)
   @ApiOperation({ summary: 'As /customers/request-reset' })
+  @ApiResponse({ status: 200, description: RESET_MAIL_ANSWER })
+  @ApiResponse({ status: 404, description: 'No user found' })
   requestResetRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerRequestResetRequest) {
     return this.requestReset(ctx, body);
   }
@@ -118,6 +142,8 @@ export class AppUsersController extends CustomerRoutes {
   @Post('reset-password')
   @HttpCode(200)
   @ApiOperation({ summary: 'As /customers/reset-password' })
+  @ApiResponse({ status: 200, description: '{ status, message: Password reset successfully }' })
+  @ApiResponse({ status: 400, description: RESET_FAILURES })
   resetPasswordRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerResetPasswordRequest) {
     return this.resetPassword(ctx, body);
   }

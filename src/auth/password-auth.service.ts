@@ -10,7 +10,7 @@ import { Account, AccountsService, NewAccount } from './accounts.service';
 import { AuthTable, isAuthTable } from './auth-tables';
 import { PasswordHasher } from './password-hasher.service';
 import { assertStrongPassword } from './password-policy';
-import { InvalidTokenError, TokenExpiredError, TokenPair, TokenService } from './token.service';
+import { InvalidTokenError, MalformedTokenError, TokenExpiredError, TokenPair, TokenService } from './token.service';
 
 export const INVALID_CREDENTIALS = 'Invalid credentials';
 
@@ -89,6 +89,7 @@ export class PasswordAuthService {
       refresh = this.tokens.verifyWithIssuedAt(body.refresh_token, 'refresh');
     } catch (error) {
       if (error instanceof TokenExpiredError) throw ApiError.unauthorized('Refresh token has expired');
+      if (error instanceof MalformedTokenError) throw ApiError.badRequest('Invalid token format');
       throw ApiError.unauthorized('Invalid refresh token');
     }
     let access: AuthPrincipal;

@@ -7,7 +7,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { MailTransport } from '../messaging/mail-transport.service';
 import { AbuseLimits } from './abuse-limits.service';
 import { AccountsService } from './accounts.service';
-import { AuthTable, isAuthTable } from './auth-tables';
+import { AUTH_TABLES, AuthTable, isAuthTable } from './auth-tables';
 import { PasswordHasher } from './password-hasher.service';
 import { assertStrongPassword } from './password-policy';
 import { resetMail } from './reset-mail';
@@ -70,11 +70,14 @@ export class ResetLinksService {
     sending.catch((error: Error) => this.logger.error({ requestId: ctx.requestId, appId: ctx.appId, err: error.message }, 'reset mail failed'));
   }
 
-  /** Sets the new password for a valid token; the token's password_changed must still hold, so a second use fails. */
-  async reset(ctx: RequestContext, table: AuthTable | undefined, token: string, password: string): Promise<void> {
+  /**
+   * Sets the new password for a valid token; the token's password_changed must still hold, so a second use
+   * fails. `table` (when sent) must be the token's; `allowedTables` are the tables the route may reset.
+   */
+  async reset(ctx: RequestContext, table: AuthTable | undefined, token: string, password: string, allowedTables: readonly AuthTable[] = AUTH_TABLES): Promise<void> {
     assertStrongPassword(password);
     const claims = this.readToken(token);
-    if (!claims || claims.e < Date.now() || (table && table !== claims.t) || (ctx.site && ctx.site.id !== claims.a)) {
+    if (!claims || claims.e < Date.now() || (table && table !== claims.t) || !allowedTables.includes(claims.t) || (ctx.site && ctx.site.id !== claims.a)) {
       throw ApiError.badRequest(RESET_TOKEN_INVALID);
     }
     const changed = await this.accounts.resetPassword(claims.a, claims.t, claims.u, claims.pc, await this.hasher.hash(password));

@@ -23,6 +23,8 @@ export interface TokenPair {
 
 export class TokenExpiredError extends Error {}
 export class InvalidTokenError extends Error {}
+/** Not a JWT at all (not three base64url parts with a JSON header and payload): a format error, not a forgery. */
+export class MalformedTokenError extends InvalidTokenError {}
 
 const ALGORITHM = 'HS256';
 
@@ -53,6 +55,7 @@ export class TokenService {
   /** As `verify`, with the token's issue time (seconds since the epoch) and password version, to refuse tokens older than a password change. */
   verifyWithIssuedAt(token: string, typ: TokenType, options: { ignoreExpiration?: boolean } = {}): { principal: AuthPrincipal; issuedAt: number; passwordVersion: string | null } {
     let claims: Partial<Claims> & { iat?: number };
+    if (jwt.decode(token) === null) throw new MalformedTokenError('Malformed token');
     try {
       claims = jwt.verify(token, this.keyFor(typ).secret, { algorithms: [ALGORITHM], ignoreExpiration: options.ignoreExpiration }) as Partial<Claims>;
     } catch (error) {

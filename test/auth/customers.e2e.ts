@@ -115,6 +115,43 @@ describe('customer and app-user routes', () => {
       expect(res.status).toBe(200);
       expect((await t.post('/user/app/login', { email: 'appuser@example.test', password: 'Next@12345', authTable: 'core_app_users' }, site)).status).toBe(200);
     });
+
+    it("resets with the mailed token alone: without authTable the token's own table is used", async () => {
+      await t.post('/user/app/signup', { email: 'plain-reset@example.test', password: 'App@12345', authTable: 'core_app_users' }, site);
+      const before = smtp.received.length;
+      await t.post('/user/app/request-reset', { email: 'plain-reset@example.test', authTable: 'core_app_users' }, site);
+      const token = linkIn((await smtp.mailTo('plain-reset@example.test', before)).mail).searchParams.get('token')!;
+      const body = { password: 'Next@12345', confirmPassword: 'Next@12345', token, reset_password_token: token };
+      // an authTable that is sent must be the token's
+      expect((await t.post('/user/app/reset-password', { ...body, authTable: 'core_customers' }, site)).body.message).toBe('Reset password token has expired or is invalid');
+      expect((await t.post('/user/app/reset-password', body, site)).status).toBe(200);
+      expect((await t.post('/user/app/login', { email: 'plain-reset@example.test', password: 'Next@12345', authTable: 'core_app_users' }, site)).status).toBe(200);
+    });
+
+    it('refuses a core_users reset token on the customer routes', async () => {
+      const staff = await t.seed({ site: siteFixture(), tables: { core_users: [{ user_email: 'staff@example.test', password: 'Staff@1234' }] } });
+      const staffSite = { 'site-id': String(staff.appID) };
+      const before = smtp.received.length;
+      await t.post('/auth/request-pass', { email: 'staff@example.test', appID: staff.appID }, staffSite);
+      const token = linkIn((await smtp.mailTo('staff@example.test', before)).mail).searchParams.get('token')!;
+      const body = { password: 'Next@12345', confirmPassword: 'Next@12345', token, reset_password_token: token };
+      for (const path of ['/customers/reset-password', '/user/app/reset-password']) {
+        const res = await t.post(path, body, staffSite);
+        expect(res.status).toBe(400);
+        expect(res.body.message).toBe('Reset password token has expired or is invalid');
+      }
+      expect((await t.post('/auth/reset-pass', { password: 'Next@12345', confirmPassword: 'Next@12345', reset_password_token: token }, staffSite)).status).toBe(200);
+    });
+
+    it('creates one account for concurrent sign-ups of one email: one 200, the others 409, never a 500', async () => {
+      for (const [path, authTable] of [['/customers/signup', 'core_customers'], ['/user/app/signup', 'core_app_users']]) {
+        const answers = await Promise.all([1, 2, 3, 4, 5].map(() => t.post(path, { email: 'Race@Example.test', password: 'Race@12345', authTable }, site)));
+        expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409, 409]);
+        for (const a of answers.filter((x) => x.status === 409)) expect(a.body).toEqual({ status: 'Failed', message: 'User with this email already exists' });
+        const rows = await t.dataSource.query(`SELECT id FROM ${authTable} WHERE app_id = $1 AND lower(email) = 'race@example.test'`, [appId]);
+        expect(rows).toHaveLength(1);
+      }
+    });
   });
 
   describe('/customers/request-reset and /customers/reset-password', () => {

@@ -189,7 +189,17 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
     });
 
     it('answers Invalid token format for a missing or malformed payload', async () => {
-      for (const body of [{}, { payload: 'x' }, { payload: { access_token: 'a' } }, { payload: { access_token: 'not.a.jwt', refresh_token: (await pair()).refresh_token } }]) {
+      const good = await pair();
+      for (const body of [
+        {},
+        { payload: 'x' },
+        { payload: [good.access_token, good.refresh_token] },
+        { payload: { access_token: 'a' } },
+        { payload: { access_token: 1, refresh_token: 2 } },
+        { payload: { access_token: 'not.a.jwt', refresh_token: good.refresh_token } },
+        { payload: { access_token: good.access_token, refresh_token: 'garbage' } },
+        { payload: { access_token: good.access_token, refresh_token: 'x'.repeat(100_000) } },
+      ]) {
         const res = await t.post('/auth/refresh-token', body, site);
         expect(res.status).toBe(400);
         expect(res.body).toEqual({ status: 'Failed', message: 'Invalid token format' });
@@ -216,6 +226,13 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
         expect(res.status).toBe(401);
         expect(res.body.status).toBe('Failed');
       }
+    });
+
+    it("refuses a pair of this app in another app's context", async () => {
+      const tokens = await pair();
+      const res = await t.post('/auth/refresh-token', { payload: tokens }, { 'site-id': String(otherAppId) });
+      expect(res.status).toBe(401);
+      expect((await t.post('/auth/refresh-token', { payload: tokens }, site)).status).toBe(200);
     });
   });
 
