@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { Allow, IsBoolean, IsInt, IsOptional, IsString, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
+import { Allow, IsBoolean, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { MAX_ID } from '../versioning/content.dto';
 import { OPERATORS } from './row-query';
 
 class WhereCondition {
@@ -45,6 +46,7 @@ class RelatedData {
   @ApiProperty({ example: 101, description: 'Id of the parent record (for versioned tables the master id)' })
   @IsInt({ message: 'data.parent_id must be an integer' })
   @Min(1, { message: 'data.parent_id must be a positive integer' })
+  @Max(MAX_ID, { message: 'data.parent_id must be at most 2147483647' })
   parent_id: number;
 
   @ApiProperty({ example: 'core_token_template' })
@@ -54,6 +56,8 @@ class RelatedData {
 
   @ApiProperty({ example: 1, description: 'Id of the linked row' })
   @IsInt({ message: 'data.linked must be an integer' })
+  @Min(-2147483648, { message: 'data.linked must be a 32-bit integer' })
+  @Max(MAX_ID, { message: 'data.linked must be a 32-bit integer' })
   linked: number;
 }
 

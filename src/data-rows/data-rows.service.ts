@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ADMIN_ROLE, ADMIN_TABLE } from '../auth/auth.guards';
+import { AUTH_TABLES } from '../auth/auth-tables';
 import { ApiError } from '../common/api-error';
 import { IdCipher } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
@@ -39,8 +40,9 @@ export class DataRowsService {
   async getDataRows(ctx: RequestContext, body: Record<string, unknown>): Promise<DataRowsResult> {
     const table = await this.catalog.require(body.table);
     const mode = readMode(body);
-    // Drafts and raw rows are for the app's admins only.
-    if (mode === 'appGrid' || mode === 'live') await this.requireAdmin(ctx);
+    // Drafts and raw rows are for the app's admins only, and so are the account tables in every mode:
+    // their rows (emails, roles, phone numbers) are never public, whatever a fixture set as meta_status.
+    if (mode === 'appGrid' || mode === 'live' || (AUTH_TABLES as readonly string[]).includes(table.name)) await this.requireAdmin(ctx);
     if (mode === 'appGrid' && !table.tenantColumn) throw ApiError.field('table', `"${table.name}" has no app column and cannot be read raw`);
     const query = buildRowQuery(body, table, mode, { maxPerPage: this.config.content.maxPerPage, maxRows: this.config.content.maxRows });
 

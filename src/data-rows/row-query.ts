@@ -163,6 +163,9 @@ function conditions(input: unknown, resolve: Resolver, bind: (value: unknown) =>
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw ApiError.field(at, `${at} must be { field, operator, value }`);
     const condition = raw as Record<string, unknown>;
     const { sql: target, column } = resolve(condition.field, `${at}.field`, 'filter');
+    if (condition.operator !== undefined && condition.operator !== null && typeof condition.operator !== 'string') {
+      throw ApiError.field(`${at}.operator`, `${at}.operator must be one of ${OPERATORS.join(', ')}`);
+    }
     const op = typeof condition.operator === 'string' ? condition.operator.toLowerCase() : 'equals';
     if (!(OPERATORS as readonly string[]).includes(op)) throw ApiError.field(`${at}.operator`, `${at}.operator must be one of ${OPERATORS.join(', ')}`);
     const value = condition.value;

@@ -4,6 +4,7 @@ import { AdminGuard } from '../auth/auth.guards';
 import { ApiError } from '../common/api-error';
 import { success, successData } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
+import { parseIsoDate } from './column-values';
 import { ContentService } from './content.service';
 import { ContentRecordRequest, CreateContentRequest, DiffContentRequest, EditContentRequest, PublishContentRequest, RollbackContentRequest } from './content.dto';
 import { LifecycleService, Schedule, TransitionResult } from './lifecycle.service';
@@ -96,10 +97,14 @@ function masterIdOf(body: ContentRecordRequest): number {
 }
 
 function scheduleOf(body: PublishContentRequest): Schedule {
-  const schedule: Schedule = {
-    publishSetDate: body.publishSetDate ? new Date(body.publishSetDate) : undefined,
-    publishExpireDate: body.publishExpireDate ? new Date(body.publishExpireDate) : undefined,
+  const date = (name: 'publishSetDate' | 'publishExpireDate'): Date | undefined => {
+    const value = body[name];
+    if (value === undefined || value === null || value === '') return undefined;
+    const parsed = parseIsoDate(value);
+    if (!parsed) throw ApiError.field(name, `${name} must be an ISO 8601 date`);
+    return parsed;
   };
+  const schedule: Schedule = { publishSetDate: date('publishSetDate'), publishExpireDate: date('publishExpireDate') };
   const start = schedule.publishSetDate ?? new Date();
   if (schedule.publishExpireDate && schedule.publishExpireDate <= start) {
     throw ApiError.field('publishExpireDate', 'publishExpireDate must be after publishSetDate (or after now)');

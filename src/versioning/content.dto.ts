@@ -1,5 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDateString, IsInt, IsObject, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+import { IsDateString, IsInt, IsObject, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+
+/** Ids are PostgreSQL `integer` columns: a larger number could never name a row (and must not reach SQL). */
+export const MAX_ID = 2147483647;
 
 /** Names one record of a versioned (or, for edit, live) table of the caller's app. */
 export class ContentRecordRequest {
@@ -11,12 +14,14 @@ export class ContentRecordRequest {
   @ApiPropertyOptional({ description: 'Encrypted master id of the record, as `_id` of a /getDataRows row' })
   @IsOptional()
   @IsInt({ message: '_id must be an encrypted record id' })
+  @Max(MAX_ID, { message: '_id must be at most 2147483647' })
   _id?: number;
 
   @ApiPropertyOptional({ description: 'Plain master id (meta_master_id), instead of _id' })
   @IsOptional()
   @IsInt({ message: 'masterId must be an integer' })
   @Min(1, { message: 'masterId must be a positive integer' })
+  @Max(MAX_ID, { message: 'masterId must be at most 2147483647' })
   masterId?: number;
 }
 
@@ -39,6 +44,8 @@ export class EditContentRequest extends ContentRecordRequest {
   @ApiPropertyOptional({ description: 'meta_current_id of the version the editor started from: a newer current version makes the save 409' })
   @IsOptional()
   @IsInt({ message: 'expectedCurrentId must be an integer' })
+  @Min(1, { message: 'expectedCurrentId must be a positive integer' })
+  @Max(MAX_ID, { message: 'expectedCurrentId must be at most 2147483647' })
   expectedCurrentId?: number;
 }
 
@@ -57,6 +64,8 @@ export class PublishContentRequest extends ContentRecordRequest {
 export class RollbackContentRequest extends ContentRecordRequest {
   @ApiProperty({ description: 'meta_current_id (Current_ID) of the version to restore' })
   @IsInt({ message: 'toCurrentId must be an integer' })
+  @Min(1, { message: 'toCurrentId must be a positive integer' })
+  @Max(MAX_ID, { message: 'toCurrentId must be at most 2147483647' })
   toCurrentId: number;
 }
 
@@ -64,10 +73,14 @@ export class DiffContentRequest extends ContentRecordRequest {
   @ApiPropertyOptional({ description: 'Current_ID of the older version (default: the version before `to`)' })
   @IsOptional()
   @IsInt({ message: 'fromCurrentId must be an integer' })
+  @Min(1, { message: 'fromCurrentId must be a positive integer' })
+  @Max(MAX_ID, { message: 'fromCurrentId must be at most 2147483647' })
   fromCurrentId?: number;
 
   @ApiPropertyOptional({ description: 'Current_ID of the newer version (default: the current version)' })
   @IsOptional()
   @IsInt({ message: 'toCurrentId must be an integer' })
+  @Min(1, { message: 'toCurrentId must be a positive integer' })
+  @Max(MAX_ID, { message: 'toCurrentId must be at most 2147483647' })
   toCurrentId?: number;
 }

@@ -11,6 +11,10 @@ export interface CatalogColumn {
   kind: ColumnKind;
   nullable: boolean;
   secret: boolean;
+  /** Integer columns: the range of the column's type (smallint, integer, bigint). */
+  range?: { min: bigint; max: bigint };
+  /** Text columns with a declared length (varchar(n), char(n)). */
+  maxLength?: number;
 }
 
 /** A table registered in core_tables, with its columns as the database catalog lists them. */
@@ -26,6 +30,19 @@ export interface RegisteredTable {
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const CACHE_MS = 30_000;
+
+/**
+ * Tables that are never content, even if someone registers them in core_tables: the tenants with their
+ * private payment keys and webhook secrets (their public part is served by /getApp), the version metadata,
+ * the registry itself, one-time codes and the migrations table.
+ */
+export const NEVER_CONTENT_TABLES: ReadonlySet<string> = new Set(['core_sites', 'core_data', 'core_tables', 'core_sms_codes', 'migrations', 'typeorm_migrations']);
+
+const INTEGER_RANGES: Record<string, { min: bigint; max: bigint }> = {
+  smallint: { min: -32768n, max: 32767n },
+  integer: { min: -2147483648n, max: 2147483647n },
+  bigint: { min: -9223372036854775808n, max: 9223372036854775807n },
+};
 
 /**
  * The allow-list for every identifier that reaches SQL in the generic content paths: a table must be
@@ -60,8 +77,8 @@ export class TableCatalog {
     const registered: { table_name: string; Live: boolean; title_field: string | null }[] = await this.dataSource.query(
       'SELECT table_name, "Live", title_field FROM core_tables',
     );
-    const columns: { table_name: string; column_name: string; data_type: string; is_nullable: string }[] = await this.dataSource.query(
-      `SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns
+    const columns: { table_name: string; column_name: string; data_type: string; is_nullable: string; character_maximum_length: number | null }[] = await this.dataSource.query(
+      `SELECT table_name, column_name, data_type, is_nullable, character_maximum_length FROM information_schema.columns
         WHERE table_schema = current_schema() AND table_name = ANY($1) ORDER BY table_name, ordinal_position`,
       [registered.map((r) => r.table_name)],
     );
@@ -69,10 +86,17 @@ export class TableCatalog {
     for (const r of registered) {
       const cols = new Map<string, CatalogColumn>();
       for (const c of columns.filter((c) => c.table_name === r.table_name)) {
-        cols.set(c.column_name, { name: c.column_name, kind: kindOf(c.data_type), nullable: c.is_nullable === 'YES', secret: isSecretColumn(r.table_name, c.column_name) });
+        cols.set(c.column_name, {
+          name: c.column_name,
+          kind: kindOf(c.data_type),
+          nullable: c.is_nullable === 'YES',
+          secret: isSecretColumn(r.table_name, c.column_name),
+          ...(INTEGER_RANGES[c.data_type] ? { range: INTEGER_RANGES[c.data_type] } : {}),
+          ...(c.character_maximum_length ? { maxLength: Number(c.character_maximum_length) } : {}),
+        });
       }
       // A registered name without a table behind it (or with an unusable name) is not queryable.
-      if (cols.size === 0 || !IDENTIFIER.test(r.table_name) || !cols.has('id')) continue;
+      if (cols.size === 0 || !IDENTIFIER.test(r.table_name) || !cols.has('id') || NEVER_CONTENT_TABLES.has(r.table_name)) continue;
       tables.set(r.table_name, { name: r.table_name, live: r.Live, titleField: r.title_field, columns: cols, tenantColumn: cols.has('app_id') });
     }
     this.cache = { at: Date.now(), tables };

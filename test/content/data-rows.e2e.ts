@@ -1,4 +1,5 @@
 import { IdCipher } from '../../src/common/id-cipher.service';
+import { TableCatalog } from '../../src/versioning/table-catalog.service';
 import { product, seedTenant, Tenant, userToken } from './content-helpers';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -105,6 +106,48 @@ describe('POST /getDataRows', () => {
     expect(raw.body.data.map((u: any) => u.user_email).sort()).toHaveLength(2);
   });
 
+  it('account tables are for the app\'s admins in every mode, and never show secret columns', async () => {
+    expect((await t.post('/customers/signup', { email: 'reader@example.test', password: 'Reader@1234', firstname: 'Rea' }, a.headers)).status).toBe(200);
+    // A push subscription gives the customer values in its secret columns.
+    await t.dataSource.query(`UPDATE core_customers SET pushsubscription = 'https://push.example/x', p256dh = 'k', auth = 'a' WHERE app_id = $1`, [a.appId]);
+    // Even a fixture that marks accounts Published does not make them public.
+    await t.dataSource.query(`UPDATE core_data SET "Status" = 'Published', "Published" = 1, "Staged" = 1, "Publish_Set_Date" = now() - interval '1 minute' WHERE "Shop_ID" = $1 AND "Source_Table" IN ('core_users', 'core_customers')`, [a.appId]);
+    for (const table of ['core_users', 'core_customers', 'core_app_users']) {
+      for (const mode of [{}, { isPublished: true }, { production: true }, { isStage: true }]) {
+        const res = await rows({ table, ...mode });
+        expect({ table, mode, status: res.status }).toEqual({ table, mode, status: 401 });
+      }
+    }
+    for (const mode of [{}, { isLive: true }, { isAppGrid: true }]) {
+      const res = await rows({ table: 'core_customers', fields: '*', ...mode }, a.adminHeaders);
+      expect(res.status).toBe(200);
+      expect(res.body.data.map((r: any) => r.email)).toContain('reader@example.test');
+      for (const row of res.body.data) for (const secret of ['password', 'password_changed', 'pushsubscription', 'p256dh', 'auth']) expect(row).not.toHaveProperty(secret);
+      for (const secret of ['p256dh', 'auth', 'pushsubscription']) {
+        expect((await rows({ table: 'core_customers', fields: secret, ...mode }, a.adminHeaders)).status).toBe(400);
+      }
+    }
+    // B's admin never sees A's customers.
+    const foreign = await rows({ table: 'core_customers', isAppGrid: true }, b.adminHeaders);
+    expect(foreign.body.data.map((r: any) => r.email)).not.toContain('reader@example.test');
+  });
+
+  it('core_sites (private payment keys) and the other system tables stay out even if someone registers them', async () => {
+    await t.dataSource.query(`INSERT INTO core_tables (table_name, "Live") VALUES ('core_sites', true), ('core_data', true), ('core_sms_codes', true) ON CONFLICT DO NOTHING`);
+    t.get(TableCatalog).invalidate();
+    try {
+      for (const table of ['core_sites', 'core_data', 'core_sms_codes']) {
+        for (const mode of [{}, { isLive: true }, { isAppGrid: true, fields: '*' }, { isAppGrid: true, fields: 'payment_live_private_key' }]) {
+          const res = await rows({ table, ...mode }, a.adminHeaders);
+          expect({ table, mode, status: res.status, field: res.body.errors?.[0]?.field }).toEqual({ table, mode, status: 400, field: 'table' });
+        }
+      }
+    } finally {
+      await t.dataSource.query(`DELETE FROM core_tables WHERE table_name IN ('core_sites', 'core_data', 'core_sms_codes')`);
+      t.get(TableCatalog).invalidate();
+    }
+  });
+
   it('refuses unregistered tables and system catalogs', async () => {
     for (const table of ['core_sites', 'core_data', 'core_tables', 'core_related', 'typeorm_migrations', 'pg_user', 'pg_shadow', 'pg_catalog.pg_authid', 'information_schema.tables', 'pg_authid', '', 42, null]) {
       for (const mode of [{}, { isAppGrid: true }]) {
@@ -149,7 +192,7 @@ describe('POST /getDataRows', () => {
     const cases: [unknown, string][] = [
       [{ conditions: [{ field: 'price', operator: 'less_than', value: 'cheap' }] }, 'whereConditions.conditions[0].value'],
       [{ conditions: [{ field: 'price', operator: 'equals', value: '99999999999999999999' }] }, 'whereConditions.conditions[0].value'],
-      [{ conditions: [{ field: 'price', operator: 'equals', value: '9999999999999' }] }, 'whereConditions'],
+      [{ conditions: [{ field: 'price', operator: 'equals', value: '9999999999999' }] }, 'whereConditions.conditions[0].value'],
       [{ conditions: [{ field: 'created', operator: 'less_than', value: 'yesterday' }] }, 'whereConditions.conditions[0].value'],
       [{ conditions: [{ field: 'created', operator: 'less_than', value: '2024-13-45' }] }, 'whereConditions.conditions[0].value'],
       [{ conditions: [{ field: 'title', operator: 'regex', value: '.*' }] }, 'whereConditions.conditions[0].operator'],
@@ -163,6 +206,17 @@ describe('POST /getDataRows', () => {
       [{ conditions: 'title = 1' }, 'whereConditions.conditions'],
       ['title = 1', 'whereConditions'],
       [{ conditions: Array.from({ length: 21 }, () => ({ field: 'title', operator: 'equals', value: 'x' })) }, 'whereConditions.conditions'],
+      // Not silently read as `equals`.
+      [{ conditions: [{ field: 'title', operator: { x: 1 }, value: 'Alpha' }] }, 'whereConditions.conditions[0].operator'],
+      [{ conditions: [{ field: 'title', operator: ['equals'], value: 'Alpha' }] }, 'whereConditions.conditions[0].operator'],
+      [{ conditions: [{ field: 'title', operator: 1, value: 'Alpha' }] }, 'whereConditions.conditions[0].operator'],
+      // Values outside the column's type are named before PostgreSQL sees them (they were a 400 on `whereConditions`).
+      [{ conditions: [{ field: 'IsDigital', operator: 'equals', value: '99999' }] }, 'whereConditions.conditions[0].value'],
+      [{ conditions: [{ field: 'IsDigital', operator: 'in', value: '1,99999' }] }, 'whereConditions.conditions[0].value'],
+      [{ conditions: [{ field: 'event_date', operator: 'less_than', value: '2024-02-30' }] }, 'whereConditions.conditions[0].value'],
+      [{ conditions: [{ field: 'event_date', operator: 'less_than', value: '0000-01-01' }] }, 'whereConditions.conditions[0].value'],
+      [{ conditions: [{ field: 'title', operator: 'equals', value: { nested: { deeper: ['x'] } } }] }, 'whereConditions.conditions[0].value'],
+      [{ conditions: [{ field: 'title', operator: 'in', value: [['Alpha']] }] }, 'whereConditions.conditions[0].value'],
     ];
     for (const [whereConditions, field] of cases) {
       const res = await rows({ table: 'core_products', whereConditions });
@@ -233,6 +287,19 @@ describe('POST /getDataRows', () => {
       '"title"',
       'x'.repeat(5000),
       '__proto__',
+      'constructor',
+      'title; DROP',
+      '1',
+      '(select 1)',
+      'title ASC, password DESC',
+      '"core_products"',
+      'core_pr\u00f6ducts',
+      'c\u043ere_products',
+      'pg_user',
+      'public.core_products',
+      '-1',
+      '99999999999',
+      '1e3',
     ];
     const before = await t.dataSource.query(`SELECT (SELECT count(*) FROM core_products)::int AS p, (SELECT count(*) FROM core_data)::int AS d, (SELECT count(*) FROM core_users)::int AS u`);
     const statuses = new Set<number>();
@@ -261,7 +328,9 @@ describe('POST /getDataRows', () => {
         for (const headers of [a.headers, a.adminHeaders]) {
           const res = await rows({ ...body, ...(headers === a.adminHeaders ? { isLive: true } : {}) }, headers);
           statuses.add(res.status);
-          expect({ body, status: res.status }).toEqual({ body, status: res.status === 200 ? 200 : 400 });
+          // 401: a payload read as a true isLive/isAppGrid flag on the public request (drafts need an admin).
+          const refused = res.status === 401 && headers === a.headers ? 401 : 400;
+          expect({ body, status: res.status }).toEqual({ body, status: res.status === 200 ? 200 : refused });
           if (res.status === 200) {
             // A payload used as a value matches nothing; it never widens the result.
             const data = Array.isArray(res.body.data) ? res.body.data : [res.body.data].filter(Boolean);
@@ -271,7 +340,8 @@ describe('POST /getDataRows', () => {
         }
       }
     }
-    expect(statuses).toEqual(new Set([200, 400]));
+    expect([...statuses].sort()).toEqual(expect.arrayContaining([200, 400]));
+    expect([...statuses].every((status) => [200, 400, 401].includes(status))).toBe(true);
     const after = await t.dataSource.query(`SELECT (SELECT count(*) FROM core_products)::int AS p, (SELECT count(*) FROM core_data)::int AS d, (SELECT count(*) FROM core_users)::int AS u`);
     expect(after).toEqual(before);
   });

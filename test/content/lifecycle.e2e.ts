@@ -149,6 +149,14 @@ describe('versioned content: lifecycle transitions, scheduling and expiry', () =
     expect(res.status).toBe(400);
     expect(res.body.errors[0].field).toBe('publishExpireDate');
     expect((await call('publish', { masterId, publishSetDate: 'soon' })).body.errors[0].field).toBe('publishSetDate');
+    // Dates the calendar does not have, or forms PostgreSQL would refuse, are named too (they were a 400 on `data`).
+    for (const [name, value] of [['publishSetDate', '2024-02-30'], ['publishSetDate', '2024-W01'], ['publishSetDate', '20240101'], ['publishExpireDate', '2031-02-29T00:00:00Z']]) {
+      const res = await call('publish', { masterId, [name]: value });
+      expect({ value, status: res.status, field: res.body.errors?.[0]?.field }).toEqual({ value, status: 400, field: name });
+    }
+    const offset = await call('stage', { masterId, publishSetDate: '2030-01-01 09:00+1000' });
+    expect(offset.status).toBe(200);
+    expect(offset.body.data.Publish_Set_Date).toBe('2029-12-31T23:00:00.000Z');
   });
 
   it('the expiry job turns Published rows past Publish_Expire_Date into Expired, once per tick across instances', async () => {

@@ -46,6 +46,10 @@ describe('POST /addrelated', () => {
       [{ parent_id: 'x' }, 'data.parent_id'],
       [{ linked: 'x' }, 'data.linked'],
       [{ name: "a'; DROP TABLE core_related; --" }, 'data.name'],
+      [{ parent_id: 99999999999 }, 'data.parent_id'],
+      [{ linked: 99999999999 }, 'data.linked'],
+      [{ parent_table: 'core_sms_codes' }, 'data.parent_table'],
+      [{ parent_table: 'core_sites', parent_id: a.appId }, 'data.parent_table'],
     ] as [Record<string, unknown>, string][]) {
       const res = await link(data);
       expect({ data, status: res.status, field: res.body.errors?.[0]?.field }).toEqual({ data, status: 400, field });

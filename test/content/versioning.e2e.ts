@@ -65,6 +65,7 @@ describe('versioned content: version chains and admin edits', () => {
       const res = await t.post('/content/edit', { table: 'core_products', _id: created.body.data._id, data: { price }, expectedCurrentId }, a.adminHeaders);
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({ Status: 'Editing', IsCurrent: 1, Published: 0, Staged: 0, Lock: 1, Master_ID: masterId, Updated_By: a.adminId });
+      expect(Math.abs(new Date(res.body.data.Updated).getTime() - Date.now())).toBeLessThan(60_000);
       expectedCurrentId = res.body.data.Current_ID;
     }
 
@@ -173,6 +174,30 @@ describe('versioned content: version chains and admin edits', () => {
     const live = await t.post('/content/publish', { table: 'core_users', masterId: a.adminId }, a.adminHeaders);
     expect(live.status).toBe(400);
     expect(live.body.errors[0].field).toBe('table');
+  });
+
+  it('refuses ids beyond the integer columns and values the column cannot hold with a 400 naming the field, never a 500', async () => {
+    const masterId = a.products[1];
+    const huge = 99999999999;
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['history', { table: 'core_products', masterId: huge }, 'masterId'],
+      ['edit', { table: 'core_products', masterId: huge, data: { price: 1 } }, 'masterId'],
+      ['edit', { table: 'core_products', masterId, expectedCurrentId: huge, data: { price: 1 } }, 'expectedCurrentId'],
+      ['rollback', { table: 'core_products', masterId, toCurrentId: huge }, 'toCurrentId'],
+      ['diff', { table: 'core_products', masterId, fromCurrentId: -1 }, 'fromCurrentId'],
+      ['edit', { table: 'core_products', masterId, data: { event_date: '2024-02-30' } }, 'data.event_date'],
+      ['edit', { table: 'core_products', masterId, data: { event_date: '2024-01-01T24:00:00Z' } }, 'data.event_date'],
+      ['edit', { table: 'core_products', masterId, data: { sku: 'x'.repeat(101) } }, 'data.sku'],
+      ['edit', { table: 'core_products', masterId, data: { IsDigital: 99999 } }, 'data.IsDigital'],
+      ['edit', { table: 'core_products', masterId, data: { price: '2147483648' } }, 'data.price'],
+    ];
+    for (const [action, body, field] of cases) {
+      const res = await t.post(`/content/${action}`, body, a.adminHeaders);
+      expect({ action, body, status: res.status, field: res.body.errors?.[0]?.field }).toEqual({ action, body, status: 400, field });
+    }
+    // Characters, not UTF-16 units, count against a varchar length.
+    const emoji = await t.post('/content/edit', { table: 'core_products', masterId, data: { sku: '\u{1F600}'.repeat(100) } }, a.adminHeaders);
+    expect(emoji.status).toBe(200);
   });
 
   it('edits a live table in place without history, and never shows its secret columns', async () => {
