@@ -243,5 +243,16 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ status: 'Success', message: 'Signed out successfully' });
     }
+    // whatever else comes along: no body, a body that is not an object, a bad site-id or an unknown app
+    for (const [body, headers] of [
+      [undefined, { 'site-id': 'abc' }],
+      ['"text"', { 'site-id': '999999' }],
+      ['[1,2]', { authorization: `Bearer ${tokens.refresh_token}` }],
+      ['{"refreshToken":{"a":1}}', { appKey: 'junk' }],
+    ] as const) {
+      const res = await t.request('POST', '/auth/sign-out', body, headers);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ status: 'Success', message: 'Signed out successfully' });
+    }
   });
 });
