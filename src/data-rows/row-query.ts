@@ -69,16 +69,21 @@ export interface RowQuery {
   record: boolean;
 }
 
-/** The first given flag of `names`, read as a boolean (true/false, 1/0, "true"/"false"). */
+/**
+ * The flag named by `names` (aliases such as isLive / isAdmin), read as a boolean (true/false, 1/0,
+ * "true"/"false"): true when any alias is true, false when one is given and none is true. Every given
+ * alias must be a boolean.
+ */
 export function flag(body: Record<string, unknown>, ...names: string[]): boolean | undefined {
+  let result: boolean | undefined;
   for (const name of names) {
     const value = body[name];
     if (value === undefined || value === null) continue;
-    if (value === true || value === 1 || value === '1' || value === 'true') return true;
-    if (value === false || value === 0 || value === '0' || value === 'false' || value === '') return false;
-    throw ApiError.field(name, `${name} must be true or false`);
+    if (value === true || value === 1 || value === '1' || value === 'true') result = true;
+    else if (value === false || value === 0 || value === '0' || value === 'false' || value === '') result = result ?? false;
+    else throw ApiError.field(name, `${name} must be true or false`);
   }
-  return undefined;
+  return result;
 }
 
 export function readMode(body: Record<string, unknown>): ReadMode {

@@ -58,6 +58,10 @@ describe('POST /getDataRows', () => {
     expect(titles(live)).toEqual(['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo draft']);
     expect(live.body.data[4]).toMatchObject({ meta_current_id: echoDraftId, meta_master_id: a.products[4], meta_status: 'Editing', price: 5500 });
     expect(titles(await rows({ table: 'core_products', isAdmin: 1 }, a.adminHeaders))).toEqual(titles(live));
+    // The two names are aliases: either one set is enough, and each one given must be a boolean.
+    expect(titles(await rows({ table: 'core_products', isLive: false, isAdmin: true }, a.adminHeaders))).toEqual(titles(live));
+    expect((await rows({ table: 'core_products', isLive: true, isAdmin: 'maybe' }, a.adminHeaders)).body.errors[0].field).toBe('isAdmin');
+    expect((await rows({ table: 'core_products', isPublished: false, production: 'yes' })).body.errors[0].field).toBe('production');
 
     expect((await rows({ table: 'core_products', isLive: true })).status).toBe(401);
     const [user] = await t.dataSource.query(`SELECT id FROM core_users WHERE app_id = $1 AND primary_role = 'user'`, [a.appId]);
