@@ -20,6 +20,9 @@ interface Template {
   bcc: string | null;
 }
 
+const TABLES_CACHE_MS = 60_000;
+const NOT_LINKABLE = new Set(['migrations', 'typeorm_migrations']);
+
 export type AcceptResult = { accepted: true; logId: number } | { accepted: false };
 
 /**
@@ -28,6 +31,8 @@ export type AcceptResult = { accepted: true; logId: number } | { accepted: false
  */
 @Injectable()
 export class NotificationService {
+  private tables: { at: number; names: Set<string> } | null = null;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly sqlSource: SqlMergeSource,
@@ -37,6 +42,7 @@ export class NotificationService {
     const site = ctx.app;
     if (site.disable_email) return { accepted: false };
 
+    if (request.table !== undefined) await this.requireKnownTable(request.table);
     const template = await this.template(site.id, request.event);
     const data = await this.mergeData(site, request);
     const to = this.recipient(request, data);
@@ -70,6 +76,22 @@ export class NotificationService {
       return id;
     });
     return { accepted: true, logId };
+  }
+
+  /**
+   * `table` is client text stored in core_notification_log.linked_table and core_related.parent_table, where
+   * other code reads it as a table name: it must name one of the service's own tables (a base table of the
+   * public schema, the migrations bookkeeping excluded), else 400. The record itself is not looked up:
+   * master_id of a versioned table is a master id, not a row id.
+   */
+  private async requireKnownTable(table: string): Promise<void> {
+    if (!this.tables || Date.now() - this.tables.at > TABLES_CACHE_MS) {
+      const rows: { table_name: string }[] = await this.dataSource.query(
+        `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
+      );
+      this.tables = { at: Date.now(), names: new Set(rows.map((r) => r.table_name).filter((n) => !NOT_LINKABLE.has(n))) };
+    }
+    if (!this.tables.names.has(table)) throw ApiError.field('table', `Unknown table "${table}"`);
   }
 
   private async template(appId: number, event: string): Promise<Template> {

@@ -18,10 +18,21 @@ function merge(template: string, data: MergeData, encode: (value: string) => str
   return template.replace(PLACEHOLDER, (whole, name: string) => (Object.hasOwn(data, name) ? encode(asText(data[name])) : whole));
 }
 
+/** NUL cannot be stored in PostgreSQL text (and has no place in a mail): dropped from merged values. */
 function asText(value: unknown): string {
+  return toText(value).replace(/\u0000/g, '');
+}
+
+function toText(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'object') return JSON.stringify(value);
+  if (typeof value === 'object') {
+    try {
+      return JSON.stringify(value) ?? '';
+    } catch {
+      return ''; // too deep to print
+    }
+  }
   return String(value);
 }
 

@@ -54,11 +54,11 @@ describe('POST /message/notification', () => {
   });
 
   it('links the log row to the record with core_related when table and master_id are given', async () => {
-    await send({ event: 'welcome', email: 'cust@example.test', table: 'core_orders', master_id: 42 });
+    await send({ event: 'welcome', email: 'cust@example.test', table: 'core_customers', master_id: 42 });
     const row = await logRow();
-    expect(row).toMatchObject({ linked_table: 'core_orders', master_id: 42 });
+    expect(row).toMatchObject({ linked_table: 'core_customers', master_id: 42 });
     const links = await t.dataSource.query(`SELECT * FROM core_related WHERE app_id = $1 AND name = 'core_notification_log' AND linked = $2`, [appId, row.id]);
-    expect(links).toEqual([expect.objectContaining({ parent_table: 'core_orders', parent_id: 42, master_id: 42 })]);
+    expect(links).toEqual([expect.objectContaining({ parent_table: 'core_customers', parent_id: 42, master_id: 42 })]);
   });
 
   it('uses the template from address and the setEmailField recipient', async () => {
