@@ -135,9 +135,11 @@ describe('versioned content: lifecycle transitions, scheduling and expiry', () =
   it('schedules publication: a future Publish_Set_Date is invisible until it comes', async () => {
     const masterId = await newRecord('Scheduled');
     const at = new Date(Date.now() + 1500).toISOString();
-    const res = await call('publish', { masterId, publishSetDate: at });
+    const until = new Date(Date.now() + 86_400_000).toISOString();
+    const res = await call('publish', { masterId, publishSetDate: at, publishExpireDate: until });
     expect(res.status).toBe(200);
-    expect(res.body.data.Published).toBe(1);
+    // Live target: Published = 1, Staged = 1, both schedule dates and Publish_By set.
+    expect(res.body.data).toMatchObject({ Status: 'Published', Published: 1, Staged: 1, IsExpired: 0, Lock: 0, Publish_By: a.adminId, Publish_Set_Date: at, Publish_Expire_Date: until });
     expect(await publicTitles()).not.toContain('Scheduled');
     await new Promise((r) => setTimeout(r, 1800));
     expect(await publicTitles()).toContain('Scheduled');
