@@ -173,9 +173,11 @@ describe('invite-link, getFolderLimits, user-email, user-sms-code, verify-sms-co
 
     it('answers Token expired, and 400 for a token that is not ours', async () => {
       const expired = t.get(IdCipher).seal('user-link', JSON.stringify({ u: userId, a: appId, e: Date.now() - 1 }));
-      const res = await t.post('/auth/user-email', { userId: expired }, site);
-      expect(res.status).toBe(400);
-      expect(res.body).toEqual({ status: 'Failed', message: 'Token expired' });
+      for (const [path, extra] of [['/auth/user-email', {}], ['/auth/user-sms-code', {}], ['/auth/verify-sms-code', { code: '123456' }]] as const) {
+        const res = await t.post(path, { userId: expired, ...extra }, site);
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({ status: 'Failed', message: 'Token expired' });
+      }
       for (const userId of ['garbage', t.get(IdCipher).encryptId(5)]) {
         const bad = await t.post('/auth/user-email', { userId }, site);
         expect(bad.status).toBe(400);
