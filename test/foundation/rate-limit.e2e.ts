@@ -38,6 +38,15 @@ describe('rate limits, in process', () => {
     expect(await hits(t, a, 2, '198.51.100.9')).toEqual([200, 200]);
   });
 
+  it('counts requests that reach a route without a tenant, per address', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await t.app.inject({ method: 'POST', url: '/getApp/nowhere.example.test', headers: { 'content-type': 'application/json' }, payload: '{}', remoteAddress: '192.0.2.77' });
+      statuses.push(res.statusCode);
+    }
+    expect(statuses).toEqual([404, 404, 404, 429]);
+  });
+
   it('does not count health checks', async () => {
     for (let i = 0; i < 5; i++) expect((await t.request('GET', '/health')).status).toBe(200);
   });
