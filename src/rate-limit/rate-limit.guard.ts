@@ -9,7 +9,7 @@ import { Limit, RateLimiter } from './rate-limiter.service';
  * The global request limit (RATE_LIMIT_WINDOW_MS, RATE_LIMIT_MAX_REQUESTS), counted per tenant and client
  * address, so one tenant's traffic never uses up another's. Runs after AppContextGuard. Requests that
  * reached a route without a tenant (token refresh, reset with only a token) share one count per address;
- * routes that never have one (health, docs) are not counted.
+ * routes that never have one (health) are not counted.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
