@@ -11,6 +11,8 @@ import { AppConfig } from './config/app-config';
 import { DatabaseHandle } from './database/embedded-database';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+/** Deeper JSON than any API body needs; validation and id decryption walk bodies recursively. */
+const MAX_JSON_DEPTH = 32;
 
 export interface CreatedApp {
   app: NestFastifyApplication;
@@ -41,6 +43,7 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
     (request as unknown as { rawBody: Buffer }).rawBody = body;
     if (body.length === 0) return done(null, {});
+    if (nestingDepth(body) > MAX_JSON_DEPTH) return done(new ApiError(400, `Request body is nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
     try {
       done(null, secureJson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' }));
     } catch (error) {
@@ -91,4 +94,21 @@ export async function closeApp(app: NestFastifyApplication): Promise<void> {
     clearInterval(sweeper);
   }
   await app.close();
+}
+
+/** How deeply the JSON text nests objects and arrays (brackets inside strings do not count). */
+function nestingDepth(body: Buffer): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) max = Math.max(max, ++depth);
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return max;
 }

@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiError } from '../common/api-error';
-import { IdCipher } from '../common/id-cipher.service';
+import { IdCipher, MAX_ID } from '../common/id-cipher.service';
 import { APP_CONTEXT_POLICY, AppContextPolicy, RequestContext, RequestWithContext } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -37,7 +37,7 @@ export class AppContextGuard implements CanActivate {
 
   private async fromSiteIdHeaderOnly(request: RequestWithContext): Promise<SiteRecord> {
     const header = single(request.headers['site-id']);
-    const site = header && POSITIVE_INT.test(header) ? await this.sites.findById(Number(header)) : null;
+    const site = header && POSITIVE_INT.test(header) && Number(header) <= MAX_ID ? await this.sites.findById(Number(header)) : null;
     if (!site) throw new ApiError(401, 'Unauthorized', undefined, {}, 'Error');
     return site;
   }
@@ -77,6 +77,7 @@ export class AppContextGuard implements CanActivate {
   }
 
   private async byId(id: number, optional: boolean): Promise<SiteRecord | null> {
+    if (id > MAX_ID) return this.unknown(optional);
     return (await this.sites.findById(id)) ?? this.unknown(optional);
   }
 

@@ -109,8 +109,11 @@ export class IdCipher {
   }
 }
 
+/** Row ids are PostgreSQL `integer`s. */
+export const MAX_ID = 2147483647;
+
 function toId(plain: string | null): number | null {
-  if (plain === null || !/^[1-9]\d{0,15}$/.test(plain)) return null;
+  if (plain === null || !/^[1-9]\d{0,9}$/.test(plain)) return null;
   const id = Number(plain);
-  return Number.isSafeInteger(id) ? id : null;
+  return id <= MAX_ID ? id : null;
 }

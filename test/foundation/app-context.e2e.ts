@@ -41,7 +41,7 @@ describe('app context resolution', () => {
 
   it('answers 404 App not found for an unknown app, however it was named', async () => {
     const cipher = t.get(IdCipher);
-    for (const headers of [{ 'site-id': '999999' }, { appkey: cipher.legacyAppKey(999999) }, { appkey: 'tampered-value' }]) {
+    for (const headers of [{ 'site-id': '999999' }, { 'site-id': '9999999999' }, { appkey: cipher.legacyAppKey(999999) }, { appkey: 'tampered-value' }]) {
       const res = await t.post('/getApp', {}, headers);
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ status: 'Failed', message: 'App not found' });

@@ -28,6 +28,15 @@ describe('envelopes and errors', () => {
     expect(res.body).toEqual({ status: 'Failed', message: 'Request body contains a forbidden property (__proto__ or constructor)' });
   });
 
+  it('refuses absurdly nested JSON with 400 instead of overflowing the stack', async () => {
+    const deep = '['.repeat(500) + ']'.repeat(500);
+    const res = await t.request('POST', '/getApp', `{"a":${deep}}`, { ...site, 'content-type': 'application/json' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ status: 'Failed', message: 'Request body is nested deeper than 32 levels' });
+    const strings = await t.request('POST', '/getApp', JSON.stringify({ a: '['.repeat(100) }), { ...site, 'content-type': 'application/json' });
+    expect(strings.status).toBe(200);
+  });
+
   it('answers an oversized body with 413', async () => {
     const res = await t.post('/getApp', { padding: 'x'.repeat(4096) }, site);
     expect(res.status).toBe(413);
