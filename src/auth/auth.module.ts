@@ -4,7 +4,7 @@ import { AccountLinksController } from './account-links.controller';
 import { AccountsService } from './accounts.service';
 import { AuthController } from './auth.controller';
 import { CustomerProfilesService } from './customer-profiles.service';
-import { AppUsersController, CustomersController } from './customers.controller';
+import { CustomersController } from './customers.controller';
 import { FolderInvitesService } from './folder-invites.service';
 import { PasswordAuthService } from './password-auth.service';
 import { ResetLinksService } from './reset-links.service';
@@ -14,7 +14,7 @@ import { UserLinkTokens } from './user-link-tokens.service';
 
 /** Password authentication endpoints (SPEC "Password authentication", "Customers and app users"). */
 @Module({
-  controllers: [AuthController, AccountLinksController, CustomersController, AppUsersController],
+  controllers: [AuthController, AccountLinksController, CustomersController],
   providers: [
     AccountsService,
     AbuseLimits,

@@ -18,50 +18,18 @@ const RESET_FAILURES =
   'Reset password token has expired or is invalid / Password does not meet security requirements (with requirements) / Validation error (confirmPassword: Passwords do not match; token: token and reset_password_token must be equal)';
 
 /**
- * The customer routes and their app-user twins (same shapes; `authTable: core_app_users` selects the app-user
- * table). No route here issues a token: customer JWTs come from /auth/login with authTable core_customers.
+ * The customer routes, served under /customers and, with the same shapes, under /user/app
+ * (`authTable: core_app_users` selects the app-user table). No route here issues a token: customer JWTs
+ * come from /auth/login with authTable core_customers.
  */
-abstract class CustomerRoutes {
+@ApiTags('Customers')
+@Controller(['customers', 'user/app'])
+export class CustomersController {
   constructor(
     private readonly auth: PasswordAuthService,
     private readonly profiles: CustomerProfilesService,
     private readonly resets: ResetLinksService,
   ) {}
-
-  protected async signup(ctx: RequestContext, body: CustomerSignupRequest) {
-    const table = (body.authTable as CustomerRouteTable | undefined) ?? DEFAULT_TABLE;
-    const account = await this.auth.signUp(ctx, table, body);
-    return success(await this.profiles.profile(ctx.appId, table, account.id));
-  }
-
-  protected async login(ctx: RequestContext, body: CustomerLoginRequest) {
-    const table = (body.authTable as CustomerRouteTable | undefined) ?? DEFAULT_TABLE;
-    const extra = this.profiles.parseExtraFields(body.extraFields);
-    const account = await this.auth.verifyCredentials(ctx, table, body.email, body.password, { data: {} });
-    return success({ message: 'Login successful', data: await this.profiles.profile(ctx.appId, table, account.id, extra) });
-  }
-
-  protected async requestReset(ctx: RequestContext, body: CustomerRequestResetRequest) {
-    const table = (body.authTable as CustomerRouteTable | undefined) ?? DEFAULT_TABLE;
-    await this.resets.request(ctx, table, body.email, body.url, true);
-    return success({ message: `Email with reset password instructions was sent to ${body.email}.` });
-  }
-
-  protected async resetPassword(ctx: RequestContext, body: CustomerResetPasswordRequest) {
-    if (body.token !== body.reset_password_token) throw ApiError.field('token', 'token and reset_password_token must be equal');
-    if (body.password !== body.confirmPassword) throw ApiError.field('confirmPassword', 'Passwords do not match');
-    // The sealed token names its table; an authTable that is sent must match it, one that is not sent defaults to the token's.
-    await this.resets.reset(ctx, body.authTable as CustomerRouteTable | undefined, body.token, body.password, CUSTOMER_ROUTE_TABLES);
-    return success({ message: 'Password reset successfully' });
-  }
-}
-
-@ApiTags('Customers')
-@Controller('customers')
-export class CustomersController extends CustomerRoutes {
-  constructor(auth: PasswordAuthService, profiles: CustomerProfilesService, resets: ResetLinksService) {
-    super(auth, profiles, resets);
-  }
 
   @Post('signup')
   @HttpCode(200)
@@ -69,8 +37,10 @@ export class CustomersController extends CustomerRoutes {
   @ApiResponse({ status: 200, description: PROFILE_ANSWER })
   @ApiResponse({ status: 409, description: 'User with this email already exists' })
   @ApiResponse({ status: 400, description: 'Validation error (errors[] of { field, message }) / Password does not meet security requirements (with requirements)' })
-  signupRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerSignupRequest) {
-    return this.signup(ctx, body);
+  async signup(@Ctx() ctx: RequestContext, @Body() body: CustomerSignupRequest) {
+    const table = tableOf(body);
+    const account = await this.auth.signUp(ctx, table, body);
+    return success(await this.profiles.profile(ctx.appId, table, account.id));
   }
 
   @Post('login')
@@ -80,8 +50,11 @@ export class CustomersController extends CustomerRoutes {
   @ApiResponse({ status: 401, description: '{ status: Failed, message: Invalid credentials, data: {} }' })
   @ApiResponse({ status: 400, description: 'Validation error (extraFields naming a column that is not safe to return)' })
   @ApiResponse({ status: 429, description: 'Too many login attempts for this account' })
-  loginRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerLoginRequest) {
-    return this.login(ctx, body);
+  async login(@Ctx() ctx: RequestContext, @Body() body: CustomerLoginRequest) {
+    const table = tableOf(body);
+    const extra = this.profiles.parseExtraFields(body.extraFields);
+    const account = await this.auth.verifyCredentials(ctx, table, body.email, body.password, { data: {} });
+    return success({ message: 'Login successful', data: await this.profiles.profile(ctx.appId, table, account.id, extra) });
   }
 
   @Post('request-reset')
@@ -90,8 +63,9 @@ export class CustomersController extends CustomerRoutes {
   @ApiResponse({ status: 200, description: RESET_MAIL_ANSWER })
   @ApiResponse({ status: 404, description: 'No user found' })
   @ApiResponse({ status: 429, description: 'Too many password reset requests for this account' })
-  requestResetRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerRequestResetRequest) {
-    return this.requestReset(ctx, body);
+  async requestReset(@Ctx() ctx: RequestContext, @Body() body: CustomerRequestResetRequest) {
+    await this.resets.request(ctx, tableOf(body), body.email, body.url, true);
+    return success({ message: `Email with reset password instructions was sent to ${body.email}.` });
   }
 
   @Post('reset-password')
@@ -99,52 +73,15 @@ export class CustomersController extends CustomerRoutes {
   @ApiOperation({ summary: 'Set a new password with the token from the reset link (token and reset_password_token equal)' })
   @ApiResponse({ status: 200, description: '{ status, message: Password reset successfully }' })
   @ApiResponse({ status: 400, description: RESET_FAILURES })
-  resetPasswordRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerResetPasswordRequest) {
-    return this.resetPassword(ctx, body);
+  async resetPassword(@Ctx() ctx: RequestContext, @Body() body: CustomerResetPasswordRequest) {
+    if (body.token !== body.reset_password_token) throw ApiError.field('token', 'token and reset_password_token must be equal');
+    if (body.password !== body.confirmPassword) throw ApiError.field('confirmPassword', 'Passwords do not match');
+    // The sealed token names its table; an authTable that is sent must match it, one that is not sent defaults to the token's.
+    await this.resets.reset(ctx, body.authTable as CustomerRouteTable | undefined, body.token, body.password, CUSTOMER_ROUTE_TABLES);
+    return success({ message: 'Password reset successfully' });
   }
 }
 
-@ApiTags('Customers')
-@Controller('user/app')
-export class AppUsersController extends CustomerRoutes {
-  constructor(auth: PasswordAuthService, profiles: CustomerProfilesService, resets: ResetLinksService) {
-    super(auth, profiles, resets);
-  }
-
-  @Post('signup')
-  @HttpCode(200)
-  @ApiOperation({ summary: 'As /customers/signup; authTable core_app_users selects the app-user table (default core_customers)' })
-  @ApiResponse({ status: 200, description: PROFILE_ANSWER })
-  @ApiResponse({ status: 409, description: 'User with this email already exists' })
-  @ApiResponse({ status: 400, description: 'Validation error (errors[] of { field, message }) / Password does not meet security requirements (with requirements)' })
-  signupRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerSignupRequest) {
-    return this.signup(ctx, body);
-  }
-
-  @Post('login')
-  @HttpCode(200)
-  @ApiOperation({ summary: 'As /customers/login' })
-  @ApiResponse({ status: 200, description: LOGIN_ANSWER })
-  @ApiResponse({ status: 401, description: '{ status: Failed, message: Invalid credentials, data: {} }' })
-  loginRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerLoginRequest) {
-    return this.login(ctx, body);
-  }
-
-  @Post('request-reset')
-  @HttpCode(200)
-  @ApiOperation({ summary: 'As /customers/request-reset' })
-  @ApiResponse({ status: 200, description: RESET_MAIL_ANSWER })
-  @ApiResponse({ status: 404, description: 'No user found' })
-  requestResetRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerRequestResetRequest) {
-    return this.requestReset(ctx, body);
-  }
-
-  @Post('reset-password')
-  @HttpCode(200)
-  @ApiOperation({ summary: 'As /customers/reset-password' })
-  @ApiResponse({ status: 200, description: '{ status, message: Password reset successfully }' })
-  @ApiResponse({ status: 400, description: RESET_FAILURES })
-  resetPasswordRoute(@Ctx() ctx: RequestContext, @Body() body: CustomerResetPasswordRequest) {
-    return this.resetPassword(ctx, body);
-  }
+function tableOf(body: { authTable?: string }): CustomerRouteTable {
+  return (body.authTable as CustomerRouteTable | undefined) ?? DEFAULT_TABLE;
 }
