@@ -1,17 +1,14 @@
 import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { IsInt, IsOptional, Min } from 'class-validator';
 import { ApiError } from '../common/api-error';
+import { IdField } from '../common/dto-fields';
 import { IdCipher } from '../common/id-cipher.service';
 import { AppContext, Ctx, RequestContext } from '../common/request-context';
 import { SiteRecord } from './site.record';
 import { SitesService } from './sites.service';
 
 class GetAppRequest {
-  @ApiPropertyOptional({ description: 'App id; the site-id header is preferred. Read only outside production.' })
-  @IsOptional()
-  @IsInt({ message: 'appID must be an integer' })
-  @Min(1, { message: 'appID must be a positive integer' })
+  @IdField('appID', { doc: { description: 'App id; the site-id header is preferred. Read only outside production.' } })
   appID?: number;
 }
 

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsEmail, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
+import { Allow, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { EmailField, IdField, TextField } from '../common/dto-fields';
 import { AUTH_TABLES } from './auth-tables';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password-policy';
 
@@ -9,14 +10,11 @@ import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password-policy';
  * missing field answers `<field> is required` and a wrong type `<field> must be a string`.
  */
 
+const APP_ID_DOC = 'App id; the site-id header is preferred. Read from the body only outside production.';
 const AUTH_TABLE_MESSAGE = `authTable must be one of ${AUTH_TABLES.join(', ')}`;
 
 export class LoginRequest {
-  @ApiProperty({ example: 'admin@example.test' })
-  @IsEmail({}, { message: 'email must be a valid email address' })
-  @MaxLength(320, { message: 'email must be at most 320 characters' })
-  @IsString({ message: 'email must be a string' })
-  @IsNotEmpty({ message: 'email is required' })
+  @EmailField('email', { required: true, doc: { example: 'admin@example.test' } })
   email: string;
 
   @ApiProperty({ minLength: PASSWORD_MIN_LENGTH })
@@ -26,10 +24,7 @@ export class LoginRequest {
   @IsNotEmpty({ message: 'password is required' })
   password: string;
 
-  @ApiPropertyOptional({ description: 'App id; the site-id header is preferred. Read from the body only outside production.' })
-  @Min(1, { message: 'appID must be a positive integer' })
-  @IsInt({ message: 'appID must be an integer' })
-  @IsOptional()
+  @IdField('appID', { doc: { description: APP_ID_DOC } })
   appID?: number;
 
   @ApiPropertyOptional({ enum: AUTH_TABLES, default: 'core_users' })
@@ -39,11 +34,7 @@ export class LoginRequest {
 }
 
 export class SignUpRequest {
-  @ApiProperty({ example: 'new@example.test' })
-  @IsEmail({}, { message: 'email must be a valid email address' })
-  @MaxLength(320, { message: 'email must be at most 320 characters' })
-  @IsString({ message: 'email must be a string' })
-  @IsNotEmpty({ message: 'email is required' })
+  @EmailField('email', { required: true, doc: { example: 'new@example.test' } })
   email: string;
 
   @ApiProperty({ description: 'At least 8 characters with an upper-case letter, a lower-case letter, a digit and one of @$!%*?&' })
@@ -52,22 +43,13 @@ export class SignUpRequest {
   @IsNotEmpty({ message: 'password is required' })
   password: string;
 
-  @ApiPropertyOptional({ maxLength: 50 })
-  @MaxLength(50, { message: 'firstname must be at most 50 characters' })
-  @IsString({ message: 'firstname must be a string' })
-  @IsOptional()
+  @TextField('firstname', 50)
   firstname?: string;
 
-  @ApiPropertyOptional({ maxLength: 50 })
-  @MaxLength(50, { message: 'lastname must be at most 50 characters' })
-  @IsString({ message: 'lastname must be a string' })
-  @IsOptional()
+  @TextField('lastname', 50)
   lastname?: string;
 
-  @ApiPropertyOptional()
-  @Min(1, { message: 'appID must be a positive integer' })
-  @IsInt({ message: 'appID must be an integer' })
-  @IsOptional()
+  @IdField('appID', { doc: { description: APP_ID_DOC } })
   appID?: number;
 
   @ApiPropertyOptional({ enum: AUTH_TABLES, default: 'core_users' })
@@ -89,23 +71,13 @@ export class SignOutRequest {
 }
 
 export class RequestPassRequest {
-  @ApiProperty()
-  @IsEmail({}, { message: 'email must be a valid email address' })
-  @MaxLength(320, { message: 'email must be at most 320 characters' })
-  @IsString({ message: 'email must be a string' })
-  @IsNotEmpty({ message: 'email is required' })
+  @EmailField()
   email: string;
 
-  @ApiProperty()
-  @Min(1, { message: 'appID must be a positive integer' })
-  @IsInt({ message: 'appID must be an integer' })
-  @IsNotEmpty({ message: 'appID is required' })
+  @IdField('appID', { required: true })
   appID: number;
 
-  @ApiPropertyOptional({ description: "Reset page URL on the app's domain; default https://<app domain>/reset-password" })
-  @MaxLength(2000, { message: 'url must be at most 2000 characters' })
-  @IsString({ message: 'url must be a string' })
-  @IsOptional()
+  @TextField('url', 2000, { doc: { description: "Reset page URL on the app's domain; default https://<app domain>/reset-password" } })
   url?: string;
 
   @ApiPropertyOptional({ enum: AUTH_TABLES, default: 'core_users' })
@@ -126,10 +98,7 @@ export class ResetPassRequest {
   @IsNotEmpty({ message: 'confirmPassword is required' })
   confirmPassword: string;
 
-  @ApiProperty()
-  @MaxLength(2000, { message: 'reset_password_token is too long' })
-  @IsString({ message: 'reset_password_token must be a string' })
-  @IsNotEmpty({ message: 'reset_password_token is required' })
+  @TextField('reset_password_token', 2000, { required: true })
   reset_password_token: string;
 
   @ApiPropertyOptional({ enum: AUTH_TABLES, default: 'core_users' })
@@ -139,10 +108,7 @@ export class ResetPassRequest {
 }
 
 export class UserTokenRequest {
-  @ApiProperty({ description: 'The encrypted userId token issued by /auth/invite-link (docs/auth.md)' })
-  @MaxLength(2000, { message: 'userId is too long' })
-  @IsString({ message: 'userId must be a string' })
-  @IsNotEmpty({ message: 'userId is required' })
+  @TextField('userId', 2000, { required: true, doc: { description: 'The encrypted userId token issued by /auth/invite-link (docs/auth.md)' } })
   userId: string;
 }
 
@@ -155,24 +121,15 @@ export class VerifySmsCodeRequest extends UserTokenRequest {
 }
 
 export class InviteLinkRequest {
-  @ApiProperty({ description: 'core_users id of the invited user' })
-  @Min(1, { message: 'user must be a positive integer' })
-  @IsInt({ message: 'user must be an integer' })
-  @IsNotEmpty({ message: 'user is required' })
+  @IdField('user', { required: true, doc: { description: 'core_users id of the invited user' } })
   user: number;
 
-  @ApiProperty({ description: 'core_folders id' })
-  @Min(1, { message: 'folder_id must be a positive integer' })
-  @IsInt({ message: 'folder_id must be an integer' })
-  @IsNotEmpty({ message: 'folder_id is required' })
+  @IdField('folder_id', { required: true, doc: { description: 'core_folders id' } })
   folder_id: number;
 }
 
 export class FolderLimitsRequest {
-  @ApiProperty()
-  @Min(1, { message: 'appID must be a positive integer' })
-  @IsInt({ message: 'appID must be an integer' })
-  @IsNotEmpty({ message: 'appID is required' })
+  @IdField('appID', { required: true })
   appID: number;
 
   @ApiProperty({ example: 'core_folders' })
@@ -180,9 +137,6 @@ export class FolderLimitsRequest {
   @IsNotEmpty({ message: 'table is required' })
   table: string;
 
-  @ApiProperty()
-  @Min(1, { message: 'userId must be a positive integer' })
-  @IsInt({ message: 'userId must be an integer' })
-  @IsNotEmpty({ message: 'userId is required' })
+  @IdField('userId', { required: true })
   userId: number;
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { EmailField, IdField, TextField } from '../common/dto-fields';
 import { CUSTOMER_ROUTE_TABLES } from './auth-tables';
 import { PASSWORD_MAX_LENGTH } from './password-policy';
 
@@ -12,10 +13,7 @@ import { PASSWORD_MAX_LENGTH } from './password-policy';
 const TABLE_MESSAGE = `authTable must be one of ${CUSTOMER_ROUTE_TABLES.join(', ')}`;
 
 class CustomerRouteRequest {
-  @ApiPropertyOptional({ description: 'App id; the site-id header is preferred. Read from the body only outside production.' })
-  @Min(1, { message: 'appID must be a positive integer' })
-  @IsInt({ message: 'appID must be an integer' })
-  @IsOptional()
+  @IdField('appID', { doc: { description: 'App id; the site-id header is preferred. Read from the body only outside production.' } })
   appID?: number;
 
   @ApiPropertyOptional({ enum: CUSTOMER_ROUTE_TABLES, default: 'core_customers' })
@@ -25,11 +23,7 @@ class CustomerRouteRequest {
 }
 
 class WithEmail extends CustomerRouteRequest {
-  @ApiProperty()
-  @IsEmail({}, { message: 'email must be a valid email address' })
-  @MaxLength(320, { message: 'email must be at most 320 characters' })
-  @IsString({ message: 'email must be a string' })
-  @IsNotEmpty({ message: 'email is required' })
+  @EmailField()
   email: string;
 }
 
@@ -40,22 +34,13 @@ export class CustomerSignupRequest extends WithEmail {
   @IsNotEmpty({ message: 'password is required' })
   password: string;
 
-  @ApiPropertyOptional()
-  @MaxLength(50, { message: 'firstname must be at most 50 characters' })
-  @IsString({ message: 'firstname must be a string' })
-  @IsOptional()
+  @TextField('firstname', 50)
   firstname?: string;
 
-  @ApiPropertyOptional()
-  @MaxLength(50, { message: 'lastname must be at most 50 characters' })
-  @IsString({ message: 'lastname must be a string' })
-  @IsOptional()
+  @TextField('lastname', 50)
   lastname?: string;
 
-  @ApiPropertyOptional()
-  @MaxLength(100, { message: 'displayname must be at most 100 characters' })
-  @IsString({ message: 'displayname must be a string' })
-  @IsOptional()
+  @TextField('displayname', 100)
   displayname?: string;
 }
 
@@ -74,10 +59,7 @@ export class CustomerLoginRequest extends WithEmail {
 }
 
 export class CustomerRequestResetRequest extends WithEmail {
-  @ApiPropertyOptional({ description: "Front-end route on the app's domain that receives the appended token" })
-  @MaxLength(2000, { message: 'url must be at most 2000 characters' })
-  @IsString({ message: 'url must be a string' })
-  @IsOptional()
+  @TextField('url', 2000, { doc: { description: "Front-end route on the app's domain that receives the appended token" } })
   url?: string;
 }
 
@@ -93,15 +75,9 @@ export class CustomerResetPasswordRequest extends CustomerRouteRequest {
   @IsNotEmpty({ message: 'confirmPassword is required' })
   confirmPassword: string;
 
-  @ApiProperty({ description: 'The reset token; must equal reset_password_token' })
-  @MaxLength(2000, { message: 'token is too long' })
-  @IsString({ message: 'token must be a string' })
-  @IsNotEmpty({ message: 'token is required' })
+  @TextField('token', 2000, { required: true, doc: { description: 'The reset token; must equal reset_password_token' } })
   token: string;
 
-  @ApiProperty({ description: 'The reset token again (both must be sent, with equal values)' })
-  @MaxLength(2000, { message: 'reset_password_token is too long' })
-  @IsString({ message: 'reset_password_token must be a string' })
-  @IsNotEmpty({ message: 'reset_password_token is required' })
+  @TextField('reset_password_token', 2000, { required: true, doc: { description: 'The reset token again (both must be sent, with equal values)' } })
   reset_password_token: string;
 }
