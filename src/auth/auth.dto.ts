@@ -37,10 +37,7 @@ export class SignUpRequest {
   @EmailField('email', { required: true, doc: { example: 'new@example.test' } })
   email: string;
 
-  @ApiProperty({ description: 'At least 8 characters with an upper-case letter, a lower-case letter, a digit and one of @$!%*?&' })
-  @MaxLength(PASSWORD_MAX_LENGTH, { message: `password must be at most ${PASSWORD_MAX_LENGTH} characters` })
-  @IsString({ message: 'password must be a string' })
-  @IsNotEmpty({ message: 'password is required' })
+  @TextField('password', PASSWORD_MAX_LENGTH, { required: true, doc: { description: 'At least 8 characters with an upper-case letter, a lower-case letter, a digit and one of @$!%*?&' } })
   password: string;
 
   @TextField('firstname', 50)
@@ -87,10 +84,7 @@ export class RequestPassRequest {
 }
 
 export class ResetPassRequest {
-  @ApiProperty()
-  @MaxLength(PASSWORD_MAX_LENGTH, { message: `password must be at most ${PASSWORD_MAX_LENGTH} characters` })
-  @IsString({ message: 'password must be a string' })
-  @IsNotEmpty({ message: 'password is required' })
+  @TextField('password', PASSWORD_MAX_LENGTH, { required: true })
   password: string;
 
   @ApiProperty()

@@ -28,10 +28,7 @@ class WithEmail extends CustomerRouteRequest {
 }
 
 export class CustomerSignupRequest extends WithEmail {
-  @ApiProperty({ description: 'Password strength rule' })
-  @MaxLength(PASSWORD_MAX_LENGTH, { message: `password must be at most ${PASSWORD_MAX_LENGTH} characters` })
-  @IsString({ message: 'password must be a string' })
-  @IsNotEmpty({ message: 'password is required' })
+  @TextField('password', PASSWORD_MAX_LENGTH, { required: true, doc: { description: 'Password strength rule' } })
   password: string;
 
   @TextField('firstname', 50)
@@ -45,10 +42,7 @@ export class CustomerSignupRequest extends WithEmail {
 }
 
 export class CustomerLoginRequest extends WithEmail {
-  @ApiProperty()
-  @MaxLength(PASSWORD_MAX_LENGTH, { message: `password must be at most ${PASSWORD_MAX_LENGTH} characters` })
-  @IsString({ message: 'password must be a string' })
-  @IsNotEmpty({ message: 'password is required' })
+  @TextField('password', PASSWORD_MAX_LENGTH, { required: true })
   password: string;
 
   @ApiPropertyOptional({ description: 'Comma-separated extra profile columns: mobile, created, updated' })
@@ -64,10 +58,7 @@ export class CustomerRequestResetRequest extends WithEmail {
 }
 
 export class CustomerResetPasswordRequest extends CustomerRouteRequest {
-  @ApiProperty()
-  @MaxLength(PASSWORD_MAX_LENGTH, { message: `password must be at most ${PASSWORD_MAX_LENGTH} characters` })
-  @IsString({ message: 'password must be a string' })
-  @IsNotEmpty({ message: 'password is required' })
+  @TextField('password', PASSWORD_MAX_LENGTH, { required: true })
   password: string;
 
   @ApiProperty()
