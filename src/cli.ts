@@ -6,6 +6,7 @@ import { AppModule } from './app.module';
 import { SeedService } from './cli/seed.service';
 import { TenantService } from './cli/tenant.service';
 import { ConfigError, loadConfig } from './config/app-config';
+import { withDevSecrets } from './config/dev-secrets';
 import { openDatabase } from './database/embedded-database';
 import { migrate } from './database/migrate';
 
@@ -37,7 +38,7 @@ async function run(argv: string[]): Promise<unknown> {
     if (!tenant.name || !tenant.domain) throw new UsageError('tenant:create needs --name and --domain');
   }
 
-  const config = loadConfig();
+  const config = loadConfig(withDevSecrets(process.env));
   const database = await openDatabase(config);
   try {
     const applied = await migrate(database);

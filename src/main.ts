@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { closeApp, createApp } from './app.factory';
 import { flushLogs } from './common/logging';
 import { ConfigError, loadConfig } from './config/app-config';
+import { withDevSecrets } from './config/dev-secrets';
 import { openDatabase } from './database/embedded-database';
 import { migrate } from './database/migrate';
 import { seedDemoTenantOnce } from './cli/demo-tenant';
@@ -9,7 +10,7 @@ import { seedDemoTenantOnce } from './cli/demo-tenant';
 async function main(): Promise<void> {
   let config;
   try {
-    config = loadConfig();
+    config = loadConfig(withDevSecrets(process.env));
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);

@@ -6,7 +6,7 @@ import pino, { Logger } from 'pino';
 export const requestStore = new AsyncLocalStorage<{ requestId: string }>();
 
 /**
- * JSON lines on stdout. Writes are buffered (asynchronous): a synchronous write per line costs more than
+ * JSON lines on stdout. Writes are asynchronous: a synchronous write per line costs more than
  * the request it describes. `flushLogs` before the process exits.
  */
 export function createRootLogger(level: string): Logger {
@@ -19,7 +19,7 @@ export function createRootLogger(level: string): Logger {
       return store ? { requestId: store.requestId } : {};
     },
   };
-  return level === 'silent' ? pino(options) : pino(options, pino.destination({ dest: 1, sync: false, minLength: 4096 }));
+  return level === 'silent' ? pino(options) : pino(options, pino.destination({ dest: 1, sync: false }));
 }
 
 export function flushLogs(logger: Logger): Promise<void> {

@@ -249,6 +249,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (r.errors.length > 0) {
     throw new ConfigError(`Invalid configuration:\n  - ${r.errors.join('\n  - ')}`);
   }
+  if (env.DEV_SECRETS_FILE) {
+    config.warnings.push(`Development secrets from ${env.DEV_SECRETS_FILE}; set JWT_ACCESS_SECRET, JWT_REFRESH_SECRET, ENCRYPTION_KEY and ENCRYPTION_IV for a real deployment`);
+  }
   if (r.warnings.length > 0) {
     config.warnings.push(`Generated development values for ${r.warnings.join(', ')}; set them to keep tokens and ids valid across restarts`);
   }

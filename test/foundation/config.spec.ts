@@ -1,4 +1,8 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config/app-config';
+import { withDevSecrets } from '../../src/config/dev-secrets';
 
 const PRODUCTION = {
   NODE_ENV: 'production',
@@ -65,5 +69,25 @@ describe('configuration', () => {
     expect(hex.encryption.key.equals(Buffer.alloc(32, 0))).toBe(true);
     expect(raw.encryption.iv.toString()).toBe('v'.repeat(16));
     expect(b64.encryption.key.equals(Buffer.alloc(32, 7))).toBe(true);
+  });
+});
+
+describe('development secrets file', () => {
+  it('generates missing secrets once in DATA_DIR and reuses them, so the CLI and the server agree across restarts', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dev-secrets-'));
+    const first = loadConfig(withDevSecrets({ DATA_DIR: dir }));
+    const second = loadConfig(withDevSecrets({ DATA_DIR: dir }));
+    expect(second.encryption.key.equals(first.encryption.key)).toBe(true);
+    expect(second.jwt.accessSecret).toBe(first.jwt.accessSecret);
+    expect(first.warnings).toEqual([expect.stringMatching(/Development secrets from .*dev-secrets\.json/)]);
+    expect(statSync(join(dir, 'dev-secrets.json')).mode & 0o777).toBe(0o600);
+    expect(Object.keys(JSON.parse(readFileSync(join(dir, 'dev-secrets.json'), 'utf8'))).sort()).toEqual(['ENCRYPTION_IV', 'ENCRYPTION_KEY', 'JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET']);
+  });
+
+  it('keeps secrets that are set, and never applies in production', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dev-secrets-'));
+    const env = withDevSecrets({ DATA_DIR: dir, JWT_ACCESS_SECRET: 'x'.repeat(40) });
+    expect(env.JWT_ACCESS_SECRET).toBe('x'.repeat(40));
+    expect(withDevSecrets({ ...PRODUCTION, JWT_ACCESS_SECRET: undefined, DATA_DIR: dir }).JWT_ACCESS_SECRET).toBeUndefined();
   });
 });
