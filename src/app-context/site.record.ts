@@ -1,4 +1,4 @@
-/** A row of core_sites: one tenant app. Secret columns never leave the service (see PUBLIC_SITE_FIELDS). */
+/** A row of core_sites: one tenant app. Its secret columns are registered in src/versioning/secret-columns.ts. */
 export interface SiteRecord {
   id: number;
   name: string;
@@ -26,9 +26,8 @@ export interface SiteRecord {
   vapid_public_key: string | null;
   vapid_private_key: string | null;
   vapid_subject: string | null;
+  /** Whether /message/notification may take its merge data from a confined SQL query (docs/messaging.md). */
+  notification_sql_enabled: boolean;
   created: Date;
   updated: Date;
 }
-
-/** core_sites columns that hold secrets: never returned, filtered or sorted on. */
-export const SITE_SECRET_COLUMNS = ['payment_test_private_key', 'payment_live_private_key', 'payment_webhook_secret', 'vapid_private_key'] as const;

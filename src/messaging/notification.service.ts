@@ -106,7 +106,7 @@ export class NotificationService {
   private async mergeData(site: SiteRecord, request: SendNotificationRequest): Promise<MergeData> {
     const data: MergeData = { ...(request.data ?? {}) };
     if (request.SQL === undefined || request.SQL.trim() === '') return data;
-    if (!(site as SiteRecord & { notification_sql_enabled?: boolean }).notification_sql_enabled) {
+    if (!site.notification_sql_enabled) {
       throw ApiError.field('SQL', 'The SQL merge source is not enabled for this app');
     }
     const row = await this.sqlSource.firstRow(site.id, request.SQL);
