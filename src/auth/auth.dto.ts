@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { EmailField, IdField, TextField } from '../common/dto-fields';
@@ -11,7 +12,13 @@ import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password-policy';
  */
 
 const APP_ID_DOC = 'App id; the site-id header is preferred. Read from the body only outside production.';
-const AUTH_TABLE_MESSAGE = `authTable must be one of ${AUTH_TABLES.join(', ')}`;
+/** Optional `authTable`: one of the three user tables (default core_users). */
+const AuthTableField = () =>
+  applyDecorators(
+    ApiPropertyOptional({ enum: AUTH_TABLES, default: 'core_users' }),
+    IsOptional(),
+    IsIn(AUTH_TABLES, { message: `authTable must be one of ${AUTH_TABLES.join(', ')}` }),
+  );
 
 export class LoginRequest {
   @EmailField('email', { required: true, doc: { example: 'admin@example.test' } })
@@ -27,9 +34,7 @@ export class LoginRequest {
   @IdField('appID', { doc: { description: APP_ID_DOC } })
   appID?: number;
 
-  @ApiPropertyOptional({ enum: AUTH_TABLES, default: 'core_users' })
-  @IsIn(AUTH_TABLES, { message: AUTH_TABLE_MESSAGE })
-  @IsOptional()
+  @AuthTableField()
   authTable?: string;
 }
 
@@ -49,9 +54,7 @@ export class SignUpRequest {
   @IdField('appID', { doc: { description: APP_ID_DOC } })
   appID?: number;
 
-  @ApiPropertyOptional({ enum: AUTH_TABLES, default: 'core_users' })
-  @IsIn(AUTH_TABLES, { message: AUTH_TABLE_MESSAGE })
-  @IsOptional()
+  @AuthTableField()
   authTable?: string;
 }
 
@@ -77,9 +80,7 @@ export class RequestPassRequest {
   @TextField('url', 2000, { doc: { description: "Reset page URL on the app's domain; default https://<app domain>/reset-password" } })
   url?: string;
 
-  @ApiPropertyOptional({ enum: AUTH_TABLES, default: 'core_users' })
-  @IsIn(AUTH_TABLES, { message: AUTH_TABLE_MESSAGE })
-  @IsOptional()
+  @AuthTableField()
   authTable?: string;
 }
 
@@ -95,9 +96,7 @@ export class ResetPassRequest {
   @TextField('reset_password_token', 2000, { required: true })
   reset_password_token: string;
 
-  @ApiPropertyOptional({ enum: AUTH_TABLES, default: 'core_users' })
-  @IsIn(AUTH_TABLES, { message: AUTH_TABLE_MESSAGE })
-  @IsOptional()
+  @AuthTableField()
   authTable?: string;
 }
 
