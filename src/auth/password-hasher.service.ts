@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { hash, verify } from '@node-rs/bcrypt';
+import { compare, hash } from 'bcrypt';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { BcryptSlots } from './bcrypt-slots';
@@ -12,7 +12,7 @@ import { isBcryptHash, legacyFormatOf, verifyLegacy } from './legacy-hashes';
  */
 export type VerifyOutcome = 'match' | 'upgrade' | 'mismatch' | 'unusable';
 
-/** bcrypt through a native library, off the event loop, at the configured cost (10 at least). */
+/** bcrypt through the native `bcrypt` package (libuv's thread pool, off the event loop), at the configured cost (10 at least). */
 @Injectable()
 export class PasswordHasher implements OnModuleInit {
   private dummyHash: Promise<string> | null = null;
@@ -27,12 +27,12 @@ export class PasswordHasher implements OnModuleInit {
   }
 
   hash(plain: string): Promise<string> {
-    return this.slots.run(() => hash(plain, { cost: this.config.bcryptCost }));
+    return this.slots.run(() => hash(plain, this.config.bcryptCost));
   }
 
   async verify(plain: string, stored: string | null | undefined): Promise<VerifyOutcome> {
     if (stored && isBcryptHash(stored)) {
-      if (!(await this.slots.run(() => verify(plain, stored)))) return 'mismatch';
+      if (!(await this.slots.run(() => compare(plain, nativePrefix(stored))))) return 'mismatch';
       return Number(stored.slice(4, 6)) < this.config.bcryptCost || !stored.startsWith('$2b$') ? 'upgrade' : 'match';
     }
     if (stored && legacyFormatOf(stored)) {
@@ -48,6 +48,16 @@ export class PasswordHasher implements OnModuleInit {
   async spendVerifyTime(plain: string): Promise<void> {
     this.dummyHash ??= this.hash('dummy-password-for-timing');
     const dummy = await this.dummyHash;
-    await this.slots.run(() => verify(plain, dummy));
+    await this.slots.run(() => compare(plain, dummy));
   }
+}
+
+/**
+ * The native library knows the `$2a$` and `$2b$` prefixes only. `$2y$` (PHP) is the same algorithm as
+ * `$2b$`; `$2x$` (crypt_blowfish's compatibility mode) equals `$2a$` for ASCII passwords.
+ */
+function nativePrefix(stored: string): string {
+  if (stored.startsWith('$2y$')) return `$2b$${stored.slice(4)}`;
+  if (stored.startsWith('$2x$')) return `$2a$${stored.slice(4)}`;
+  return stored;
 }

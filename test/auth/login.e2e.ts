@@ -1,5 +1,5 @@
 import { createHash, pbkdf2Sync } from 'node:crypto';
-import { hash as bcryptHash } from '@node-rs/bcrypt';
+import { hash as bcryptHash } from 'bcrypt';
 import jwt from 'jsonwebtoken';
 import { TokenService } from '../../src/auth/token.service';
 import { siteFixture, startTestApp, TEST_ENV, TestApp } from '../support/test-app';
@@ -106,7 +106,7 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
 
     it('accepts a PHP $2y$ bcrypt hash and rewrites it as $2b$', async () => {
       const email = 'php@example.test';
-      const stored = (await bcryptHash('Php@12345', { cost: 10 })).replace(/^\$2b\$/, '$2y$');
+      const stored = (await bcryptHash('Php@12345', 10)).replace(/^\$2b\$/, '$2y$');
       await t.dataSource.query('INSERT INTO core_users (app_id, user_email, password) VALUES ($1, $2, $3)', [appId, email, stored]);
       expect((await t.post('/auth/login', { email, password: 'Php@12345' }, site)).status).toBe(200);
       const [{ password }] = await t.dataSource.query('SELECT password FROM core_users WHERE app_id = $1 AND user_email = $2', [appId, email]);
