@@ -1,9 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
-import { EmailField, IdField, TextField } from '../common/dto-fields';
+import { Allow, IsIn, IsNotEmpty, IsOptional, IsString, Matches } from 'class-validator';
+import { EmailField, IdField, PasswordField, TextField } from '../common/dto-fields';
 import { AUTH_TABLES } from './auth-tables';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password-policy';
+import { PASSWORD_MIN_LENGTH } from './password-policy';
 
 /*
  * class-validator runs a property's decorators bottom-up and the pipe stops at the first failure
@@ -24,11 +24,7 @@ export class LoginRequest {
   @EmailField('email', { required: true, doc: { example: 'admin@example.test' } })
   email: string;
 
-  @ApiProperty({ minLength: PASSWORD_MIN_LENGTH })
-  @MaxLength(PASSWORD_MAX_LENGTH, { message: `password must be at most ${PASSWORD_MAX_LENGTH} characters` })
-  @MinLength(PASSWORD_MIN_LENGTH, { message: `password must be at least ${PASSWORD_MIN_LENGTH} characters` })
-  @IsString({ message: 'password must be a string' })
-  @IsNotEmpty({ message: 'password is required' })
+  @PasswordField('password', { required: true, minLength: PASSWORD_MIN_LENGTH, doc: { minLength: PASSWORD_MIN_LENGTH } })
   password: string;
 
   @IdField('appID', { doc: { description: APP_ID_DOC } })
@@ -42,7 +38,7 @@ export class SignUpRequest {
   @EmailField('email', { required: true, doc: { example: 'new@example.test' } })
   email: string;
 
-  @TextField('password', PASSWORD_MAX_LENGTH, { required: true, doc: { description: 'At least 8 characters with an upper-case letter, a lower-case letter, a digit and one of @$!%*?&' } })
+  @PasswordField('password', { required: true, doc: { description: 'At least 8 characters with an upper-case letter, a lower-case letter, a digit and one of @$!%*?&' } })
   password: string;
 
   @TextField('firstname', 50)
@@ -85,12 +81,10 @@ export class RequestPassRequest {
 }
 
 export class ResetPassRequest {
-  @TextField('password', PASSWORD_MAX_LENGTH, { required: true })
+  @PasswordField('password')
   password: string;
 
-  @ApiProperty()
-  @IsString({ message: 'confirmPassword must be a string' })
-  @IsNotEmpty({ message: 'confirmPassword is required' })
+  @PasswordField('confirmPassword')
   confirmPassword: string;
 
   @TextField('reset_password_token', 2000, { required: true })

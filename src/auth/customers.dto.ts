@@ -1,8 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
-import { EmailField, IdField, TextField } from '../common/dto-fields';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { EmailField, IdField, PasswordField, TextField } from '../common/dto-fields';
 import { CUSTOMER_ROUTE_TABLES } from './auth-tables';
-import { PASSWORD_MAX_LENGTH } from './password-policy';
 
 /*
  * class-validator runs a property's decorators bottom-up and the pipe stops at the first failure
@@ -28,7 +27,7 @@ class WithEmail extends CustomerRouteRequest {
 }
 
 export class CustomerSignupRequest extends WithEmail {
-  @TextField('password', PASSWORD_MAX_LENGTH, { required: true, doc: { description: 'Password strength rule' } })
+  @PasswordField('password', { required: true, doc: { description: 'Password strength rule' } })
   password: string;
 
   @TextField('firstname', 50)
@@ -42,7 +41,7 @@ export class CustomerSignupRequest extends WithEmail {
 }
 
 export class CustomerLoginRequest extends WithEmail {
-  @TextField('password', PASSWORD_MAX_LENGTH, { required: true })
+  @PasswordField('password')
   password: string;
 
   @ApiPropertyOptional({ description: 'Comma-separated extra profile columns: mobile, created, updated' })
@@ -58,12 +57,10 @@ export class CustomerRequestResetRequest extends WithEmail {
 }
 
 export class CustomerResetPasswordRequest extends CustomerRouteRequest {
-  @TextField('password', PASSWORD_MAX_LENGTH, { required: true })
+  @PasswordField('password')
   password: string;
 
-  @ApiProperty()
-  @IsString({ message: 'confirmPassword must be a string' })
-  @IsNotEmpty({ message: 'confirmPassword is required' })
+  @PasswordField('confirmPassword')
   confirmPassword: string;
 
   @TextField('token', 2000, { required: true, doc: { description: 'The reset token; must equal reset_password_token' } })

@@ -9,8 +9,6 @@ export interface PasswordRequirements {
 }
 
 export const PASSWORD_MIN_LENGTH = 8;
-/** Longer input only costs hashing time (bcrypt reads 72 bytes); refuse it as a validation error. */
-export const PASSWORD_MAX_LENGTH = 128;
 
 /** The five checks of the strength rule (SPEC "Conventions": 8+ characters, upper, lower, digit, one of @$!%*?&). */
 export function passwordRequirements(password: string): PasswordRequirements {

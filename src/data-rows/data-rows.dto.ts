@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { Allow, IsBoolean, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { MAX_ID } from '../versioning/content.dto';
+import { Allow, IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { IdField, TextField } from '../common/dto-fields';
+import { MAX_ID } from '../common/id-cipher.service';
 import { OPERATORS } from './row-query';
 
 class WhereCondition {
@@ -38,15 +39,10 @@ export class GetDataRowsRequest {
 }
 
 class RelatedData {
-  @ApiProperty({ example: 'core_products' })
-  @IsString({ message: 'data.parent_table must be a string' })
-  @MaxLength(100, { message: 'data.parent_table must be at most 100 characters' })
+  @TextField('data.parent_table', 100, { required: true, doc: { example: 'core_products' } })
   parent_table: string;
 
-  @ApiProperty({ example: 101, description: 'Id of the parent record (for versioned tables the master id)' })
-  @IsInt({ message: 'data.parent_id must be an integer' })
-  @Min(1, { message: 'data.parent_id must be a positive integer' })
-  @Max(MAX_ID, { message: 'data.parent_id must be at most 2147483647' })
+  @IdField('data.parent_id', { required: true, doc: { example: 101, description: 'Id of the parent record (for versioned tables the master id)' } })
   parent_id: number;
 
   @ApiProperty({ example: 'core_token_template' })

@@ -1,34 +1,25 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDateString, IsInt, IsObject, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-
-/** Ids are PostgreSQL `integer` columns: a larger number could never name a row (and must not reach SQL). */
-export const MAX_ID = 2147483647;
+import { IsDateString, IsInt, IsObject, IsOptional, Max } from 'class-validator';
+import { IdField, TextField } from '../common/dto-fields';
+import { MAX_ID } from '../common/id-cipher.service';
 
 /** Names one record of a versioned (or, for edit, live) table of the caller's app. */
 export class ContentRecordRequest {
-  @ApiProperty({ example: 'core_products', description: 'A table registered in core_tables' })
-  @IsString({ message: 'table must be a string' })
-  @MaxLength(100, { message: 'table must be at most 100 characters' })
+  @TextField('table', 100, { required: true, doc: { example: 'core_products', description: 'A table registered in core_tables' } })
   table: string;
 
   @ApiPropertyOptional({ description: 'Encrypted master id of the record, as `_id` of a /getDataRows row' })
   @IsOptional()
   @IsInt({ message: '_id must be an encrypted record id' })
-  @Max(MAX_ID, { message: '_id must be at most 2147483647' })
+  @Max(MAX_ID, { message: `_id must be at most ${MAX_ID}` })
   _id?: number;
 
-  @ApiPropertyOptional({ description: 'Plain master id (meta_master_id), instead of _id' })
-  @IsOptional()
-  @IsInt({ message: 'masterId must be an integer' })
-  @Min(1, { message: 'masterId must be a positive integer' })
-  @Max(MAX_ID, { message: 'masterId must be at most 2147483647' })
+  @IdField('masterId', { doc: { description: 'Plain master id (meta_master_id), instead of _id' } })
   masterId?: number;
 }
 
 export class CreateContentRequest {
-  @ApiProperty({ example: 'core_products' })
-  @IsString({ message: 'table must be a string' })
-  @MaxLength(100, { message: 'table must be at most 100 characters' })
+  @TextField('table', 100, { required: true, doc: { example: 'core_products' } })
   table: string;
 
   @ApiProperty({ example: { title: 'E-book', price: 2500, tax: 227, IsDigital: 1 }, description: 'Column values; secret and service-set columns are refused' })
@@ -41,11 +32,7 @@ export class EditContentRequest extends ContentRecordRequest {
   @IsObject({ message: 'data must be an object of column names to values' })
   data: Record<string, unknown>;
 
-  @ApiPropertyOptional({ description: 'meta_current_id of the version the editor started from: a newer current version makes the save 409' })
-  @IsOptional()
-  @IsInt({ message: 'expectedCurrentId must be an integer' })
-  @Min(1, { message: 'expectedCurrentId must be a positive integer' })
-  @Max(MAX_ID, { message: 'expectedCurrentId must be at most 2147483647' })
+  @IdField('expectedCurrentId', { doc: { description: 'meta_current_id of the version the editor started from: a newer current version makes the save 409' } })
   expectedCurrentId?: number;
 }
 
@@ -62,25 +49,14 @@ export class PublishContentRequest extends ContentRecordRequest {
 }
 
 export class RollbackContentRequest extends ContentRecordRequest {
-  @ApiProperty({ description: 'meta_current_id (Current_ID) of the version to restore' })
-  @IsInt({ message: 'toCurrentId must be an integer' })
-  @Min(1, { message: 'toCurrentId must be a positive integer' })
-  @Max(MAX_ID, { message: 'toCurrentId must be at most 2147483647' })
+  @IdField('toCurrentId', { required: true, doc: { description: 'meta_current_id (Current_ID) of the version to restore' } })
   toCurrentId: number;
 }
 
 export class DiffContentRequest extends ContentRecordRequest {
-  @ApiPropertyOptional({ description: 'Current_ID of the older version (default: the version before `to`)' })
-  @IsOptional()
-  @IsInt({ message: 'fromCurrentId must be an integer' })
-  @Min(1, { message: 'fromCurrentId must be a positive integer' })
-  @Max(MAX_ID, { message: 'fromCurrentId must be at most 2147483647' })
+  @IdField('fromCurrentId', { doc: { description: 'Current_ID of the older version (default: the version before `to`)' } })
   fromCurrentId?: number;
 
-  @ApiPropertyOptional({ description: 'Current_ID of the newer version (default: the current version)' })
-  @IsOptional()
-  @IsInt({ message: 'toCurrentId must be an integer' })
-  @Min(1, { message: 'toCurrentId must be a positive integer' })
-  @Max(MAX_ID, { message: 'toCurrentId must be at most 2147483647' })
+  @IdField('toCurrentId', { doc: { description: 'Current_ID of the newer version (default: the current version)' } })
   toCurrentId?: number;
 }
