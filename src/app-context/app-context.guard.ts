@@ -3,18 +3,26 @@ import { Reflector } from '@nestjs/core';
 import { ApiError } from '../common/api-error';
 import { IdCipher, MAX_ID } from '../common/id-cipher.service';
 import { APP_CONTEXT_POLICY, AppContextPolicy, RequestContext, RequestWithContext } from '../common/request-context';
+import { RateLimitGuard } from '../rate-limit/rate-limit.guard';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { SiteRecord } from './site.record';
 import { SitesService } from './sites.service';
 
 const POSITIVE_INT = /^[1-9]\d{0,9}$/;
+/** The request names an app that does not exist. */
+const UNKNOWN = Symbol('unknown app');
 
 /**
  * Resolves the tenant of every request once, into `request.ctx` (SPEC "App identification and bootstrap"):
  * proxy mode: APP_PROXY_APP_ID, then the proxy's `site-id`, then `x-original-host`;
  * otherwise: `site-id` header, then `appKey` header, then x-forwarded-host / host, then (outside production)
  * `appID` in the body. Runs before the rate limiter, which counts per tenant.
+ *
+ * A request that names no app goes on without one: its credential may name the app (the bearer guards),
+ * and a route that needs one answers `Missing app context` from `ctx.app` after validating the body. A
+ * request that names an app that does not exist is refused at once with 404 `App not found`, and still
+ * counts against its address's rate limit, so guessing app ids costs requests like anything else.
  */
 @Injectable()
 export class AppContextGuard implements CanActivate {
@@ -22,16 +30,25 @@ export class AppContextGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly sites: SitesService,
     private readonly cipher: IdCipher,
+    private readonly rateLimit: RateLimitGuard,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async canActivate(execution: ExecutionContext): Promise<boolean> {
     const request = execution.switchToHttp().getRequest<RequestWithContext>();
     const policy = this.reflector.getAllAndOverride<AppContextPolicy | undefined>(APP_CONTEXT_POLICY, [execution.getHandler(), execution.getClass()]) ?? {};
-    let site: SiteRecord | null = null;
-    if (policy.siteIdHeaderOnly) site = await this.fromSiteIdHeaderOnly(request);
-    else if (!policy.none) site = await this.resolve(request, policy.optional === true);
-    request.ctx = new RequestContext(request.id, request.ip, this.config.production, site);
+    request.ctx = new RequestContext(request.id, request.ip, this.config.production, null);
+    if (policy.none) return true;
+    if (policy.siteIdHeaderOnly) {
+      request.ctx.site = await this.fromSiteIdHeaderOnly(request);
+      return true;
+    }
+    const site = await this.resolve(request);
+    if (site === UNKNOWN) {
+      await this.rateLimit.countRequest(request);
+      throw ApiError.notFound('App not found');
+    }
+    request.ctx.site = site;
     return true;
   }
 
@@ -42,53 +59,40 @@ export class AppContextGuard implements CanActivate {
     return site;
   }
 
-  private async resolve(request: RequestWithContext, optional: boolean): Promise<SiteRecord | null> {
+  /** The app the request names; null when it names none, UNKNOWN when it names one that does not exist. */
+  private async resolve(request: RequestWithContext): Promise<SiteRecord | null | typeof UNKNOWN> {
     const headers = request.headers;
     if (this.config.proxy.enabled) {
-      if (this.config.proxy.appId !== null) return this.byId(this.config.proxy.appId, optional);
+      if (this.config.proxy.appId !== null) return this.byId(this.config.proxy.appId);
       const siteId = single(headers['site-id']);
-      if (siteId) return this.byId(parseSiteId(siteId), optional);
+      if (siteId) return this.byId(parseSiteId(siteId));
       const originalHost = hostname(single(headers['x-original-host']));
-      const site = originalHost ? await this.sites.findByDomain(originalHost) : null;
-      return site ?? this.missing(optional);
+      if (!originalHost) return null;
+      return (await this.sites.findByDomain(originalHost)) ?? UNKNOWN;
     }
 
     const siteId = single(headers['site-id']);
-    if (siteId) return this.byId(parseSiteId(siteId), optional);
+    if (siteId) return this.byId(parseSiteId(siteId));
 
     const appKey = single(headers['appkey']);
-    if (appKey) {
-      const id = this.cipher.decryptAppKey(appKey);
-      return id === null ? this.unknown(optional) : this.byId(id, optional);
-    }
+    if (appKey) return this.byId(this.cipher.decryptAppKey(appKey));
 
+    // A Host that is no tenant's domain (an IP address, the load balancer's name) names no app.
     const host = hostname(single(headers['x-forwarded-host'])?.split(',')[0] ?? single(headers.host));
     const byDomain = host ? await this.sites.findByDomain(host) : null;
     if (byDomain) return byDomain;
 
     if (!this.config.production) {
+      // Only a well-formed appID is used here; a malformed one is left to the body's validation to name.
       const bodyAppId = (request.body as Record<string, unknown> | undefined)?.appID;
-      if (bodyAppId !== undefined && bodyAppId !== null) {
-        if (!isPositiveInt(bodyAppId)) throw ApiError.field('appID', 'appID must be a positive integer');
-        return this.byId(Number(bodyAppId), optional);
-      }
+      if (isPositiveInt(bodyAppId)) return this.byId(Number(bodyAppId));
     }
-    return this.missing(optional);
+    return null;
   }
 
-  private async byId(id: number, optional: boolean): Promise<SiteRecord | null> {
-    if (id > MAX_ID) return this.unknown(optional);
-    return (await this.sites.findById(id)) ?? this.unknown(optional);
-  }
-
-  private unknown(optional: boolean): null {
-    if (optional) return null;
-    throw ApiError.notFound('App not found');
-  }
-
-  private missing(optional: boolean): null {
-    if (optional) return null;
-    throw ApiError.badRequest('Missing app context: send the site-id header (or appID outside production)');
+  private async byId(id: number | null): Promise<SiteRecord | typeof UNKNOWN> {
+    if (id === null || id > MAX_ID) return UNKNOWN;
+    return (await this.sites.findById(id)) ?? UNKNOWN;
   }
 }
 

@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags 
 import { ApiError } from '../common/api-error';
 import { IdField } from '../common/dto-fields';
 import { IdCipher } from '../common/id-cipher.service';
-import { AppContext, Ctx, RequestContext } from '../common/request-context';
+import { Ctx, RequestContext } from '../common/request-context';
 import { SiteRecord } from './site.record';
 import { SitesService } from './sites.service';
 
@@ -39,7 +39,6 @@ export class GetAppController {
 
   @Post(':domain')
   @HttpCode(200)
-  @AppContext({ optional: true })
   @ApiOperation({ summary: 'Older variant: the app named by the domain path segment when no header names one' })
   @ApiOkResponse({ type: GetAppResponse })
   async getAppByDomain(@Ctx() ctx: RequestContext, @Param('domain') domain: string, @Body() _body: GetAppRequest): Promise<GetAppResponse> {

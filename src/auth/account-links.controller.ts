@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '../common/api-error';
 import { success } from '../common/envelope';
-import { AppContext, Ctx, RequestContext } from '../common/request-context';
+import { Ctx, RequestContext } from '../common/request-context';
 import { AccountsService, Account } from './accounts.service';
 import { ADMIN_ROLE, ADMIN_TABLE, AdminGuard, BearerGuard } from './auth.guards';
 import { assertSameApp } from './auth.controller';
@@ -26,7 +26,6 @@ export class AccountLinksController {
 
   @Post('user-email')
   @HttpCode(200)
-  @AppContext({ optional: true })
   @ApiOperation({ summary: 'Email and role of the user named by a userId token' })
   @ApiResponse({ status: 200, description: '{ status, email, role }' })
   @ApiResponse({ status: 400, description: 'Token expired / Validation error (userId not a valid token)' })
@@ -37,7 +36,6 @@ export class AccountLinksController {
 
   @Post('user-sms-code')
   @HttpCode(200)
-  @AppContext({ optional: true })
   @ApiOperation({ summary: "Send a 6-digit code (10 minutes, single use) to the mobile number of the userId token's user" })
   @ApiResponse({ status: 200, description: '{ status, message: SMS code sent successfully }' })
   @ApiResponse({ status: 400, description: 'Token expired / Mobile number missing' })
@@ -52,7 +50,6 @@ export class AccountLinksController {
 
   @Post('verify-sms-code')
   @HttpCode(200)
-  @AppContext({ optional: true })
   @ApiOperation({ summary: 'Check the SMS code of the userId token\'s user (not in the original spec; docs/auth.md)' })
   @ApiResponse({ status: 200, description: '{ status, message: SMS code verified }' })
   @ApiResponse({ status: 400, description: 'Invalid or expired SMS code / Too many attempts: request a new SMS code / Token expired' })

@@ -1,12 +1,14 @@
 import { Global, Module } from '@nestjs/common';
+import { AccountsService } from './accounts.service';
 import { AdminGuard, BearerGuard, CustomerGuard, OptionalBearerGuard } from './auth.guards';
+import { BearerAuthenticator } from './bearer-auth.service';
 import { PasswordHasher } from './password-hasher.service';
 import { TokenService } from './token.service';
 
-/** What every module needs from auth: tokens, guards and password hashing. */
+/** What every module needs from auth: tokens, guards, accounts and password hashing. */
 @Global()
 @Module({
-  providers: [TokenService, PasswordHasher, BearerGuard, OptionalBearerGuard, CustomerGuard, AdminGuard],
-  exports: [TokenService, PasswordHasher, BearerGuard, OptionalBearerGuard, CustomerGuard, AdminGuard],
+  providers: [TokenService, PasswordHasher, AccountsService, BearerAuthenticator, BearerGuard, OptionalBearerGuard, CustomerGuard, AdminGuard],
+  exports: [TokenService, PasswordHasher, AccountsService, BearerAuthenticator, BearerGuard, OptionalBearerGuard, CustomerGuard, AdminGuard],
 })
 export class AuthCoreModule {}

@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '../common/api-error';
 import { success } from '../common/envelope';
-import { AppContext, Ctx, NoAppContext, RequestContext } from '../common/request-context';
+import { Ctx, NoAppContext, RequestContext } from '../common/request-context';
 import { AuthTable } from './auth-tables';
 import { LoginRequest, RefreshTokenRequest, RequestPassRequest, ResetPassRequest, SignOutRequest, SignUpRequest } from './auth.dto';
 import { PasswordAuthService } from './password-auth.service';
@@ -45,7 +45,6 @@ export class AuthController {
 
   @Post('refresh-token')
   @HttpCode(200)
-  @AppContext({ optional: true })
   @ApiOperation({ summary: 'A new token pair for a refresh token (the access token may be expired)' })
   @ApiResponse({ status: 200, description: '{ status, token: { access_token, refresh_token } }' })
   @ApiResponse({ status: 400, description: 'Invalid token format' })
@@ -80,7 +79,6 @@ export class AuthController {
 
   @Post('reset-pass')
   @HttpCode(200)
-  @AppContext({ optional: true })
   @ApiOperation({ summary: 'Set a new password with the token of a reset link; the token works once' })
   @ApiResponse({ status: 200, description: '{ status, message: Password reset successfully }' })
   @ApiResponse({ status: 400, description: 'Reset password token has expired or is invalid / Password does not meet security requirements / Validation error (confirmPassword)' })

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AbuseLimits } from './abuse-limits.service';
 import { AccountLinksController } from './account-links.controller';
-import { AccountsService } from './accounts.service';
 import { AuthController } from './auth.controller';
 import { CustomerProfilesService } from './customer-profiles.service';
 import { CustomersController } from './customers.controller';
@@ -16,7 +15,6 @@ import { UserLinkTokens } from './user-link-tokens.service';
 @Module({
   controllers: [AuthController, AccountLinksController, CustomersController],
   providers: [
-    AccountsService,
     AbuseLimits,
     PasswordAuthService,
     CustomerProfilesService,
@@ -26,6 +24,6 @@ import { UserLinkTokens } from './user-link-tokens.service';
     UserLinkTokens,
     FolderInvitesService,
   ],
-  exports: [AccountsService, PasswordAuthService, SmsTransport],
+  exports: [PasswordAuthService, SmsTransport],
 })
 export class AuthModule {}

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -10,14 +9,10 @@ import { Account, AccountsService, NewAccount } from './accounts.service';
 import { AuthTable, isAuthTable } from './auth-tables';
 import { PasswordHasher } from './password-hasher.service';
 import { assertStrongPassword } from './password-policy';
+import { issuedBeforePasswordChange, passwordVersion } from './password-version';
 import { InvalidTokenError, MalformedTokenError, TokenExpiredError, TokenPair, TokenService } from './token.service';
 
 export const INVALID_CREDENTIALS = 'Invalid credentials';
-
-/** A short digest of password_changed: the token names the password it was issued for without telling when it changed. */
-function passwordVersion(account: Account): string {
-  return createHash('sha256').update(`${account.table}:${account.id}:${account.passwordChangedUs}`).digest('base64url').slice(0, 16);
-}
 
 export function principalOf(account: Account): AuthPrincipal {
   return { userId: account.id, appId: account.appId, authTable: account.table, role: account.role };
@@ -107,12 +102,7 @@ export class PasswordAuthService {
 
     const account = await this.accounts.findById(claimed.appId, claimed.authTable, claimed.userId);
     if (!account) throw ApiError.unauthorized('Invalid refresh token');
-    // Tokens of this module carry the password version; others (SSO) are compared by issue time.
-    const stale =
-      refresh.passwordVersion !== null
-        ? refresh.passwordVersion !== passwordVersion(account)
-        : refresh.issuedAt < Math.floor(Number(BigInt(account.passwordChangedUs) / 1_000_000n));
-    if (stale) throw ApiError.unauthorized('Refresh token has expired');
+    if (issuedBeforePasswordChange(refresh, account)) throw ApiError.unauthorized('Refresh token has expired');
     return this.issueTokens(account);
   }
 }

@@ -77,9 +77,11 @@ export class ResetLinksService {
   async reset(ctx: RequestContext, table: AuthTable | undefined, token: string, password: string, allowedTables: readonly AuthTable[] = AUTH_TABLES): Promise<void> {
     assertStrongPassword(password);
     const claims = this.readToken(token);
-    if (!claims || claims.e < Date.now() || (table && table !== claims.t) || !allowedTables.includes(claims.t) || (ctx.site && ctx.site.id !== claims.a)) {
+    if (!claims || claims.e < Date.now() || (table && table !== claims.t) || !allowedTables.includes(claims.t)) {
       throw ApiError.badRequest(RESET_TOKEN_INVALID);
     }
+    // The token names its app; a request that named another one is refused, never served with that app's account.
+    if (ctx.site && ctx.site.id !== claims.a) throw ApiError.unauthorized();
     const changed = await this.accounts.resetPassword(claims.a, claims.t, claims.u, claims.pc, await this.hasher.hash(password));
     if (!changed) throw ApiError.badRequest(RESET_TOKEN_INVALID);
     this.logger.log({ requestId: ctx.requestId, appId: claims.a, table: claims.t, userId: claims.u }, 'password reset');

@@ -54,19 +54,24 @@ export class TokenService {
 
   /** As `verify`, with the token's issue time (seconds since the epoch) and password version, to refuse tokens older than a password change. */
   verifyWithIssuedAt(token: string, typ: TokenType, options: { ignoreExpiration?: boolean } = {}): { principal: AuthPrincipal; issuedAt: number; passwordVersion: string | null } {
-    let claims: Partial<Claims> & { iat?: number };
+    let claims: { [K in keyof Claims]?: unknown } & { iat?: unknown; exp?: unknown };
     if (jwt.decode(token) === null) throw new MalformedTokenError('Malformed token');
     try {
-      claims = jwt.verify(token, this.keyFor(typ).secret, { algorithms: [ALGORITHM], ignoreExpiration: options.ignoreExpiration }) as Partial<Claims>;
+      claims = jwt.verify(token, this.keyFor(typ).secret, { algorithms: [ALGORITHM], ignoreExpiration: options.ignoreExpiration }) as typeof claims;
     } catch (error) {
       if (error instanceof jwt.TokenExpiredError) throw new TokenExpiredError('Token has expired');
       throw new InvalidTokenError('Invalid token');
     }
-    const userId = Number(claims.sub);
-    if (claims.typ !== typ || !Number.isSafeInteger(userId) || userId <= 0 || typeof claims.app !== 'number' || typeof claims.tbl !== 'string') {
+    const userId = subjectId(claims.sub);
+    if (claims.typ !== typ || userId === null || typeof claims.exp !== 'number' || !isAppId(claims.app) || typeof claims.tbl !== 'string' || !isRole(claims.role)) {
       throw new InvalidTokenError('Invalid token');
     }
-    return { principal: { userId, appId: claims.app, authTable: claims.tbl, role: claims.role ?? null }, issuedAt: typeof claims.iat === 'number' ? claims.iat : 0, passwordVersion: typeof claims.pwv === 'string' ? claims.pwv : null };
+    if (claims.pwv !== undefined && typeof claims.pwv !== 'string') throw new InvalidTokenError('Invalid token');
+    return {
+      principal: { userId, appId: claims.app, authTable: claims.tbl, role: claims.role ?? null },
+      issuedAt: typeof claims.iat === 'number' ? claims.iat : 0,
+      passwordVersion: claims.pwv ?? null,
+    };
   }
 
   private keyFor(typ: TokenType): { secret: string; ttl: number } {
@@ -74,4 +79,20 @@ export class TokenService {
       ? { secret: this.config.jwt.accessSecret, ttl: this.config.jwt.accessTtlSeconds }
       : { secret: this.config.jwt.refreshSecret, ttl: this.config.jwt.refreshTtlSeconds };
   }
+}
+
+/** `sub` as a user id: a string or a number holding a positive integer, nothing else (no arrays, booleans, objects). */
+function subjectId(sub: unknown): number | null {
+  if (typeof sub !== 'string' && typeof sub !== 'number') return null;
+  if (typeof sub === 'string' && !/^[1-9]\d{0,15}$/.test(sub)) return null;
+  const id = Number(sub);
+  return Number.isSafeInteger(id) && id > 0 ? id : null;
+}
+
+function isAppId(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+
+function isRole(value: unknown): value is string | null | undefined {
+  return value === undefined || value === null || typeof value === 'string';
 }

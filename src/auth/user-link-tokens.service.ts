@@ -24,7 +24,7 @@ export class UserLinkTokens {
     return this.cipher.seal(PURPOSE, JSON.stringify({ u: link.userId, a: link.appId, e: link.expires.getTime() }));
   }
 
-  /** The link inside a token of the request's app: 400 `Token expired` past its expiry, 400 Validation error for anything not ours. */
+  /** The link inside a token: 400 `Token expired` past its expiry, 400 Validation error for anything not ours, 401 for another app's. */
   read(ctx: RequestContext, token: string): UserLink {
     const plain = this.cipher.open(PURPOSE, token);
     let claims: { u?: unknown; a?: unknown; e?: unknown } | null = null;
@@ -33,9 +33,11 @@ export class UserLinkTokens {
     } catch {
       claims = null;
     }
-    if (!claims || !Number.isSafeInteger(claims.u) || !Number.isSafeInteger(claims.a) || typeof claims.e !== 'number' || (ctx.site && ctx.site.id !== claims.a)) {
+    if (!claims || !Number.isSafeInteger(claims.u) || !Number.isSafeInteger(claims.a) || typeof claims.e !== 'number') {
       throw ApiError.field('userId', 'userId is not a valid user token');
     }
+    // The token names its app; a request that named another one is refused.
+    if (ctx.site && ctx.site.id !== claims.a) throw ApiError.unauthorized();
     if (claims.e <= Date.now()) throw ApiError.badRequest('Token expired');
     return { userId: claims.u as number, appId: claims.a as number, expires: new Date(claims.e) };
   }

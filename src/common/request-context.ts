@@ -14,19 +14,24 @@ export interface AuthPrincipal {
 /**
  * Everything a service needs to know about the request it serves, resolved once per request and passed
  * explicitly as the first argument of service methods. Services never read headers or the environment.
+ *
+ * The tenant comes from the request (AppContextGuard) or, when the request names none, from its credential
+ * (the bearer guards set `site` from the token's app). A route that needs a tenant reads `app`, which
+ * answers 400 `Missing app context` only then: after the body was validated, so an invalid body always
+ * gets its `Validation error` first.
  */
 export class RequestContext {
   constructor(
     readonly requestId: string,
     readonly ip: string,
     readonly production: boolean,
-    readonly site: SiteRecord | null,
+    public site: SiteRecord | null,
     public principal: AuthPrincipal | null = null,
   ) {}
 
-  /** The tenant; throws when the route was reached without one. */
+  /** The tenant; throws 400 `Missing app context` when neither the request nor its credential named one. */
   get app(): SiteRecord {
-    if (!this.site) throw new ApiError(400, 'Missing app context: send the site-id header');
+    if (!this.site) throw ApiError.badRequest(this.production ? MISSING_APP_CONTEXT : `${MISSING_APP_CONTEXT} (or appID outside production)`);
     return this.site;
   }
 
@@ -34,6 +39,8 @@ export class RequestContext {
     return this.app.id;
   }
 }
+
+export const MISSING_APP_CONTEXT = 'Missing app context: send the site-id header';
 
 export type RequestWithContext = FastifyRequest & { ctx?: RequestContext };
 
@@ -44,12 +51,14 @@ export const Ctx = createParamDecorator((_: unknown, execution: ExecutionContext
   return request.ctx;
 });
 
-/** How a route finds its tenant (SPEC "App identification and bootstrap"). */
+/**
+ * How a route finds its tenant (SPEC "App identification and bootstrap"). By default the request's headers
+ * (or body appID outside production) name it when they can; whether the route needs one is up to the
+ * handler (`ctx.app` versus `ctx.site`).
+ */
 export interface AppContextPolicy {
-  /** A route that needs no tenant (health, docs). */
+  /** A route that needs no tenant (health, docs, sign-out): nothing is resolved, nothing refused. */
   none?: boolean;
-  /** Resolve if possible, but let the request through without a tenant. */
-  optional?: boolean;
   /** Only the site-id header counts (messaging); a failure is 401 `{ status: Error, message: Unauthorized }`. */
   siteIdHeaderOnly?: boolean;
 }

@@ -23,8 +23,13 @@ export class RateLimitGuard implements CanActivate {
     const policy = this.reflector.getAllAndOverride<AppContextPolicy | undefined>(APP_CONTEXT_POLICY, [execution.getHandler(), execution.getClass()]);
     const request = execution.switchToHttp().getRequest<RequestWithContext>();
     if (policy?.none) return true;
-    const tenant = request.ctx?.site?.id ?? 'none';
-    await this.limiter.consume(`req:${tenant}:${request.ctx?.ip ?? request.ip}`, this.limit);
+    await this.countRequest(request);
     return true;
+  }
+
+  /** Counts the request against its tenant's count for the client address (the address's own count without a tenant); 429 past the limit. */
+  countRequest(request: RequestWithContext): Promise<void> {
+    const tenant = request.ctx?.site?.id ?? 'none';
+    return this.limiter.consume(`req:${tenant}:${request.ctx?.ip ?? request.ip}`, this.limit);
   }
 }

@@ -112,7 +112,7 @@ describe('invite-link, getFolderLimits, user-email, user-sms-code, verify-sms-co
         expect(res.status).toBe(403);
         expect(res.body.message).toBe('Insufficient permissions');
       }
-      const forgedRole = jwt.sign({ sub: String(userId), app: appId, tbl: 'core_users', role: 'admin', typ: 'access' }, TEST_ENV.JWT_ACCESS_SECRET, { algorithm: 'HS256' });
+      const forgedRole = jwt.sign({ sub: String(userId), app: appId, tbl: 'core_users', role: 'admin', typ: 'access' }, TEST_ENV.JWT_ACCESS_SECRET, { algorithm: 'HS256', expiresIn: 60 });
       expect((await t.post('/auth/invite-link', { user: userId, folder_id: folderId }, bearer(forgedRole))).status).toBe(403);
     });
   });
@@ -184,7 +184,7 @@ describe('invite-link, getFolderLimits, user-email, user-sms-code, verify-sms-co
         expect(bad.body.errors[0].field).toBe('userId');
       }
       // another app's context refuses the token
-      expect((await t.post('/auth/user-email', { userId: await invite() }, { 'site-id': String(otherAppId) })).status).toBe(400);
+      expect((await t.post('/auth/user-email', { userId: await invite() }, { 'site-id': String(otherAppId) })).status).toBe(401);
     });
   });
 

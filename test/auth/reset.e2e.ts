@@ -115,7 +115,7 @@ describe('password reset links: /auth/request-pass, /auth/reset-pass', () => {
     expect((await t.post('/auth/reset-pass', body(expired), site)).body.message).toBe('Reset password token has expired or is invalid');
 
     const token = (await requestLink()).searchParams.get('token')!;
-    expect((await t.post('/auth/reset-pass', body(token), { 'site-id': String(otherAppId) })).status).toBe(400);
+    expect((await t.post('/auth/reset-pass', body(token), { 'site-id': String(otherAppId) })).status).toBe(401);
     expect((await t.post('/auth/reset-pass', body(token, { authTable: 'core_customers' }), site)).status).toBe(400);
     expect((await t.post('/auth/reset-pass', body(token, { authTable: 'core_sites' }), site)).body.message).toBe('Validation error');
     // still good for its own app and table

@@ -60,7 +60,7 @@ describe('POST /getApp', () => {
   it('rejects a non-integer appID naming the field', async () => {
     const res = await t.post('/getApp', { appID: 'seven' });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ status: 'Failed', message: 'Validation error', errors: [{ field: 'appID', message: 'appID must be a positive integer' }] });
+    expect(res.body).toEqual({ status: 'Failed', message: 'Validation error', errors: [{ field: 'appID', message: 'appID must be an integer' }] });
   });
 });
 
