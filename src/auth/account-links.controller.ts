@@ -29,6 +29,7 @@ export class AccountLinksController {
   @ApiOperation({ summary: 'Email and role of the user named by a userId token' })
   @ApiResponse({ status: 200, description: '{ status, email, role }' })
   @ApiResponse({ status: 400, description: 'Token expired / Validation error (userId not a valid token)' })
+  @ApiResponse({ status: 401, description: "Unauthorized (the token is another app's than the site-id's)" })
   async userEmail(@Ctx() ctx: RequestContext, @Body() body: UserTokenRequest) {
     const account = await this.accountOf(ctx, body.userId);
     return success({ email: account.email, role: account.role });
@@ -63,9 +64,9 @@ export class AccountLinksController {
   @HttpCode(200)
   @UseGuards(AdminGuard)
   @ApiBearerAuth()
-  @ApiOperation({ summary: "Admin: give a user access to a folder for 60 days and answer the user's link token" })
+  @ApiOperation({ summary: "Admin: give a user access to a folder for 60 days and answer the user's link token (the bearer names the app: no site-id needed)" })
   @ApiResponse({ status: 200, description: '{ status, link }' })
-  @ApiResponse({ status: 401, description: 'Unauthorized' })
+  @ApiResponse({ status: 401, description: "Unauthorized: no bearer, a broken or expired one, one issued before a password change, or one of another app than the site-id's" })
   @ApiResponse({ status: 403, description: 'Insufficient permissions (not an admin of this app)' })
   @ApiResponse({ status: 400, description: 'Validation error (user or folder_id not of this app)' })
   async inviteLink(@Ctx() ctx: RequestContext, @Body() body: InviteLinkRequest) {

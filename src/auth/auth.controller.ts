@@ -49,6 +49,7 @@ export class AuthController {
   @ApiResponse({ status: 200, description: '{ status, token: { access_token, refresh_token } }' })
   @ApiResponse({ status: 400, description: 'Invalid token format' })
   @ApiResponse({ status: 401, description: 'Refresh token has expired / Invalid refresh token' })
+  @ApiResponse({ status: 404, description: 'App not found (a site-id naming no app)' })
   async refresh(@Ctx() ctx: RequestContext, @Body() body: RefreshTokenRequest) {
     return success({ token: await this.auth.refresh(ctx, body.payload) });
   }
@@ -82,6 +83,7 @@ export class AuthController {
   @ApiOperation({ summary: 'Set a new password with the token of a reset link; the token works once' })
   @ApiResponse({ status: 200, description: '{ status, message: Password reset successfully }' })
   @ApiResponse({ status: 400, description: 'Reset password token has expired or is invalid / Password does not meet security requirements / Validation error (confirmPassword)' })
+  @ApiResponse({ status: 401, description: "Unauthorized (the token is another app's than the site-id's)" })
   async resetPass(@Ctx() ctx: RequestContext, @Body() body: ResetPassRequest) {
     if (body.password !== body.confirmPassword) throw ApiError.field('confirmPassword', 'Passwords do not match');
     await this.resets.reset(ctx, body.authTable as AuthTable | undefined, body.reset_password_token, body.password);

@@ -70,9 +70,10 @@ export class CustomersController {
 
   @Post('reset-password')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Set a new password with the token from the reset link (token and reset_password_token equal)' })
+  @ApiOperation({ summary: 'Set a new password with the token from the reset link (token and reset_password_token equal); the token names the app, no site-id needed' })
   @ApiResponse({ status: 200, description: '{ status, message: Password reset successfully }' })
   @ApiResponse({ status: 400, description: RESET_FAILURES })
+  @ApiResponse({ status: 401, description: "Unauthorized (the token is another app's than the site-id's)" })
   async resetPassword(@Ctx() ctx: RequestContext, @Body() body: CustomerResetPasswordRequest) {
     if (body.token !== body.reset_password_token) throw ApiError.field('token', 'token and reset_password_token must be equal');
     if (body.password !== body.confirmPassword) throw ApiError.field('confirmPassword', 'Passwords do not match');
