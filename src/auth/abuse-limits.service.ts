@@ -1,4 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { ApiError } from '../common/api-error';
+import { RequestContext } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { RateLimiter } from '../rate-limit/rate-limiter.service';
@@ -13,15 +15,42 @@ export const SMS_SENDS_PER_HOUR = 5;
 export const LOGIN_WINDOW_MS = 15 * MINUTE;
 
 /**
- * Limits that follow the account or the phone, whatever address the requests come from: password guessing
- * on one account, mail bombing through reset requests, SMS pumping to one number.
+ * Limits that follow the account or the phone: password guessing on one account (per client address, and a
+ * higher ceiling across addresses against distributed guessing), mail bombing through reset requests, SMS
+ * pumping to one number.
  */
 @Injectable()
 export class AbuseLimits {
   constructor(private readonly limiter: RateLimiter, @Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
-  login(appId: number, table: AuthTable, email: string): Promise<void> {
-    return this.limiter.consume(`auth:login:${appId}:${table}:${normalize(email)}`, { max: this.config.auth.loginMaxPerAccount, windowMs: LOGIN_WINDOW_MS }, 'Too many login attempts, please try again later');
+  /**
+   * Runs `verify` (the credential check) unless this client address or all addresses together have failed
+   * too often on the account: then 429 before it runs. The attempt is counted before `verify` runs, so
+   * parallel guesses cannot overrun a limit; a 401 from `verify` leaves it counted (a failure), a success
+   * clears the address's failures and takes the attempt back from the account's, and any other error only
+   * takes the attempt back.
+   */
+  async login<T>(ctx: RequestContext, table: AuthTable, email: string, verify: () => Promise<T>): Promise<T> {
+    const account = `${ctx.appId}:${table}:${normalize(email)}`;
+    const fromAddress = `auth:login:address:${account}:${ctx.ip}`;
+    const fromAll = `auth:login:account:${account}`;
+    const message = 'Too many login attempts, please try again later';
+    await this.limiter.consume(fromAddress, { max: this.config.auth.loginMaxPerAccount, windowMs: LOGIN_WINDOW_MS }, message);
+    try {
+      await this.limiter.consume(fromAll, { max: this.config.auth.loginMaxPerAccountAllAddresses, windowMs: LOGIN_WINDOW_MS }, message);
+    } catch (error) {
+      await this.limiter.release(fromAddress);
+      throw error;
+    }
+    let result: T;
+    try {
+      result = await verify();
+    } catch (error) {
+      if (!(error instanceof ApiError && error.httpStatus === 401)) await Promise.all([this.limiter.release(fromAddress), this.limiter.release(fromAll)]);
+      throw error;
+    }
+    await Promise.all([this.limiter.reset(fromAddress), this.limiter.release(fromAll)]);
+    return result;
   }
 
   resetRequest(appId: number, table: AuthTable, email: string): Promise<void> {

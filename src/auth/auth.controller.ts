@@ -21,7 +21,7 @@ export class AuthController {
   @ApiResponse({ status: 200, description: '{ status, token: { access_token, refresh_token, user: { id, email, firstName, lastName, role } } }' })
   @ApiResponse({ status: 401, description: 'Invalid credentials / Authentication failed' })
   @ApiResponse({ status: 400, description: 'Validation error (errors[] of { field, message })' })
-  @ApiResponse({ status: 429, description: 'Too many login attempts for this account' })
+  @ApiResponse({ status: 429, description: 'Too many failed logins on this account from this client address, or from all addresses (Retry-After)' })
   async login(@Ctx() ctx: RequestContext, @Body() body: LoginRequest) {
     const table = (body.authTable as AuthTable | undefined) ?? DEFAULT_TABLE;
     const { tokens, account } = await this.auth.login(ctx, table, body.email, body.password);

@@ -49,7 +49,7 @@ export class CustomersController {
   @ApiResponse({ status: 200, description: LOGIN_ANSWER })
   @ApiResponse({ status: 401, description: '{ status: Failed, message: Invalid credentials, data: {} }' })
   @ApiResponse({ status: 400, description: 'Validation error (extraFields naming a column that is not safe to return)' })
-  @ApiResponse({ status: 429, description: 'Too many login attempts for this account' })
+  @ApiResponse({ status: 429, description: 'Too many failed logins on this account from this client address, or from all addresses (Retry-After)' })
   async login(@Ctx() ctx: RequestContext, @Body() body: CustomerLoginRequest) {
     const table = tableOf(body);
     const extra = this.profiles.parseExtraFields(body.extraFields);

@@ -35,17 +35,19 @@ export class PasswordAuthService {
    * A legacy or weaker hash is replaced by bcrypt at the configured cost.
    */
   async verifyCredentials(ctx: RequestContext, table: AuthTable, email: string, password: string, failureBody?: Record<string, unknown>): Promise<Account> {
-    await this.limits.login(ctx.appId, table, email);
-    const account = await this.accounts.findByEmail(ctx, table, email);
-    if (!account) {
-      await this.hasher.spendVerifyTime(password);
-      throw ApiError.unauthorized(INVALID_CREDENTIALS, failureBody);
-    }
-    const outcome = await this.hasher.verify(password, account.passwordHash);
-    if (outcome === 'mismatch') throw ApiError.unauthorized(INVALID_CREDENTIALS, failureBody);
-    if (outcome === 'unusable') throw ApiError.unauthorized('Authentication failed', failureBody);
-    if (outcome === 'upgrade') await this.accounts.upgradeHash(account, await this.hasher.hash(password));
-    return account;
+    // Only failures count against the account's login limits (429 before bcrypt runs); a success clears this address's.
+    return this.limits.login(ctx, table, email, async () => {
+      const account = await this.accounts.findByEmail(ctx, table, email);
+      if (!account) {
+        await this.hasher.spendVerifyTime(password);
+        throw ApiError.unauthorized(INVALID_CREDENTIALS, failureBody);
+      }
+      const outcome = await this.hasher.verify(password, account.passwordHash);
+      if (outcome === 'mismatch') throw ApiError.unauthorized(INVALID_CREDENTIALS, failureBody);
+      if (outcome === 'unusable') throw ApiError.unauthorized('Authentication failed', failureBody);
+      if (outcome === 'upgrade') await this.accounts.upgradeHash(account, await this.hasher.hash(password));
+      return account;
+    });
   }
 
   async login(ctx: RequestContext, table: AuthTable, email: string, password: string): Promise<{ tokens: TokenPair; account: Account }> {

@@ -44,8 +44,12 @@ export interface AppConfig {
   /** Trust X-Forwarded-For (behind a load balancer): the client address the rate limit counts. */
   trustProxy: boolean;
   bcryptCost: number;
-  /** Password auth: reset-link lifetime (RESET_TOKEN_LIFE, s) and login attempts per account per 15 minutes (AUTH_LOGIN_MAX_PER_ACCOUNT). */
-  auth: { resetTokenTtlSeconds: number; loginMaxPerAccount: number };
+  /**
+   * Password auth: reset-link lifetime (RESET_TOKEN_LIFE, s); failed logins per 15 minutes on one account
+   * from one client address (AUTH_LOGIN_MAX_PER_ACCOUNT) and from all addresses together
+   * (AUTH_LOGIN_MAX_PER_ACCOUNT_ALL_ADDRESSES, default ten times the former).
+   */
+  auth: { resetTokenTtlSeconds: number; loginMaxPerAccount: number; loginMaxPerAccountAllAddresses: number };
   logLevel: string;
   idp: {
     issuerUrl: string | null;
@@ -168,6 +172,7 @@ export function decodeKey(raw: string, bytes: number): Buffer | null {
 export function loadConfig(env: Env = process.env): AppConfig {
   const production = env.NODE_ENV === 'production';
   const r = new Reader(env, production);
+  const loginMaxPerAccount = r.int('AUTH_LOGIN_MAX_PER_ACCOUNT', 10, 1);
 
   const config: AppConfig = {
     production,
@@ -219,7 +224,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     bcryptCost: r.int('BCRYPT_COST', 10, 10, 15),
     auth: {
       resetTokenTtlSeconds: r.int('RESET_TOKEN_LIFE', 3600, 60, 86400 * 7),
-      loginMaxPerAccount: r.int('AUTH_LOGIN_MAX_PER_ACCOUNT', 10, 1),
+      loginMaxPerAccount,
+      loginMaxPerAccountAllAddresses: r.int('AUTH_LOGIN_MAX_PER_ACCOUNT_ALL_ADDRESSES', 10 * loginMaxPerAccount, 1),
     },
     logLevel: r.str('LOG_LEVEL') ?? (env.NODE_ENV === 'test' ? 'warn' : 'info'),
     idp: {

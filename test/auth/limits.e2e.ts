@@ -1,5 +1,6 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 
@@ -27,7 +28,7 @@ describe('per-account and per-number abuse limits; SMS outbox without a gateway'
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'auth-limits-'));
-    t = await startTestApp({ AUTH_LOGIN_MAX_PER_ACCOUNT: '3', DATA_DIR: dataDir });
+    t = await startTestApp({ DATA_DIR: dataDir });
     appA = (await t.seed(tenant())).appID;
     appB = (await t.seed(tenant())).appID;
   });
@@ -36,16 +37,68 @@ describe('per-account and per-number abuse limits; SMS outbox without a gateway'
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('refuses login attempts past the per-account limit, even with the right password', async () => {
-    const site = { 'site-id': String(appA) };
-    for (let i = 0; i < 3; i++) expect((await t.post('/auth/login', { email: 'A@example.test', password: 'Wrong@1234' }, site)).status).toBe(401);
-    const limited = await t.post('/auth/login', { email: 'a@example.test', password: 'Alpha@1234' }, site);
-    expect(limited.status).toBe(429);
-    expect(limited.body).toEqual({ status: 'Failed', message: 'Too many login attempts, please try again later' });
-    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
-    // other accounts, and the same email in another app, are not affected
-    expect((await t.post('/auth/login', { email: 'b@example.test', password: 'Beta@12345' }, site)).status).toBe(200);
-    expect((await t.post('/auth/login', { email: 'a@example.test', password: 'Alpha@1234' }, { 'site-id': String(appB) })).status).toBe(200);
+  const redis = { REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:` };
+  describe.each([
+    ['in process', {}],
+    ['through Redis', redis],
+  ])('failed logins, per account and client address (3), and per account from all addresses (5), counted %s', (_, store) => {
+    let l: TestApp;
+    let appId: number;
+    beforeAll(async () => {
+      l = await startTestApp({ ...store, AUTH_LOGIN_MAX_PER_ACCOUNT: '3', AUTH_LOGIN_MAX_PER_ACCOUNT_ALL_ADDRESSES: '5', TRUST_PROXY: 'true' });
+    });
+    afterAll(() => l.close());
+    beforeEach(async () => {
+      appId = (await l.seed(tenant())).appID;
+    });
+    const login = (password: string, address: string, email = 'a@example.test', app = appId) =>
+      l.post('/auth/login', { email, password }, { 'site-id': String(app), 'x-forwarded-for': address });
+    const right = (address: string) => login('Alpha@1234', address);
+    const wrong = (address: string) => login('Wrong@1234', address);
+
+    it('never limits correct logins', async () => {
+      for (let i = 0; i < 12; i++) expect((await right('203.0.113.1')).status).toBe(200);
+    });
+
+    it('locks the address out of the account after 3 failures, before checking the password; other addresses still log in', async () => {
+      for (let i = 0; i < 3; i++) expect((await login('Wrong@1234', '203.0.113.1', 'A@example.test')).status).toBe(401);
+      const limited = await right('203.0.113.1');
+      expect(limited.status).toBe(429);
+      expect(limited.body).toEqual({ status: 'Failed', message: 'Too many login attempts, please try again later' });
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(15 * 60);
+      expect((await right('203.0.113.2')).status).toBe(200);
+      // other accounts from the same address, and the same email in another app, are not affected
+      expect((await login('Beta@12345', '203.0.113.1', 'b@example.test')).status).toBe(200);
+      expect((await login('Alpha@1234', '203.0.113.1', 'a@example.test', (await l.seed(tenant())).appID)).status).toBe(200);
+    });
+
+    it('clears the address\'s failures on a successful login', async () => {
+      // 4 failures in all: past the address's 3 without the reset, within the account's 5
+      for (let round = 0; round < 2; round++) {
+        for (let i = 0; i < 2; i++) expect((await wrong('203.0.113.1')).status).toBe(401);
+        expect((await right('203.0.113.1')).status).toBe(200);
+      }
+    });
+
+    it('locks every address out of the account after 5 failures from all addresses together', async () => {
+      for (let i = 0; i < 3; i++) expect((await wrong('203.0.113.1')).status).toBe(401);
+      for (let i = 0; i < 2; i++) expect((await wrong('203.0.113.2')).status).toBe(401);
+      for (const address of ['203.0.113.2', '203.0.113.3']) {
+        const limited = await right(address);
+        expect(limited.status).toBe(429);
+        expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      }
+      // a refused attempt is not a failure of its address: the ceiling, not the address limit, refused it
+      expect((await login('Beta@12345', '203.0.113.3', 'b@example.test')).status).toBe(200);
+    });
+
+    it('lets no more than the limit of 30 parallel wrong passwords from one address reach the password check', async () => {
+      const answers = await Promise.all(Array.from({ length: 30 }, () => wrong('203.0.113.9')));
+      const statuses = answers.map((a) => a.status).sort();
+      expect(statuses.filter((s) => s === 401)).toHaveLength(3);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(27);
+    });
   });
 
   it('counts SMS sends per mobile number across apps, and writes them to DATA_DIR/sms without a gateway', async () => {
