@@ -160,7 +160,8 @@ export class NotificationSender implements OnApplicationBootstrap, OnApplication
       await this.mail.send({
         from: row.email_from,
         to: row.email ?? undefined,
-        cc: row.email_cc ?? undefined,
+        // A row without a recipient is a NONE mail: BCC only, also for rows queued while CC was still stored for it.
+        cc: row.email === null ? undefined : (row.email_cc ?? undefined),
         bcc: row.email_bcc ?? undefined,
         subject: row.subject,
         html: row.body,

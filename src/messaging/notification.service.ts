@@ -46,7 +46,8 @@ export class NotificationService {
     const template = await this.template(site.id, request.event);
     const data = await this.mergeData(site, request);
     const to = this.recipient(request, data);
-    const cc = await this.userAddress(site.id, site.email_cc);
+    // NONE sends to the BCC addresses only: the app's CC user is left out too (SPEC "POST /message/notification").
+    const cc = to === null ? [] : await this.userAddress(site.id, site.email_cc);
     const bcc = unique([...(await this.userAddress(site.id, site.email_bcc)), ...addressList(template.bcc)]);
     if (to === null && bcc.length === 0) {
       throw ApiError.field('email', 'email is NONE but the app and the template have no BCC address');

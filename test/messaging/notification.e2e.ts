@@ -67,9 +67,9 @@ describe('POST /message/notification', () => {
     expect(await logRow()).toMatchObject({ email: 'field@example.test', email_from: 'tpl@example.test' });
   });
 
-  it('NONE leaves the recipient empty: only BCC addresses get the mail', async () => {
+  it('NONE leaves the recipient and the CC empty: only BCC addresses get the mail', async () => {
     await send({ event: 'welcome', email: 'NONE' });
-    expect(await logRow()).toMatchObject({ email: null, email_bcc: 'bcc-admin@example.test, tpl-bcc@example.test' });
+    expect(await logRow()).toMatchObject({ email: null, email_cc: null, email_bcc: 'bcc-admin@example.test, tpl-bcc@example.test' });
   });
 
   it('answers Failed "Notifications are disabled" for a tenant with disable_email, writing nothing', async () => {

@@ -80,14 +80,29 @@ describe('notification sender', () => {
     expect(row.sent).toBeInstanceOf(Date);
   });
 
-  it('NONE mails only the BCC addresses', async () => {
-    const appId = await tenant(t, { email_cc: null });
+  it('NONE mails only the BCC addresses, not the app\'s CC user', async () => {
+    const appId = await tenant(t); // with an email_cc user, whose address must not get the mail
     await notify(t, appId, { event: 'welcome', email: 'NONE' });
     await t.get(NotificationSender).drain();
     expect(smtp.mails).toHaveLength(1);
-    expect(smtp.mails[0].parsed.to).toBeUndefined();
-    expect(smtp.mails[0].parsed.cc).toBeUndefined();
-    expect(smtp.mails[0].envelope.to.sort()).toEqual(['bcc-admin@example.test', 'tpl-bcc@example.test']);
+    const [{ parsed, envelope }] = smtp.mails;
+    expect(parsed.to).toBeUndefined();
+    expect(parsed.cc).toBeUndefined();
+    expect(parsed.headers.has('cc')).toBe(false);
+    expect(envelope.to.sort()).toEqual(['bcc-admin@example.test', 'tpl-bcc@example.test']);
+  });
+
+  it('sends a NONE row queued with a CC address (before the fix) to the BCC addresses only', async () => {
+    const appId = await tenant(t);
+    await t.dataSource.query(
+      `INSERT INTO core_notification_log (app_id, event, email, email_from, email_cc, email_bcc, subject, body)
+       VALUES ($1, 'welcome', NULL, 'shop@example.test', 'cc-admin@example.test', 'bcc-admin@example.test', 'Old', '<p>old</p>')`,
+      [appId],
+    );
+    expect(await t.get(NotificationSender).drain()).toMatchObject({ claimed: 1, sent: 1 });
+    expect(smtp.mails).toHaveLength(1);
+    expect(smtp.mails[0].parsed.headers.has('cc')).toBe(false);
+    expect(smtp.mails[0].envelope.to).toEqual(['bcc-admin@example.test']);
   });
 
   it('retries a refused mail with exponential back-off and marks it Failed after NOTIFY_MAX_ATTEMPTS, keeping the error', async () => {
