@@ -32,6 +32,11 @@ export interface AppConfig {
     retryMaxMs: number;
     leaseMs: number;
     sqlTimeoutMs: number;
+    /** SQL merges: their own pool (NOTIFY_SQL_POOL_SIZE), merges at once per app (NOTIFY_SQL_PER_APP), waiting per app (NOTIFY_SQL_QUEUE), longest wait (NOTIFY_SQL_QUEUE_WAIT_MS). */
+    sqlPoolSize: number;
+    sqlPerApp: number;
+    sqlQueue: number;
+    sqlQueueWaitMs: number;
   };
   /** Trust any TLS certificate of push services: tests only, refused in production (PUSH_INSECURE_TLS). */
   pushInsecureTls: boolean;
@@ -41,6 +46,8 @@ export interface AppConfig {
   /** Proxy mode (SPEC "App identification"): app id from a setting, then the proxy's site-id, then x-original-host. */
   proxy: { enabled: boolean; appId: number | null };
   bodyLimitBytes: number;
+  /** Most keys and array elements a JSON body may hold, all levels together (BODY_MAX_ITEMS). */
+  bodyMaxItems: number;
   /** Trust X-Forwarded-For (behind a load balancer): the client address the rate limit counts. */
   trustProxy: boolean;
   bcryptCost: number;
@@ -202,6 +209,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
       retryMaxMs: r.int('NOTIFY_RETRY_MAX_MS', 3600000, 0),
       leaseMs: r.int('NOTIFY_LEASE_MS', 600000, 1000),
       sqlTimeoutMs: r.int('NOTIFY_SQL_TIMEOUT_MS', 2000, 10, 60000),
+      sqlPoolSize: r.int('NOTIFY_SQL_POOL_SIZE', 2, 1, 50),
+      sqlPerApp: r.int('NOTIFY_SQL_PER_APP', 1, 1, 50),
+      sqlQueue: r.int('NOTIFY_SQL_QUEUE', 4, 0, 1000),
+      sqlQueueWaitMs: r.int('NOTIFY_SQL_QUEUE_WAIT_MS', 5000, 10, 600000),
     },
     pushInsecureTls: r.bool('PUSH_INSECURE_TLS', false),
     jwt: {
@@ -220,6 +231,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       appId: r.str('APP_PROXY_APP_ID') === null ? null : r.int('APP_PROXY_APP_ID', 0, 1),
     },
     bodyLimitBytes: r.int('BODY_LIMIT_BYTES', 1048576, 1024),
+    bodyMaxItems: r.int('BODY_MAX_ITEMS', 2500, 100, 1000000),
     trustProxy: r.bool('TRUST_PROXY', false),
     bcryptCost: r.int('BCRYPT_COST', 10, 10, 15),
     auth: {

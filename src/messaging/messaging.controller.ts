@@ -1,14 +1,38 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ArgumentsHost, Body, Catch, Controller, ExceptionFilter, HttpCode, Post, UseFilters, UseGuards } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import {
+  ApiBadRequestResponse,
+  ApiBearerAuth,
+  ApiForbiddenResponse,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import { OptionalBearerGuard } from '../auth/auth.guards';
+import { ApiError } from '../common/api-error';
+import { sendError } from '../common/global-exception.filter';
 import { AppContext, Ctx, RequestContext } from '../common/request-context';
 import { MessagingResponse, SendNotificationRequest, SendPushRequest } from './notification.dto';
 import { NotificationService } from './notification.service';
 import { PushService } from './push.service';
 
+/** Messaging answers every authentication failure with `{ status: Error, message: Unauthorized }` (SPEC "Errors"), the bearer guard's too. */
+@Catch(ApiError)
+class MessagingAuthFailure implements ExceptionFilter {
+  catch(error: ApiError, host: ArgumentsHost): void {
+    const answer = error.httpStatus === 401 ? new ApiError(401, error.message, error.errors, error.body, 'Error', error.headers) : error;
+    sendError(host.switchToHttp().getResponse<FastifyReply>(), answer);
+  }
+}
+
 @ApiTags('Messaging')
-@ApiHeader({ name: 'site-id', required: true, description: 'Numeric app id; the only authentication of messaging (a body appID is ignored)' })
+@ApiHeader({ name: 'site-id', required: true, description: 'Numeric app id; the only authentication of messaging (a body appID is ignored), except the SQL field of /message/notification, which also needs an admin bearer' })
 @ApiUnauthorizedResponse({ description: '{ status: Error, message: Unauthorized }' })
 @AppContext({ siteIdHeaderOnly: true })
+@UseFilters(MessagingAuthFailure)
 @Controller('message')
 export class MessagingController {
   constructor(
@@ -18,9 +42,19 @@ export class MessagingController {
 
   @Post('notification')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Queue a templated email: writes a Pending log row that the background sender delivers' })
+  @UseGuards(OptionalBearerGuard)
+  @ApiBearerAuth()
+  @ApiOperation({
+    summary: 'Queue a templated email: writes a Pending log row that the background sender delivers',
+    description:
+      'site-id alone authenticates a request without SQL. A request with SQL also needs the bearer token of a core_users admin of the same app ' +
+      '(checked against the account now). An Authorization header, when sent, must hold a valid access token of the app, SQL or not.',
+  })
   @ApiOkResponse({ type: MessagingResponse, description: '{ status: Success }, or { status: Failed, message: Notifications are disabled }' })
-  @ApiBadRequestResponse({ description: 'Validation error: bad field, unknown table, no enabled template for the event, no recipient, SQL refused or failed' })
+  @ApiBadRequestResponse({ description: 'Validation error: bad field, unknown table, no enabled template for the event, no recipient, SQL not enabled, refused or failed' })
+  @ApiUnauthorizedResponse({ description: '{ status: Error, message: Unauthorized }: no, unknown or malformed site-id; an invalid bearer token or one of another app; SQL without a bearer token' })
+  @ApiForbiddenResponse({ description: '{ status: Failed, message: Insufficient permissions }: SQL with the bearer of an account that is not an admin of the app' })
+  @ApiResponse({ status: 429, description: 'SQL merges of this app busy: its queue is full (NOTIFY_SQL_QUEUE) or the wait ran out (NOTIFY_SQL_QUEUE_WAIT_MS); Retry-After' })
   async notification(@Ctx() ctx: RequestContext, @Body() body: SendNotificationRequest): Promise<MessagingResponse> {
     const result = await this.notifications.accept(ctx, body);
     return result.accepted ? { status: 'Success' } : { status: 'Failed', message: 'Notifications are disabled' };

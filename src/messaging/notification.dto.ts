@@ -47,7 +47,7 @@ export class SendNotificationRequest {
   data?: Record<string, unknown>;
 
   @ApiPropertyOptional({
-    description: 'One SELECT providing merge data (first row), when the app enables it; see docs/messaging.md',
+    description: 'One SELECT providing merge data (first row), when the app enables it; needs the bearer token of an admin of the app (401/403); see docs/messaging.md',
     example: 'SELECT firstname, email FROM core_customers WHERE id = 5',
   })
   @Matches(NO_NUL, noNul('SQL'))

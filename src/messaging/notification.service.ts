@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { SiteRecord } from '../app-context/site.record';
+import { ADMIN_ROLE, ADMIN_TABLE } from '../auth/auth.guards';
 import { ApiError } from '../common/api-error';
 import { RequestContext } from '../common/request-context';
 import { inTransaction } from '../database/transaction';
@@ -42,9 +43,11 @@ export class NotificationService {
     const site = ctx.app;
     if (site.disable_email) return { accepted: false };
 
+    const sql = request.SQL?.trim() ? request.SQL : null;
+    if (sql !== null) await this.requireAdmin(ctx);
     if (request.table !== undefined) await this.requireKnownTable(request.table);
     const template = await this.template(site.id, request.event);
-    const data = await this.mergeData(site, request);
+    const data = await this.mergeData(site, request.data, sql);
     const to = this.recipient(request, data);
     // NONE sends to the BCC addresses only: the app's CC user is left out too (SPEC "POST /message/notification").
     const cc = to === null ? [] : await this.userAddress(site.id, site.email_cc);
@@ -104,13 +107,27 @@ export class NotificationService {
     return rows[0];
   }
 
-  private async mergeData(site: SiteRecord, request: SendNotificationRequest): Promise<MergeData> {
-    const data: MergeData = { ...(request.data ?? {}) };
-    if (request.SQL === undefined || request.SQL.trim() === '') return data;
+  /**
+   * The SQL merge reads the app's users and customers, so it takes more than the public site-id: the bearer
+   * (OptionalBearerGuard) of a core_users account that is an admin of this app now (401 without one, 403
+   * for anyone else).
+   */
+  private async requireAdmin(ctx: RequestContext): Promise<void> {
+    const principal = ctx.principal;
+    if (!principal) throw new ApiError(401, 'Unauthorized', undefined, {}, 'Error');
+    const admin =
+      principal.authTable === ADMIN_TABLE &&
+      (await this.dataSource.query('SELECT 1 FROM core_users WHERE id = $1 AND app_id = $2 AND primary_role = $3', [principal.userId, ctx.app.id, ADMIN_ROLE])).length > 0;
+    if (!admin) throw new ApiError(403, 'Insufficient permissions');
+  }
+
+  private async mergeData(site: SiteRecord, given: Record<string, unknown> | undefined, sql: string | null): Promise<MergeData> {
+    const data: MergeData = { ...(given ?? {}) };
+    if (sql === null) return data;
     if (!site.notification_sql_enabled) {
       throw ApiError.field('SQL', 'The SQL merge source is not enabled for this app');
     }
-    const row = await this.sqlSource.firstRow(site.id, request.SQL);
+    const row = await this.sqlSource.firstRow(site.id, sql);
     if (!row) throw ApiError.field('SQL', 'SQL returned no row');
     return { ...data, ...row };
   }

@@ -1,80 +1,143 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { Pool } from 'pg';
 import { parse, Statement, toSql } from 'pgsql-ast-parser';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { MergeData } from './placeholders';
+import { TenantGate } from './tenant-gate';
+
+/** application_name of the merge pool's connections (visible in pg_stat_activity). */
+export const MERGE_APPLICATION_NAME = 'notification-sql-merge';
+
+/** One connection to run a merge on: a client of the merge pool, or (embedded database) of the main pool. */
+interface MergeConnection {
+  query(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
+  release(broken: boolean): Promise<void>;
+}
 
 /**
  * The `SQL` merge source of /message/notification: query text written by a client, so it runs confined
  * (threat model in docs/messaging.md):
- * - off unless the tenant's core_sites.notification_sql_enabled is true;
+ * - off unless the tenant's core_sites.notification_sql_enabled is true (and the caller is an admin of
+ *   the app: NotificationService checks that);
  * - parsed: exactly one plain SELECT (no WITH, no data-changing or utility statement), tables only from
  *   MERGE_TABLES, unqualified, functions and casts only from allow-lists, no bind parameters;
  * - what runs is the parsed tree printed back (never the client's text), with every allowed table
  *   shadowed by a CTE of the same name that holds only this tenant's rows and only non-secret columns;
- * - in a READ ONLY transaction with a statement timeout, rolled back, first row only.
+ * - in a READ ONLY transaction with a statement timeout, rolled back, first row only;
+ * - on its own small pool (NOTIFY_SQL_POOL_SIZE), never the main pool every other request uses, and at
+ *   most NOTIFY_SQL_PER_APP merges of one app at once (TenantGate), so slow merges of one tenant cannot
+ *   hold the connections of others.
  */
 @Injectable()
-export class SqlMergeSource {
+export class SqlMergeSource implements OnApplicationShutdown {
+  private readonly logger = new Logger(SqlMergeSource.name);
   private readonly discovered = new Map<string, Promise<string[] | null>>();
+  private readonly gate: TenantGate;
+  /** Null with the embedded database (PGlite serves one connection): merges then use the main pool's, still gated. */
+  private readonly pool: Pool | null;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    const n = config.notifications;
+    this.gate = new TenantGate({ perApp: n.sqlPerApp, queue: n.sqlQueue, waitMs: n.sqlQueueWaitMs }, () => this.busy());
+    this.pool = config.databaseUrl
+      ? new Pool({
+          connectionString: config.databaseUrl,
+          max: n.sqlPoolSize,
+          application_name: MERGE_APPLICATION_NAME,
+          connectionTimeoutMillis: n.sqlQueueWaitMs,
+          idleTimeoutMillis: 30_000,
+        })
+      : null;
+    // An idle client that loses its connection emits here; without a listener that would end the process.
+    this.pool?.on('error', (error) => this.logger.warn(`SQL merge pool connection lost: ${error.message}`));
+  }
 
-  /** The first row of the client's SELECT, run as `appId`; 400 (field `SQL`) when it is refused or fails. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.pool?.end();
+  }
+
+  /** The first row of the client's SELECT, run as `appId`; 400 (field `SQL`) when it is refused or fails, 429 when the app's merges are busy. */
   async firstRow(appId: number, sql: string): Promise<MergeData | null> {
     const { statement, tables } = checkMergeQuery(sql);
-    const ctes: string[] = [];
-    for (const table of tables) ctes.push(`${quote(table)} AS (${await this.scopedSelect(table)})`);
-    // The row comes back as one JSON text, and only when it is at most MAX_ROW_BYTES: a value blown up with
-    // lpad/format/replace stays inside PostgreSQL instead of travelling into this process and the mail.
-    const query =
-      `${ctes.length ? `WITH ${ctes.join(',\n')}\n` : ''}` +
-      `SELECT CASE WHEN octet_length(merge_row) <= ${MAX_ROW_BYTES} THEN merge_row END AS merge_row FROM (` +
-      `SELECT row_to_json(merge_source)::text AS merge_row FROM (\n${toSql.statement(statement)}\n) AS merge_source LIMIT 1) AS merge_first`;
+    return this.gate.run(appId, async () => {
+      const connection = await this.connect();
+      let broken = false;
+      try {
+        const ctes: string[] = [];
+        for (const table of tables) ctes.push(`${quote(table)} AS (${await this.scopedSelect(connection, table)})`);
+        // The row comes back as one JSON text, and only when it is at most MAX_ROW_BYTES: a value blown up with
+        // lpad/format/replace stays inside PostgreSQL instead of travelling into this process and the mail.
+        const query =
+          `${ctes.length ? `WITH ${ctes.join(',\n')}\n` : ''}` +
+          `SELECT CASE WHEN octet_length(merge_row) <= ${MAX_ROW_BYTES} THEN merge_row END AS merge_row FROM (` +
+          `SELECT row_to_json(merge_source)::text AS merge_row FROM (\n${toSql.statement(statement)}\n) AS merge_source LIMIT 1) AS merge_first`;
 
-    const runner = this.dataSource.createQueryRunner();
-    try {
+        await connection.query('BEGIN TRANSACTION READ ONLY');
+        await connection.query(`SET LOCAL statement_timeout = ${Math.trunc(this.config.notifications.sqlTimeoutMs)}`);
+        // Unqualified names then find only the shadow CTEs (which name public.* themselves) and pg_catalog: a
+        // table the check missed would be "does not exist" rather than the unscoped table.
+        await connection.query('SET LOCAL search_path TO pg_catalog');
+        const rows = (await connection.query(query, ctes.length ? [appId] : [])) as { merge_row: string | null }[]; // $1 appears only in the CTEs
+        if (!rows[0]) return null;
+        if (rows[0].merge_row === null) throw refused(`SQL result is larger than ${MAX_ROW_BYTES} bytes`);
+        const row = JSON.parse(rows[0].merge_row) as unknown;
+        return row !== null && typeof row === 'object' && !Array.isArray(row) ? (row as MergeData) : null;
+      } catch (error) {
+        throw mergeFailure(error);
+      } finally {
+        await connection.query('ROLLBACK').catch(() => (broken = true));
+        await connection.release(broken);
+      }
+    });
+  }
+
+  private async connect(): Promise<MergeConnection> {
+    if (!this.pool) {
+      const runner = this.dataSource.createQueryRunner();
       await runner.connect();
-      await runner.query('BEGIN TRANSACTION READ ONLY');
-      await runner.query(`SET LOCAL statement_timeout = ${Math.trunc(this.config.notifications.sqlTimeoutMs)}`);
-      // Unqualified names then find only the shadow CTEs (which name public.* themselves) and pg_catalog: a
-      // table the check missed would be "does not exist" rather than the unscoped table.
-      await runner.query('SET LOCAL search_path TO pg_catalog');
-      const rows: { merge_row: string | null }[] = await runner.query(query, ctes.length ? [appId] : []); // $1 appears only in the CTEs
-      if (!rows[0]) return null;
-      if (rows[0].merge_row === null) throw refused(`SQL result is larger than ${MAX_ROW_BYTES} bytes`);
-      const row = JSON.parse(rows[0].merge_row) as unknown;
-      return row !== null && typeof row === 'object' && !Array.isArray(row) ? (row as MergeData) : null;
-    } catch (error) {
-      throw mergeFailure(error);
-    } finally {
-      await runner.query('ROLLBACK').catch(() => undefined);
-      await runner.release();
+      return { query: (sql, params) => runner.query(sql, params), release: () => runner.release() };
     }
+    const client = await this.pool.connect().catch((error: Error) => {
+      // Every connection of the merge pool is busy with other apps' merges for as long as an app may wait.
+      if (/timeout exceeded when trying to connect/i.test(error.message)) throw this.busy();
+      throw error;
+    });
+    return {
+      query: async (sql, params) => (await client.query(sql, params)).rows,
+      release: async (broken) => client.release(broken),
+    };
+  }
+
+  /** 429: the app's queue of merges is full, or a merge waited NOTIFY_SQL_QUEUE_WAIT_MS for its turn or for a connection. */
+  private busy(): ApiError {
+    return new ApiError(429, 'Too many SQL merges at once, try again later', undefined, {}, 'Failed', {
+      'retry-after': String(Math.max(1, Math.ceil(this.config.notifications.sqlTimeoutMs / 1000))),
+    });
   }
 
   /** SELECT of the readable columns of `table`, only the tenant's rows ($1 is the app id). */
-  private async scopedSelect(table: string): Promise<string> {
+  private async scopedSelect(connection: MergeConnection, table: string): Promise<string> {
     const spec = MERGE_TABLES[table];
-    const columns = spec.columns === 'discover' ? await this.discover(table) : spec.columns;
+    const columns = spec.columns === 'discover' ? await this.discover(connection, table) : spec.columns;
     if (!columns || columns.length === 0) throw ApiError.field('SQL', `Table ${table} cannot be used as a merge source`);
     return `SELECT ${columns.map(quote).join(', ')} FROM public.${quote(table)} WHERE ${quote(spec.tenantColumn)} = $1`;
   }
 
   /** Columns of another module's table: all but those whose names look secret; null when the table is absent. */
-  private discover(table: string): Promise<string[] | null> {
+  private discover(connection: MergeConnection, table: string): Promise<string[] | null> {
     let found = this.discovered.get(table);
     if (!found) {
-      found = this.dataSource
+      found = connection
         .query(`SELECT column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`, [table])
-        .then((rows: { column_name: string }[]) => {
-          const names = rows.map((r) => r.column_name);
+        .then((rows) => {
+          const names = rows.map((r) => r.column_name as string);
           if (!names.includes(MERGE_TABLES[table].tenantColumn)) return null;
           return names.filter((n) => IDENTIFIER.test(n) && !SECRET_COLUMN.test(n));
         });

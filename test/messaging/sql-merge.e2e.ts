@@ -1,4 +1,8 @@
+import { TokenService } from '../../src/auth/token.service';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
+
+let userIds = 7100;
+const admin = () => ({ id: ++userIds, user_email: `admin${userIds}@example.test`, password: 'Admin@1234', primary_role: 'admin' });
 
 describe('POST /message/notification with the SQL merge source', () => {
   let t: TestApp;
@@ -7,6 +11,13 @@ describe('POST /message/notification with the SQL merge source', () => {
   let otherCustomerId: number;
   let otherAppId: number;
   let customerId: number;
+  let adminId: number;
+  let userId: number;
+  let demotedId: number;
+  /** An access token of an admin of each app, by app id. */
+  const adminTokens = new Map<number, string>();
+  const token = (userId: number, appId: number, authTable = 'core_users', role: string | null = 'admin') =>
+    t.get(TokenService).sign({ userId, appId, authTable, role }, 'access');
 
   const template = { event: 'greet', subject: 'Hi [firstname]', content: '<p>[firstname] [lastname] [x]</p>' };
 
@@ -14,13 +25,15 @@ describe('POST /message/notification with the SQL merge source', () => {
     t = await startTestApp({ NOTIFY_SENDER_ENABLED: 'false', NOTIFY_SQL_TIMEOUT_MS: '200' });
     const other = await t.seed({
       site: siteFixture({ notification_sql_enabled: true }),
-      tables: { core_customers: [{ email: 'victim@example.test', password: 'Cust@1234', firstname: 'Vic' }] },
+      tables: { core_users: [admin()], core_customers: [{ email: 'victim@example.test', password: 'Cust@1234', firstname: 'Vic' }] },
     });
     otherCustomerId = other.ids.core_customers[0];
     otherAppId = other.appID;
+    adminTokens.set(otherAppId, token(other.ids.core_users[0], otherAppId));
     const seeded = await t.seed({
       site: siteFixture({ notification_sql_enabled: true }),
       tables: {
+        core_users: [admin(), { ...admin(), primary_role: 'user' }, admin()],
         core_customers: [{ email: 'cust@example.test', password: 'Cust@1234', firstname: 'Cy', lastname: '<Smith>' }],
         core_related: Array.from({ length: 120 }, (_, i) => ({ parent_table: 'core_x', parent_id: i, name: 'n', linked: i })),
         core_notifications: [template],
@@ -28,13 +41,59 @@ describe('POST /message/notification with the SQL merge source', () => {
     });
     appId = seeded.appID;
     customerId = seeded.ids.core_customers[0];
-    offAppId = (await t.seed({ site: siteFixture(), tables: { core_notifications: [template] } })).appID;
+    [adminId, userId, demotedId] = seeded.ids.core_users;
+    adminTokens.set(appId, token(adminId, appId));
+    const off = await t.seed({ site: siteFixture(), tables: { core_users: [admin()], core_notifications: [template] } });
+    offAppId = off.appID;
+    adminTokens.set(offAppId, token(off.ids.core_users[0], offAppId));
   });
   afterAll(() => t.close());
 
-  const send = (SQL: string, extra: Record<string, unknown> = {}, site = appId) =>
-    t.post('/message/notification', { event: 'greet', setEmailField: 'email', SQL, ...extra }, { 'site-id': String(site) });
+  const send = (SQL: string, extra: Record<string, unknown> = {}, site = appId, bearer: string | null = adminTokens.get(site)!) =>
+    t.post('/message/notification', { event: 'greet', setEmailField: 'email', SQL, ...extra }, {
+      'site-id': String(site),
+      ...(bearer === null ? {} : { authorization: `Bearer ${bearer}` }),
+    });
+  const logCount = async () => (await t.dataSource.query(`SELECT count(*)::int AS n FROM core_notification_log WHERE app_id = $1`, [appId]))[0].n;
   const lastRow = async () => (await t.dataSource.query(`SELECT * FROM core_notification_log WHERE app_id = $1 ORDER BY id DESC LIMIT 1`, [appId]))[0];
+
+  // The merge reads every user's email, role and mobile of the app: the public site-id is not enough.
+  describe('needs the bearer of an admin of the app', () => {
+    const sql = `SELECT user_email AS email, primary_role AS firstname FROM core_users`;
+
+    it.each([
+      ['no bearer', () => null],
+      ['a malformed bearer', () => 'not-a-jwt'],
+      ['an admin bearer with a forged signature', () => [...adminTokens.get(appId)!.split('.').slice(0, 2), adminTokens.get(otherAppId)!.split('.')[2]].join('.')],
+      ['the bearer of another app\'s admin', () => adminTokens.get(otherAppId)!],
+      ['a refresh token of the admin', () => t.get(TokenService).sign({ userId: adminId, appId, authTable: 'core_users', role: 'admin' }, 'refresh')],
+    ])('answers 401 Error Unauthorized with %s, writing nothing', async (_name, bearer) => {
+      const before = await logCount();
+      const res = await send(sql, {}, appId, bearer());
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ status: 'Error', message: 'Unauthorized' });
+      expect(await logCount()).toBe(before);
+    });
+
+    it('answers 403 for a user, a customer, and an admin demoted after the token was issued', async () => {
+      const demoted = token(demotedId, appId);
+      await t.dataSource.query(`UPDATE core_users SET primary_role = 'user' WHERE id = $1`, [demotedId]);
+      const before = await logCount();
+      for (const bearer of [token(userId, appId, 'core_users', 'user'), token(userId, appId), token(customerId, appId, 'core_customers', null), demoted]) {
+        const res = await send(sql, {}, appId, bearer);
+        expect(res.status).toBe(403);
+        expect(res.body).toEqual({ status: 'Failed', message: 'Insufficient permissions' });
+      }
+      expect(await logCount()).toBe(before);
+    });
+
+    it('runs for an admin of the app; requests without SQL still need only the site-id', async () => {
+      expect((await send(`${sql} ORDER BY id LIMIT 1`)).body).toEqual({ status: 'Success' });
+      expect((await lastRow()).subject).toBe('Hi admin');
+      const plain = await t.post('/message/notification', { event: 'greet', email: 'a@example.test', data: { firstname: 'P' } }, { 'site-id': String(appId) });
+      expect(plain.body).toEqual({ status: 'Success' });
+    });
+  });
 
   it('is refused for a tenant that has not enabled it', async () => {
     const res = await send('SELECT email, firstname FROM core_customers', {}, offAppId);
