@@ -4,7 +4,7 @@ import { ApiError } from '../common/api-error';
 import { success } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
 import { AccountsService, Account } from './accounts.service';
-import { ADMIN_ROLE, ADMIN_TABLE, AdminGuard, BearerGuard } from './auth.guards';
+import { ADMIN_TABLE, AdminGuard, BearerGuard, isAppAdmin } from './auth.guards';
 import { assertSameApp } from './auth.controller';
 import { FolderLimitsRequest, InviteLinkRequest, UserTokenRequest, VerifySmsCodeRequest } from './auth.dto';
 import { FolderInvitesService } from './folder-invites.service';
@@ -84,7 +84,7 @@ export class AccountLinksController {
   async getFolderLimits(@Ctx() ctx: RequestContext, @Body() body: FolderLimitsRequest) {
     assertSameApp(ctx, body.appID);
     const principal = ctx.principal!;
-    const admin = principal.authTable === ADMIN_TABLE && principal.role === ADMIN_ROLE;
+    const admin = isAppAdmin(principal);
     const self = principal.authTable === ADMIN_TABLE && principal.userId === body.userId;
     if (!admin && !self) throw new ApiError(403, 'Insufficient permissions');
     return success({ data: await this.invites.limits(ctx, body.userId) });

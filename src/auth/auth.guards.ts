@@ -7,6 +7,11 @@ export const CUSTOMER_TABLE = 'core_customers';
 export const ADMIN_TABLE = 'core_users';
 export const ADMIN_ROLE = 'admin';
 
+/** An admin of the principal's app: a core_users account whose role (read from the account at this request) is admin. */
+export function isAppAdmin(principal: AuthPrincipal | null): boolean {
+  return principal !== null && principal.authTable === ADMIN_TABLE && principal.role === ADMIN_ROLE;
+}
+
 // Decorated so that its constructor's parameter types are emitted: subclasses without their own constructor inherit them.
 @Injectable()
 abstract class PrincipalGuard implements CanActivate {
@@ -50,6 +55,6 @@ export class CustomerGuard extends PrincipalGuard {
 export class AdminGuard extends PrincipalGuard {
   protected check(principal: AuthPrincipal | null): void {
     if (!principal) throw ApiError.unauthorized();
-    if (principal.authTable !== ADMIN_TABLE || principal.role !== ADMIN_ROLE) throw new ApiError(403, 'Insufficient permissions');
+    if (!isAppAdmin(principal)) throw new ApiError(403, 'Insufficient permissions');
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { SiteRecord } from '../app-context/site.record';
-import { ADMIN_ROLE, ADMIN_TABLE } from '../auth/auth.guards';
+import { isAppAdmin } from '../auth/auth.guards';
 import { ApiError } from '../common/api-error';
 import { RequestContext } from '../common/request-context';
 import { inTransaction } from '../database/transaction';
@@ -44,7 +44,7 @@ export class NotificationService {
     if (site.disable_email) return { accepted: false };
 
     const sql = request.SQL?.trim() ? request.SQL : null;
-    if (sql !== null) await this.requireAdmin(ctx);
+    if (sql !== null) this.requireAdmin(ctx);
     if (request.table !== undefined) await this.requireKnownTable(request.table);
     const template = await this.template(site.id, request.event);
     const data = await this.mergeData(site, request.data, sql);
@@ -110,15 +110,11 @@ export class NotificationService {
   /**
    * The SQL merge reads the app's users and customers, so it takes more than the public site-id: the bearer
    * (OptionalBearerGuard) of a core_users account that is an admin of this app now (401 without one, 403
-   * for anyone else).
+   * for anyone else; the guard reads the account's role at this request).
    */
-  private async requireAdmin(ctx: RequestContext): Promise<void> {
-    const principal = ctx.principal;
-    if (!principal) throw new ApiError(401, 'Unauthorized', undefined, {}, 'Error');
-    const admin =
-      principal.authTable === ADMIN_TABLE &&
-      (await this.dataSource.query('SELECT 1 FROM core_users WHERE id = $1 AND app_id = $2 AND primary_role = $3', [principal.userId, ctx.app.id, ADMIN_ROLE])).length > 0;
-    if (!admin) throw new ApiError(403, 'Insufficient permissions');
+  private requireAdmin(ctx: RequestContext): void {
+    if (!ctx.principal) throw new ApiError(401, 'Unauthorized', undefined, {}, 'Error');
+    if (!isAppAdmin(ctx.principal)) throw new ApiError(403, 'Insufficient permissions');
   }
 
   private async mergeData(site: SiteRecord, given: Record<string, unknown> | undefined, sql: string | null): Promise<MergeData> {
