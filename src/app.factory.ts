@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
 import { ApiError } from './common/api-error';
+import { answerClientError, MAX_URL_LENGTH, routeNotFound, sendError, toApiError } from './common/global-exception.filter';
 import { AppModule } from './app.module';
 import { createRootLogger, JsonLogger, requestStore } from './common/logging';
 import { AppConfig } from './config/app-config';
@@ -14,6 +16,19 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /** Deeper JSON than any API body needs; validation and id decryption walk bodies recursively. */
 const MAX_JSON_DEPTH = 32;
 
+/**
+ * The largest body each route takes, by the first segment of its path (after the base path). A body is
+ * read and parsed whole before validation, so a route accepts only what it needs; BODY_LIMIT_BYTES caps all.
+ */
+const ROUTE_BODY_LIMITS = new Map<string, number>([
+  ['content', Infinity],
+  ['getDataRows', Infinity],
+  ['addrelated', Infinity],
+  ['message', 64 * 1024],
+]);
+/** Auth, customer accounts, /getApp and any other route: a few small fields. */
+const DEFAULT_ROUTE_BODY_LIMIT = 16 * 1024;
+
 export interface CreatedApp {
   app: NestFastifyApplication;
   logger: Logger;
@@ -22,6 +37,7 @@ export interface CreatedApp {
 /** Builds the whole HTTP application (used by main, the tests and the benchmark). */
 export async function createApp(config: AppConfig, database: Pick<DatabaseHandle, 'url' | 'embedded'>): Promise<CreatedApp> {
   const logger = createRootLogger(config.logLevel);
+  // Every answer Fastify or Node would otherwise write themselves goes through the failure envelope.
   const adapter = new FastifyAdapter({
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
@@ -30,20 +46,41 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
     logger: false,
+    return503OnClosing: false, // the onRequest hook below answers 503 while closing
+    routerOptions: { maxParamLength: MAX_URL_LENGTH }, // else a long path parameter is a 404
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
+      reply.header('x-request-id', request.id);
+      sendError(reply, toApiError(error, request));
+    },
+    clientErrorHandler: answerClientError,
   });
+  const fastify = adapter.getInstance();
+  // Before Nest adds its routes: each gets its body limit, and is remembered for 405 answers.
+  const routes: { method: string; path: RegExp }[] = [];
+  fastify.addHook('onRoute', (route) => {
+    const path = config.basePath && route.url.startsWith(`${config.basePath}/`) ? route.url.slice(config.basePath.length) : route.url;
+    const segment = path.split('/')[1] ?? '';
+    route.bodyLimit ??= Math.min(ROUTE_BODY_LIMITS.get(segment) ?? DEFAULT_ROUTE_BODY_LIMIT, config.bodyLimitBytes);
+    if (route.url !== '*' && route.url !== '/*') for (const method of [route.method].flat()) routes.push({ method, path: routePattern(route.url) });
+  });
+  const allowedMethods = (request: FastifyRequest) => {
+    const path = request.url.split('?')[0];
+    return [...new Set(routes.filter((route) => route.path.test(path)).map((route) => route.method))].sort();
+  };
+
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), adapter, {
     logger: new JsonLogger(logger),
     bodyParser: false, // our own JSON parser below
     abortOnError: false,
   });
 
-  const fastify = app.getHttpAdapter().getInstance();
   // JSON only. Bodies keep their raw bytes (webhook signatures); an empty body with a JSON content type is `{}`.
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
     (request as unknown as { rawBody: Buffer }).rawBody = body;
     if (body.length === 0) return done(null, {});
-    if (nestingDepth(body) > MAX_JSON_DEPTH) return done(new ApiError(400, `Request body is nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+    const shapeError = jsonShapeError(body, config.bodyMaxItems);
+    if (shapeError) return done(new ApiError(400, shapeError), undefined);
     try {
       done(null, secureJson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' }));
     } catch (error) {
@@ -54,6 +91,18 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     requestStore.run({ requestId: request.id }, done);
+  });
+  let closing = false;
+  fastify.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  // Before anything else runs: a server shutting down, an over-long URL, no route for this method and path.
+  fastify.addHook('onRequest', (request, reply, done) => {
+    if (closing) return sendError(reply, new ApiError(503, 'Service is shutting down'));
+    if (request.url.length > MAX_URL_LENGTH) return sendError(reply, new ApiError(414, 'URL is too long'));
+    if (request.is404) return sendError(reply, routeNotFound(request, allowedMethods(request)));
+    done();
   });
   fastify.addHook('onResponse', (request, reply, done) => {
     logger.info({ requestId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
@@ -67,7 +116,12 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
     app,
     new DocumentBuilder()
       .setTitle('Platform service')
-      .setDescription('Multi-tenant auth, messaging, commerce and versioned content. See README.md for conventions.')
+      .setDescription(
+        'Multi-tenant auth, messaging, commerce and versioned content. See README.md for conventions. ' +
+          `Bodies are JSON of at most 16 KB (64 KB under /message; /content, /getDataRows and /addrelated up to ${config.bodyLimitBytes} bytes), ` +
+          `with at most ${config.bodyMaxItems} keys and array elements: 413 and 400 otherwise. Unknown routes 404, a known path with another method 405 (Allow), ` +
+          `URLs over ${MAX_URL_LENGTH} characters 414, request heads over 16 KB 431, 503 while the server shuts down: all in the failure envelope.`,
+      )
       .setVersion('2')
       .addBearerAuth()
       .addApiKey({ type: 'apiKey', in: 'header', name: 'site-id' }, 'site-id')
@@ -80,9 +134,9 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
 }
 
 /**
- * Graceful stop: first the HTTP server stops accepting and waits for requests in flight, then Nest's
- * shutdown hooks close the database pool and background workers. (Nest's own close() would close the pool
- * before the server.)
+ * Graceful stop: first the HTTP server stops accepting and waits for requests in flight (a request that still
+ * arrives on an open connection gets 503 in the envelope), then Nest's shutdown hooks close the database pool
+ * and background workers. (Nest's own close() would close the pool before the server.)
  */
 export async function closeApp(app: NestFastifyApplication): Promise<void> {
   // Keep-alive connections become idle only after their last response: close them as they do.
@@ -96,19 +150,42 @@ export async function closeApp(app: NestFastifyApplication): Promise<void> {
   await app.close();
 }
 
-/** How deeply the JSON text nests objects and arrays (brackets inside strings do not count). */
-function nestingDepth(body: Buffer): number {
+/**
+ * One pass over the raw JSON text before it is parsed: the reason to refuse it, or null. Refuses nesting
+ * deeper than MAX_JSON_DEPTH and more than `maxItems` keys and array elements (all levels together); what
+ * runs after parsing is not linear in them (class-transformer's plainToInstance is O(k²) in an object's
+ * keys). Brackets, commas and quotes inside strings do not count.
+ */
+function jsonShapeError(body: Buffer, maxItems: number): string | null {
   let depth = 0;
-  let max = 0;
+  let items = 0;
+  let opened = false; // just after { or [: the next token, unless it closes, is the first item
   let inString = false;
   for (let i = 0; i < body.length; i++) {
     const c = body[i];
     if (inString) {
       if (c === 0x5c) i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) max = Math.max(max, ++depth);
-    else if (c === 0x7d || c === 0x5d) depth--;
+      continue;
+    }
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+    if (opened && c !== 0x7d && c !== 0x5d) items++;
+    opened = false;
+    if (c === 0x22) inString = true;
+    else if (c === 0x2c) items++;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > MAX_JSON_DEPTH) return `Request body is nested deeper than ${MAX_JSON_DEPTH} levels`;
+      opened = true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+    if (items > maxItems) return `Request body has more than ${maxItems} keys and array elements`;
   }
-  return max;
+  return null;
+}
+
+/** A route's URL as a pattern for concrete paths (`:param` is one segment, `*` the rest). */
+function routePattern(url: string): RegExp {
+  const segments = url.split('/').map((segment) =>
+    segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+  );
+  return new RegExp(`^${segments.join('/')}$`);
 }

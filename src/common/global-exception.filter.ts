@@ -1,6 +1,11 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, GENERIC_ERROR_MESSAGE } from './api-error';
+
+/** Longer URLs get 414 (the API takes its input in JSON bodies; Node refuses a request head over 16 KB). */
+export const MAX_URL_LENGTH = 8192;
 
 /** Fastify's own client errors, by code: the request was bad, not the server. */
 const FASTIFY_CLIENT_ERRORS: Record<string, [number, string]> = {
@@ -10,6 +15,7 @@ const FASTIFY_CLIENT_ERRORS: Record<string, [number, string]> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'Unsupported Content-Type: send application/json'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'Content-Length does not match the body'],
   FST_ERR_BAD_URL: [400, 'Malformed URL'],
+  FST_ERR_MAX_PARAM_LENGTH: [414, 'URL is too long'],
 };
 
 const HTTP_MESSAGES: Record<number, string> = {
@@ -37,8 +43,7 @@ export function toApiError(exception: unknown, request: Pick<FastifyRequest, 'me
   }
   const status = exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: number } | null)?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    const message = status === 404 ? `Route not found: ${request.method} ${request.url.split('?')[0]}` : (HTTP_MESSAGES[status] ?? 'Bad request');
-    return new ApiError(status, message);
+    return status === 404 ? routeNotFound(request, []) : new ApiError(status, HTTP_MESSAGES[status] ?? 'Bad request');
   }
 
   const err = exception instanceof Error ? { type: exception.name, message: exception.message, stack: exception.stack } : { value: String(exception) };
@@ -57,4 +62,44 @@ export class GlobalExceptionFilter implements ExceptionFilter {
 export function sendError(reply: FastifyReply, error: ApiError): void {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   reply.status(error.httpStatus).send(error.toBody());
+}
+
+/** No route for this method and path: 405 with `Allow` when the path has routes for other methods, else 404. */
+export function routeNotFound(request: Pick<FastifyRequest, 'method' | 'url'>, allowedMethods: string[]): ApiError {
+  const what = `${request.method} ${request.url.split('?')[0]}`;
+  if (allowedMethods.length === 0) return new ApiError(404, `Route not found: ${what}`);
+  return new ApiError(405, `Method not allowed: ${what}`, undefined, {}, 'Failed', { allow: allowedMethods.join(', ') });
+}
+
+/**
+ * Node's HTTP parser refused the request (Fastify's `clientErrorHandler`): a malformed request head, a head
+ * over Node's 16 KB limit, or a client too slow to send it. There is no request to reply to yet, so the
+ * envelope is written on the socket, which then closes.
+ */
+export function answerClientError(error: Error & { code?: string; rawPacket?: unknown }, socket: Duplex): void {
+  // Node reports every further chunk of a refused request too: answer once.
+  if (error.code === 'ECONNRESET' || socket.destroyed || answeredSockets.has(socket)) return;
+  answeredSockets.add(socket);
+  const apiError =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? requestLineLength(error.rawPacket) > MAX_URL_LENGTH
+        ? new ApiError(414, 'URL is too long')
+        : new ApiError(431, 'Request headers are too large')
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new ApiError(408, 'Request timeout')
+        : new ApiError(400, 'Malformed HTTP request');
+  const body = JSON.stringify(apiError.toBody());
+  if (!socket.writable) return void socket.destroy();
+  const head = `HTTP/1.1 ${apiError.httpStatus} ${STATUS_CODES[apiError.httpStatus]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
+  // Half-close and let the client finish sending: a reset while it still sends can discard the answer on its side.
+  socket.end(head + body);
+  setTimeout(() => socket.destroy(), 1000).unref();
+}
+const answeredSockets = new WeakSet<Duplex>();
+
+/** Length of the request line at the start of the packet Node was parsing when it gave up (0 if it holds none). */
+function requestLineLength(packet: unknown): number {
+  if (!Buffer.isBuffer(packet) || !/^[A-Z]+ /.test(packet.toString('latin1', 0, 16))) return 0;
+  const end = packet.indexOf('\r\n');
+  return end === -1 ? packet.length : end;
 }

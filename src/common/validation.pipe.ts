@@ -1,4 +1,5 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import { getMetadataStorage } from 'class-validator';
 import { ApiError } from './api-error';
 import { FieldError } from './envelope';
 
@@ -13,8 +14,33 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
   return out;
 }
 
+/**
+ * Drops the body keys that no validator of the DTO declares before class-transformer sees them. The
+ * whitelist would drop them afterwards anyway, but plainToInstance spends O(k²) on an object of k keys (it
+ * deduplicates them with indexOf) and about 5 µs on each: 2,400 unknown keys took 25 ms, 80,000 took 3.5 s.
+ */
+class DeclaredKeysValidationPipe extends ValidationPipe {
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    return super.transform(metadata.type === 'body' ? declaredKeysOnly(value, metadata.metatype) : value, metadata);
+  }
+}
+
+const declaredKeys = new WeakMap<object, Set<string>>();
+
+function declaredKeysOnly(value: unknown, metatype: ArgumentMetadata['metatype']): unknown {
+  if (!metatype || value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  let keys = declaredKeys.get(metatype);
+  if (!keys) {
+    keys = new Set(getMetadataStorage().getTargetValidationMetadatas(metatype, '', false, false).map((m) => m.propertyName));
+    declaredKeys.set(metatype, keys);
+  }
+  if (keys.size === 0) return value; // not a DTO: left to the pipe as it is
+  const known = keys;
+  return Object.fromEntries(Object.entries(value).filter(([key]) => known.has(key)));
+}
+
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new DeclaredKeysValidationPipe({
     transform: true,
     whitelist: true,
     forbidUnknownValues: false,

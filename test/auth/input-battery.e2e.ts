@@ -54,7 +54,7 @@ describe('bad input on every auth route', () => {
   const WRONG_TYPES: unknown[] = [42, true, ['x'], { a: 1 }];
   it.each(ROUTES)('$path: wrong types, arrays, objects, huge strings and non-object bodies are 4xx, never 500', async ({ path, required, auth }) => {
     const headers = auth ? admin : site;
-    for (const value of [...WRONG_TYPES, 'x'.repeat(100_000), '']) {
+    for (const value of [...WRONG_TYPES, 'x'.repeat(10_000), '']) {
       for (const field of [...required, 'authTable', 'appID', 'url', 'extraFields', 'firstname']) {
         const res = await t.post(path, { [field]: value }, headers);
         expect([400, 401, 404, 409]).toContain(res.status);

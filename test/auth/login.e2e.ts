@@ -198,7 +198,7 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
         { payload: { access_token: 1, refresh_token: 2 } },
         { payload: { access_token: 'not.a.jwt', refresh_token: good.refresh_token } },
         { payload: { access_token: good.access_token, refresh_token: 'garbage' } },
-        { payload: { access_token: good.access_token, refresh_token: 'x'.repeat(100_000) } },
+        { payload: { access_token: good.access_token, refresh_token: 'x'.repeat(10_000) } },
       ]) {
         const res = await t.post('/auth/refresh-token', body, site);
         expect(res.status).toBe(400);

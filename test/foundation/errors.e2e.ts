@@ -1,3 +1,4 @@
+import { rawRequest } from '../support/raw-http';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 
 describe('envelopes and errors', () => {
@@ -54,6 +55,65 @@ describe('envelopes and errors', () => {
     expect(res.headers['x-request-id']).toBe('trace-abc.123');
     const other = await t.post('/getApp', {}, { ...site, 'x-request-id': 'bad id with spaces' });
     expect(other.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('errors Fastify and Node answer before any route runs, on a real socket', () => {
+  let t: TestApp;
+  let port: number;
+  const get = (path: string, method = 'GET', extraHeaders = '', body = '') =>
+    rawRequest(port, `${method} ${path} HTTP/1.1\r\nHost: localhost\r\n${extraHeaders}Connection: close\r\n\r\n${body}`);
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (t.app.getHttpServer().address() as { port: number }).port;
+  });
+  afterAll(() => t.close());
+
+  it('answers an unknown route 404 and a known path with another method 405 with Allow', async () => {
+    const unknown = await get('/no/such/route');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ status: 'Failed', message: 'Route not found: GET /no/such/route' });
+    expect(unknown.headers['x-request-id']).toBeTruthy();
+
+    const wrongMethod = await get('/getApp/shop.example.test');
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.allow).toBe('POST');
+    expect(wrongMethod.body).toEqual({ status: 'Failed', message: 'Method not allowed: GET /getApp/shop.example.test' });
+    const health = await get('/health', 'DELETE');
+    expect(health.status).toBe(405);
+    expect(health.headers.allow).toBe('GET, HEAD');
+  });
+
+  it('answers a malformed URL 400', async () => {
+    const res = await get('/getApp/%zz', 'POST');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ status: 'Failed', message: 'Malformed URL' });
+  });
+
+  it('routes a long path parameter instead of calling it an unknown route', async () => {
+    const res = await get(`/getApp/${'a'.repeat(300)}.example.test`, 'POST', 'Content-Type: application/json\r\nContent-Length: 2\r\n', '{}');
+    expect(res.body.message).not.toMatch(/Route not found/);
+  });
+
+  it('answers an over-long URL 414, whether Fastify or the HTTP parser meets it', async () => {
+    for (const length of [10_000, 20_000, 100_000]) {
+      const res = await get(`/health?${'a'.repeat(length)}`);
+      expect({ length, status: res.status, body: res.body }).toEqual({ length, status: 414, body: { status: 'Failed', message: 'URL is too long' } });
+    }
+  });
+
+  it('answers over-long headers 431 and a malformed request 400', async () => {
+    const headers = await get('/health', 'GET', `X-Padding: ${'b'.repeat(20_000)}\r\n`);
+    expect(headers.status).toBe(431);
+    expect(headers.body).toEqual({ status: 'Failed', message: 'Request headers are too large' });
+    const garbage = await rawRequest(port, 'HELLO\r\n\r\n');
+    expect(garbage.status).toBe(400);
+    expect(garbage.body).toEqual({ status: 'Failed', message: 'Malformed HTTP request' });
+    const badHeader = await rawRequest(port, 'GET /health HTTP/1.1\r\nBad Header: x\r\n\r\n');
+    expect(badHeader.status).toBe(400);
+    expect(badHeader.body).toEqual({ status: 'Failed', message: 'Malformed HTTP request' });
   });
 });
 

@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { parseResponses, rawConnection } from '../support/raw-http';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 
 describe('health and OpenAPI', () => {
@@ -67,5 +68,35 @@ describe('graceful shutdown', () => {
     expect(res.status).toBe(200);
     await closing;
     expect(closed).toBe(true);
+  });
+
+  it('answers a request that arrives while closing with 503 in the failure envelope', async () => {
+    const t = await startTestApp();
+    const appId = (await t.seed({ site: siteFixture() })).appID;
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = t.app.getHttpServer().address() as { port: number };
+
+    const blocker = new Client({ connectionString: t.database.url });
+    await blocker.connect();
+    await blocker.query('BEGIN');
+    await blocker.query('LOCK TABLE core_sites IN ACCESS EXCLUSIVE MODE');
+    // A keep-alive connection busy with a request stays open while the server closes: the next request on it
+    // reaches the application while it shuts down.
+    const { socket, closed } = rawConnection(address.port);
+    socket.write(`POST /getApp HTTP/1.1\r\nHost: localhost\r\nsite-id: ${appId}\r\nContent-Length: 0\r\n\r\n`);
+    await new Promise((r) => setTimeout(r, 200));
+    const closing = t.close();
+    await new Promise((r) => setTimeout(r, 200));
+    socket.write('GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    await new Promise((r) => setTimeout(r, 100));
+    await blocker.query('COMMIT');
+    await blocker.end();
+
+    const [inFlight, late] = parseResponses(await closed);
+    expect(inFlight.status).toBe(200);
+    expect(late.status).toBe(503);
+    expect(late.body).toEqual({ status: 'Failed', message: 'Service is shutting down' });
+    expect(late.headers.connection).toBe('close');
+    await closing;
   });
 });

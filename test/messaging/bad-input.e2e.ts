@@ -33,7 +33,7 @@ describe('Messaging endpoints with bad input', () => {
   const notify = (body: unknown) => t.post('/message/notification', body, { 'site-id': String(appId) });
   const lastRow = async () => (await t.dataSource.query(`SELECT * FROM core_notification_log WHERE app_id = $1 ORDER BY id DESC LIMIT 1`, [appId]))[0];
   const ok = { event: 'welcome', email: 'a@example.test' };
-  const long = 'x'.repeat(200_000);
+  const long = 'x'.repeat(20_000); // huge for any field, within the route's 64 KB body limit
 
   it.each<[string, unknown, string | null]>([
     ['an empty body', {}, 'event'],
@@ -101,7 +101,7 @@ describe('Messaging endpoints with bad input', () => {
   });
 
   it('accepts a large data value and links to a known table', async () => {
-    const res = await notify({ ...ok, table: 'core_customers', master_id: 2_147_483_647, data: { firstname: 'y'.repeat(500_000) } });
+    const res = await notify({ ...ok, table: 'core_customers', master_id: 2_147_483_647, data: { firstname: 'y'.repeat(50_000) } });
     expect(res.body).toEqual({ status: 'Success' });
     const row = await lastRow();
     expect(row).toMatchObject({ linked_table: 'core_customers', master_id: 2_147_483_647, subject: `Hi ${'y'.repeat(997)}` });
