@@ -48,11 +48,11 @@ export class CustomersController {
   @ApiOperation({ summary: 'Check a customer password and answer the profile (no token: use /auth/login with authTable core_customers)' })
   @ApiResponse({ status: 200, description: LOGIN_ANSWER })
   @ApiResponse({ status: 401, description: '{ status: Failed, message: Invalid credentials, data: {} }' })
-  @ApiResponse({ status: 400, description: 'Validation error (extraFields naming a column that is not safe to return)' })
+  @ApiResponse({ status: 400, description: 'Validation error (extraFields naming an unknown or secret column)' })
   @ApiResponse({ status: 429, description: 'Too many failed logins on this account from this client address, or from all addresses (Retry-After)' })
   async login(@Ctx() ctx: RequestContext, @Body() body: CustomerLoginRequest) {
     const table = tableOf(body);
-    const extra = this.profiles.parseExtraFields(body.extraFields);
+    const extra = await this.profiles.parseExtraFields(table, body.extraFields);
     const account = await this.auth.verifyCredentials(ctx, table, body.email, body.password, { data: {} });
     return success({ message: 'Login successful', data: await this.profiles.profile(ctx.appId, table, account.id, extra) });
   }

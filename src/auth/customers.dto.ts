@@ -44,7 +44,7 @@ export class CustomerLoginRequest extends WithEmail {
   @PasswordField('password')
   password: string;
 
-  @ApiPropertyOptional({ description: 'Comma-separated extra profile columns: mobile, created, updated' })
+  @ApiPropertyOptional({ description: 'Comma-separated extra profile columns: any column of the account table that is not secret (e.g. mobile, created, updated)' })
   @MaxLength(500, { message: 'extraFields is too long' })
   @IsString({ message: 'extraFields must be a comma-separated string' })
   @IsOptional()

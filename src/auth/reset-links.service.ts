@@ -99,9 +99,9 @@ export class ResetLinksService {
   }
 
   /**
-   * The reset page: `url` when it is an http(s) address on the app's domain (or a subdomain; also localhost
-   * outside production), else https://<app domain>/reset-password. Never the request's Host header, and
-   * never another site: the link carries a live credential.
+   * The reset page: `url` when it is an http(s) address on the app's domain (or a subdomain; also a loopback
+   * address outside production) without user info, else https://<app domain>/reset-password. Never the
+   * request's Host header, and never another site: the link carries a live credential.
    */
   private linkBase(ctx: RequestContext, url: string | undefined): string {
     const domain = ctx.app.domain.toLowerCase();
@@ -112,12 +112,19 @@ export class ResetLinksService {
     } catch {
       throw ApiError.field('url', 'url must be an absolute http(s) URL');
     }
-    const host = parsed.hostname.toLowerCase();
-    const local = !ctx.production && (host === 'localhost' || host === '127.0.0.1');
     if (!['http:', 'https:'].includes(parsed.protocol)) throw ApiError.field('url', 'url must be an absolute http(s) URL');
-    if (host !== domain && !host.endsWith(`.${domain}`) && !local) throw ApiError.field('url', `url must be on the app's domain (${domain})`);
+    // `https://evil.example%2F@shop.example.test` is on the app's host but reads as evil.example to a person.
+    if (parsed.username || parsed.password) throw ApiError.field('url', 'url must not contain user info (user:password@)');
+    const host = parsed.hostname.toLowerCase();
+    const onAppDomain = host === domain || host.endsWith(`.${domain}`);
+    if (!onAppDomain && !(isLoopback(host) && !ctx.production)) throw ApiError.field('url', `url must be on the app's domain (${domain})`);
     return parsed.toString();
   }
+}
+
+/** localhost, *.localhost, 127.0.0.0/8 and ::1 (URL hostnames keep IPv6 brackets). */
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(host) || host === '[::1]';
 }
 
 /** `…?x=` or `…/` get the token appended as is; any other URL gets a `token` query parameter. */

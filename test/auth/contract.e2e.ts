@@ -111,7 +111,7 @@ describe('app context from credentials, validation first, shared field bounds, t
 
   describe('validation before context', () => {
     it('an invalid body is a Validation error naming each field, with or without an app context', async () => {
-      for (const headers of [{}, { 'site-id': String(appId) }]) {
+      for (const headers of [{}, { 'site-id': String(appId) }] as Record<string, string>[]) {
         const res = await t.post('/auth/login', {}, headers);
         expect(res.status).toBe(400);
         expect(res.body.message).toBe('Validation error');

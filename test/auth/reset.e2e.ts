@@ -82,6 +82,28 @@ describe('password reset links: /auth/request-pass, /auth/reset-pass', () => {
     expect(foreign.body.errors).toEqual([{ field: 'url', message: `url must be on the app's domain (${domain})` }]);
   });
 
+  it('refuses a url with user info, and loopback addresses in production', async () => {
+    const userinfo = [`https://evil.example.org%2F@${domain}/reset`, `https://user:pw@${domain}/reset`];
+    for (const url of userinfo) {
+      const res = await t.post('/auth/request-pass', { email: 'someone@example.test', appID: appId, url }, site);
+      expect([url, res.status, res.body.errors]).toEqual([url, 400, [{ field: 'url', message: 'url must not contain user info (user:password@)' }]]);
+    }
+    const loopback = ['http://localhost:3000/reset', 'http://127.0.0.2:8080/reset', 'http://[::1]:3000/reset', 'http://app.localhost/reset'];
+    for (const [i, url] of loopback.entries()) {
+      const res = await t.post('/auth/request-pass', { email: `loop${i}@example.test`, appID: appId, url }, site);
+      expect([url, res.status]).toEqual([url, 200]);
+    }
+    const production = await startTestApp({ NODE_ENV: 'production', SMTP_URL: smtp.url }, t.database);
+    try {
+      for (const [i, url] of loopback.entries()) {
+        const res = await production.post('/api/v2/auth/request-pass', { email: `prod${i}@example.test`, appID: appId, url }, site);
+        expect([url, res.status, res.body.errors]).toEqual([url, 400, [{ field: 'url', message: `url must be on the app's domain (${domain})` }]]);
+      }
+    } finally {
+      await production.close();
+    }
+  });
+
   it('validates the request and the new password', async () => {
     const missing = await t.post('/auth/request-pass', {}, site);
     expect(missing.status).toBe(400);

@@ -46,7 +46,7 @@ describe('the service on the embedded database', () => {
     const first = await start(dataDir, port);
     const res = await fetch(`${first.url}/getApp`, { method: 'POST', headers: { 'site-id': '7', 'x-request-id': 'embedded-check-1' } });
     expect(res.status).toBe(200);
-    expect((await res.json()).payment_test_public_key).toBe('pk_test_demo');
+    expect(((await res.json()) as { payment_test_public_key: string }).payment_test_public_key).toBe('pk_test_demo');
     expect(first.lines.join('\n')).toMatch(/Demo tenant: appID 7/);
     expect(first.lines.join('\n')).toMatch(/curl -s -X POST http:\/\/localhost:\d+\/getApp -H 'site-id: 7'/);
 
