@@ -55,7 +55,7 @@ export class GetAppController {
       background: site.background,
       colour1: site.colour1,
       colour2: site.colour2,
-      _id: this.cipher.encryptId(site.id),
+      _id: this.cipher.encryptAppId(site.id),
       _publicKey: this.cipher.legacyAppKey(site.id),
       ...publicKey,
     };

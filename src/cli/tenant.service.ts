@@ -34,7 +34,7 @@ export class TenantService {
       appID: site.id,
       name: site.name,
       domain: site.domain,
-      _id: this.cipher.encryptId(site.id),
+      _id: this.cipher.encryptAppId(site.id),
       appKey: this.cipher.legacyAppKey(site.id),
       vapid_public_key: vapid.publicKey,
     };

@@ -1,8 +1,8 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AppContextGuard } from '../app-context/app-context.guard';
 import { RateLimitGuard } from '../rate-limit/rate-limit.guard';
-import { DecryptIdsPipe } from './decrypt-ids.pipe';
+import { DecryptIdsInterceptor } from './decrypt-ids.interceptor';
 import { GlobalExceptionFilter } from './global-exception.filter';
 import { IdCipher } from './id-cipher.service';
 import { createValidationPipe } from './validation.pipe';
@@ -13,7 +13,7 @@ import { createValidationPipe } from './validation.pipe';
   providers: [
     IdCipher,
     { provide: APP_FILTER, useClass: GlobalExceptionFilter },
-    { provide: APP_PIPE, useClass: DecryptIdsPipe },
+    { provide: APP_INTERCEPTOR, useClass: DecryptIdsInterceptor },
     { provide: APP_PIPE, useFactory: createValidationPipe },
     { provide: APP_GUARD, useExisting: AppContextGuard },
     { provide: APP_GUARD, useExisting: RateLimitGuard },

@@ -3,11 +3,14 @@ import { createCipheriv, createDecipheriv, createHmac, createSecretKey, KeyObjec
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 
-const ID_PURPOSE = 'id';
+/** Ids are sealed for their app: the purpose (additional data and nonce input) is `id:<appId>`. */
+const idPurpose = (appId: number) => `id:${appId}`;
+/** An app's own id (`_id` of /getApp, also accepted as the `appKey` header) names the tenant, so it cannot be bound to one. */
+const APP_ID_PURPOSE = 'app';
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
-const ID_CACHE_SIZE = 10_000;
+const ID_CACHE_SIZE = 100_000;
 const LEGACY_BRACKETS = /^_?\[([0-9a-fA-F]{32}):([0-9a-fA-F]+|[A-Za-z0-9+/]+={0,2})\]$/;
 
 /**
@@ -15,8 +18,9 @@ const LEGACY_BRACKETS = /^_?\[([0-9a-fA-F]{32}):([0-9a-fA-F]+|[A-Za-z0-9+/]+={0,
  *
  * Service format: base64url( nonce(12) | AES-256-GCM ciphertext | tag(16) ) with ENCRYPTION_KEY and the
  * purpose as additional data, so a value made for one purpose (an id, a reset token) is refused for
- * another. The nonce is an HMAC of purpose and plaintext: the same id always encrypts to the same value,
- * and a tampered value fails authentication.
+ * another. Ids are bound to their app (purpose `id:<appId>`): an id minted for one app does not decrypt in
+ * another app's request. The nonce is an HMAC of purpose and plaintext: the same id of the same app always
+ * encrypts to the same value, and a tampered value fails authentication.
  *
  * Legacy formats, accepted when decrypting ids: `[iv:ciphertext]` (optionally `_[iv:ciphertext]`), AES-256-CBC
  * with ENCRYPTION_KEY and the 16-byte iv in hex, ciphertext in hex or base64; and the legacy app key
@@ -26,8 +30,8 @@ const LEGACY_BRACKETS = /^_?\[([0-9a-fA-F]{32}):([0-9a-fA-F]+|[A-Za-z0-9+/]+={0,
 export class IdCipher {
   private readonly key: KeyObject;
   private readonly legacyIv: Buffer;
-  /** Encryption is deterministic, so the encrypted form of recently used ids can be kept. */
-  private readonly encryptedIds = new Map<number, string>();
+  /** Encryption is deterministic, so the encrypted form of recently used ids can be kept (key `appId:id`). */
+  private readonly encryptedIds = new Map<string, string>();
   private readonly appKeys = new Map<number, string>();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
@@ -35,31 +39,42 @@ export class IdCipher {
     this.legacyIv = config.encryption.iv;
   }
 
-  encryptId(id: number): string {
-    let value = this.encryptedIds.get(id);
+  /** The id `id` of app `appId`, encrypted for that app. */
+  encryptId(appId: number, id: number): string {
+    const key = `${appId}:${id}`;
+    let value = this.encryptedIds.get(key);
     if (value === undefined) {
-      value = this.seal(ID_PURPOSE, String(id));
+      value = this.seal(idPurpose(appId), String(id));
       if (this.encryptedIds.size >= ID_CACHE_SIZE) this.encryptedIds.clear();
-      this.encryptedIds.set(id, value);
+      this.encryptedIds.set(key, value);
     }
     return value;
   }
 
-  /** The id inside a value in any supported format, or null for anything else (tampered, truncated, foreign). */
-  decryptId(value: unknown): number | null {
+  /**
+   * The id inside a value encrypted for app `appId`, or in the legacy bracket form (not bound to an app, as
+   * the spec keeps it readable); null for anything else (tampered, truncated, another app's, foreign).
+   */
+  decryptId(appId: number, value: unknown): number | null {
     if (typeof value !== 'string' || value.length > 512) return null;
     const legacy = LEGACY_BRACKETS.exec(value);
-    const plain = legacy ? this.legacyDecrypt(legacy[2], Buffer.from(legacy[1], 'hex')) : this.open(ID_PURPOSE, value);
+    const plain = legacy ? this.legacyDecrypt(legacy[2], Buffer.from(legacy[1], 'hex')) : this.open(idPurpose(appId), value);
     return toId(plain);
   }
 
-  /** The app id of a legacy `appKey` header: the legacy app-key form, a bracket form or the service format. */
+  /** An app's own id in the service format (the `_id` of /getApp). */
+  encryptAppId(appId: number): string {
+    return this.seal(APP_ID_PURPOSE, String(appId));
+  }
+
+  /** The app id of an `appKey` header: the legacy app-key form, a bracket form, or an app's `_id`. */
   decryptAppKey(value: string): number | null {
     if (/^[0-9a-fA-F]{32,128}$/.test(value)) {
       const id = toId(this.legacyDecrypt(value, this.legacyIv));
       if (id !== null) return id;
     }
-    return this.decryptId(value);
+    const legacy = LEGACY_BRACKETS.exec(value);
+    return toId(legacy ? this.legacyDecrypt(legacy[2], Buffer.from(legacy[1], 'hex')) : this.open(APP_ID_PURPOSE, value));
   }
 
   legacyAppKey(appId: number): string {

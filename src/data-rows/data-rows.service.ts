@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ADMIN_ROLE, ADMIN_TABLE } from '../auth/auth.guards';
+import { isAppAdmin } from '../auth/auth.guards';
 import { AUTH_TABLES } from '../auth/auth-tables';
 import { ApiError } from '../common/api-error';
 import { IdCipher } from '../common/id-cipher.service';
@@ -27,9 +27,6 @@ export interface DataRowsResult {
  */
 @Injectable()
 export class DataRowsService {
-  /** Encrypted master ids by id: the encryption is deterministic, and it was the largest CPU cost of a page. */
-  private readonly encryptedIds = new Map<number, string>();
-
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly catalog: TableCatalog,
@@ -42,7 +39,7 @@ export class DataRowsService {
     const mode = readMode(body);
     // Drafts and raw rows are for the app's admins only, and so are the account tables in every mode:
     // their rows (emails, roles, phone numbers) are never public, whatever a fixture set as meta_status.
-    if (mode === 'appGrid' || mode === 'live' || (AUTH_TABLES as readonly string[]).includes(table.name)) await this.requireAdmin(ctx);
+    if (mode === 'appGrid' || mode === 'live' || (AUTH_TABLES as readonly string[]).includes(table.name)) this.requireAdmin(ctx);
     if (mode === 'appGrid' && !table.tenantColumn) throw ApiError.field('table', `"${table.name}" has no app column and cannot be read raw`);
     const query = buildRowQuery(body, table, mode, { maxPerPage: this.config.content.maxPerPage, maxRows: this.config.content.maxRows });
 
@@ -54,28 +51,15 @@ export class DataRowsService {
     }
     const hasMore = query.paging !== null && rows.length > query.paging.perPage;
     if (hasMore) rows = rows.slice(0, query.paging!.perPage);
-    const data = mode === 'appGrid' ? rows : rows.map((row) => ({ _id: this.encryptedId(row.meta_master_id as number), ...row }));
+    const data = mode === 'appGrid' ? rows : rows.map((row) => ({ _id: this.cipher.encryptId(ctx.appId, row.meta_master_id as number), ...row }));
     if (query.record) return { data: data[0] ?? null };
     return query.paging ? { data, paging: { ...query.paging, hasMore } } : { data };
   }
 
-  private encryptedId(id: number): string {
-    let value = this.encryptedIds.get(id);
-    if (value === undefined) {
-      if (this.encryptedIds.size >= 100_000) this.encryptedIds.clear();
-      value = this.cipher.encryptId(id);
-      this.encryptedIds.set(id, value);
-    }
-    return value;
-  }
-
-  /** An admin of this app: a core_users row with primary_role admin, confirmed in the database. */
-  private async requireAdmin(ctx: RequestContext): Promise<void> {
-    const principal = ctx.principal;
-    if (!principal) throw ApiError.unauthorized();
-    if (principal.authTable !== ADMIN_TABLE || principal.role !== ADMIN_ROLE) throw new ApiError(403, 'Insufficient permissions');
-    const rows = await this.dataSource.query(`SELECT 1 FROM core_users WHERE id = $1 AND app_id = $2 AND primary_role = $3`, [principal.userId, ctx.appId, ADMIN_ROLE]);
-    if (rows.length === 0) throw new ApiError(403, 'Insufficient permissions');
+  /** An admin of this app (the bearer guard read the account's role at this request). */
+  private requireAdmin(ctx: RequestContext): void {
+    if (!ctx.principal) throw ApiError.unauthorized();
+    if (!isAppAdmin(ctx.principal)) throw new ApiError(403, 'Insufficient permissions');
   }
 }
 

@@ -54,7 +54,7 @@ export class PushService {
 
   private async deliver(ctx: RequestContext, request: SendPushRequest): Promise<boolean> {
     const site = ctx.app;
-    const customerId = this.cipher.decryptId(request.customerID);
+    const customerId = this.cipher.decryptId(site.id, request.customerID);
     if (customerId === null) return false;
     const [customer]: CustomerSubscriptionRow[] = await this.dataSource.query(
       'SELECT id, pushsubscription, p256dh, auth FROM core_customers WHERE id = $1 AND app_id = $2',

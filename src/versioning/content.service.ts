@@ -101,12 +101,12 @@ export class ContentService {
       if (column.secret || NOT_WRITABLE.has(column.name)) continue;
       if (!sameValue(a[column.name], b[column.name])) changes.push({ field: column.name, from: a[column.name], to: b[column.name] });
     }
-    return { _id: this.cipher.encryptId(masterId), from: this.view(from), to: this.view(to), changes };
+    return { _id: this.cipher.encryptId(ctx.appId, masterId), from: this.view(from), to: this.view(to), changes };
   }
 
   view(row: CoreDataRow): VersionView {
-    const { Shop_ID: _shop, ...rest } = row;
-    return { _id: this.cipher.encryptId(row.Master_ID), ...rest };
+    const { Shop_ID: appId, ...rest } = row;
+    return { _id: this.cipher.encryptId(appId, row.Master_ID), ...rest };
   }
 
   /** The registered versioned table `name`, or a 400 naming `table`. */
@@ -153,7 +153,7 @@ export class ContentService {
         `UPDATE core_data SET "Updated" = now(), "Updated_By" = $4, "Title" = COALESCE($5, "Title") WHERE "Shop_ID" = $1 AND "Source_Table" = $2 AND "Master_ID" = $3`,
         [ctx.appId, table.name, id, userOf(ctx), titleOf(table, row)],
       );
-      return { _id: this.cipher.encryptId(id), ...this.readable(table, row) };
+      return { _id: this.cipher.encryptId(ctx.appId, id), ...this.readable(table, row) };
     });
   }
 

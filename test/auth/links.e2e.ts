@@ -178,7 +178,7 @@ describe('invite-link, getFolderLimits, user-email, user-sms-code, verify-sms-co
         expect(res.status).toBe(400);
         expect(res.body).toEqual({ status: 'Failed', message: 'Token expired' });
       }
-      for (const userId of ['garbage', t.get(IdCipher).encryptId(5)]) {
+      for (const userId of ['garbage', t.get(IdCipher).encryptId(appId, 5)]) {
         const bad = await t.post('/auth/user-email', { userId }, site);
         expect(bad.status).toBe(400);
         expect(bad.body.errors[0].field).toBe('userId');

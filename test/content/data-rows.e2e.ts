@@ -36,7 +36,7 @@ describe('POST /getDataRows', () => {
     const echo = res.body.data[2];
     expect(echo).toMatchObject({ meta_master_id: a.products[4], meta_current_id: a.products[4], meta_title: 'Echo 50%_off', meta_status: 'Published', price: 5000 });
     expect(typeof echo.meta_updated).toBe('string');
-    expect(t.get(IdCipher).decryptId(echo._id)).toBe(a.products[4]);
+    expect(t.get(IdCipher).decryptId(a.appId, echo._id)).toBe(a.products[4]);
     expect(echo).not.toHaveProperty('password');
     // isPublished and production name the same default.
     expect(titles(await rows({ table: 'core_products', isPublished: true }))).toEqual(titles(res));

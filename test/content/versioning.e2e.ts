@@ -1,7 +1,7 @@
 import { TableCatalog } from '../../src/versioning/table-catalog.service';
 import { IdCipher } from '../../src/common/id-cipher.service';
 import { product, seedTenant, Tenant, userToken } from './content-helpers';
-import { startTestApp, TestApp } from '../support/test-app';
+import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 
 describe('versioned content: version chains and admin edits', () => {
   let t: TestApp;
@@ -34,7 +34,7 @@ describe('versioned content: version chains and admin edits', () => {
 
   it('loads the exact DESIGN.md §2 core_products row (explicit id, Published) and its core_related link', async () => {
     const seeded = await t.seed({
-      site: { ...(await import('../support/test-app')).siteFixture() },
+      site: siteFixture(),
       tables: {
         core_products: [{ id: 101, title: 'E-book', price: 2500, tax: 227, bond: 0, IsDigital: 1, IsEvent: 0, meta_status: 'Published' }],
         core_related: [{ parent_table: 'core_products', parent_id: 101, name: 'core_token_template', linked: 1 }],
@@ -58,7 +58,7 @@ describe('versioned content: version chains and admin edits', () => {
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ status: 'Success', message: 'Record created', data: { Status: 'New', IsCurrent: 1, Published: 0, Staged: 0 } });
     const masterId = created.body.data.Master_ID;
-    expect(t.get(IdCipher).decryptId(created.body.data._id)).toBe(masterId);
+    expect(t.get(IdCipher).decryptId(a.appId, created.body.data._id)).toBe(masterId);
 
     let expectedCurrentId = masterId;
     for (const price of [1600, 1700, 1800]) {

@@ -8,7 +8,7 @@ describe('app context resolution', () => {
 
   const appOf = async (headers: Record<string, string>, body: object = {}) => {
     const res = await t.post('/getApp', body, headers);
-    return res.status === 200 ? t.get(IdCipher).decryptId(res.body._id) : res;
+    return res.status === 200 ? t.get(IdCipher).decryptAppKey(res.body._id) : res;
   };
 
   beforeAll(async () => {
@@ -27,7 +27,7 @@ describe('app context resolution', () => {
   it('then the legacy appKey header, in the legacy and the service format', async () => {
     const cipher = t.get(IdCipher);
     expect(await appOf({ appkey: cipher.legacyAppKey(a.id), host: b.domain })).toBe(a.id);
-    expect(await appOf({ appKey: cipher.encryptId(b.id) })).toBe(b.id);
+    expect(await appOf({ appKey: cipher.encryptAppId(b.id) })).toBe(b.id);
   });
 
   it('then x-forwarded-host, then host (port ignored, case-insensitive)', async () => {
@@ -41,7 +41,7 @@ describe('app context resolution', () => {
 
   it('answers 404 App not found for an unknown app, however it was named', async () => {
     const cipher = t.get(IdCipher);
-    for (const headers of [{ 'site-id': '999999' }, { 'site-id': '9999999999' }, { appkey: cipher.legacyAppKey(999999) }, { appkey: 'tampered-value' }]) {
+    for (const headers of [{ 'site-id': '999999' }, { 'site-id': '9999999999' }, { appkey: cipher.legacyAppKey(999999) }, { appkey: 'tampered-value' }] as Record<string, string>[]) {
       const res = await t.post('/getApp', {}, headers);
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ status: 'Failed', message: 'App not found' });
@@ -79,7 +79,7 @@ describe('app context behind a proxy', () => {
     await t.close();
   });
 
-  const idOf = (app: TestApp, res: { body: { _id: string } }) => app.get(IdCipher).decryptId(res.body._id);
+  const idOf = (app: TestApp, res: { body: { _id: string } }) => app.get(IdCipher).decryptAppKey(res.body._id);
 
   it('uses the application setting before anything the request says', async () => {
     const res = await proxied.post('/getApp', {}, { 'site-id': String(b.id), 'x-original-host': b.domain });

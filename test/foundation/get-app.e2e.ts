@@ -26,7 +26,7 @@ describe('POST /getApp', () => {
     expect(Object.keys(res.body).sort()).toEqual(['_id', '_publicKey', 'background', 'colour1', 'colour2', 'logo', 'payment_test_public_key', 'splash_logo']);
     expect(res.body).toMatchObject({ logo: '/img/logo.png', splash_logo: '/img/splash.png', background: '#fff', colour1: '#111', colour2: '#222' });
     expect(res.body.payment_test_public_key).toBe(`pk_test_${appId}`);
-    expect(t.get(IdCipher).decryptId(res.body._id)).toBe(appId);
+    expect(t.get(IdCipher).decryptAppKey(res.body._id)).toBe(appId);
     expect(t.get(IdCipher).decryptAppKey(res.body._publicKey)).toBe(appId);
   });
 
@@ -51,7 +51,7 @@ describe('POST /getApp', () => {
   it('POST /getApp/:domain resolves the app by the path segment', async () => {
     const res = await t.post(`/getApp/${domain}`, {});
     expect(res.status).toBe(200);
-    expect(t.get(IdCipher).decryptId(res.body._id)).toBe(appId);
+    expect(t.get(IdCipher).decryptAppKey(res.body._id)).toBe(appId);
     const unknown = await t.post('/getApp/nowhere.example.test', {});
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ status: 'Failed', message: 'App not found' });

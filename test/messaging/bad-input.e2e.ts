@@ -26,7 +26,7 @@ describe('Messaging endpoints with bad input', () => {
       },
     });
     appId = seeded.appID;
-    customerID = t.get(IdCipher).encryptId(seeded.ids.core_customers[0]);
+    customerID = t.get(IdCipher).encryptId(appId, seeded.ids.core_customers[0]);
   });
   afterAll(() => t.close());
 

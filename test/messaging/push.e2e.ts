@@ -27,7 +27,7 @@ describe('POST /message/sendPush', () => {
   async function customer(site: Record<string, unknown>, push: Record<string, unknown>): Promise<{ appId: number; customerID: string; id: number }> {
     const seeded = await t.seed({ site: siteFixture(site), tables: { core_customers: [{ email: 'c@example.test', password: 'Cust@1234', ...push }] } });
     const id = seeded.ids.core_customers[0];
-    return { appId: seeded.appID, id, customerID: t.get(IdCipher).encryptId(id) };
+    return { appId: seeded.appID, id, customerID: t.get(IdCipher).encryptId(seeded.appID, id) };
   }
   const sendPush = (appId: number, body: Record<string, unknown>) => t.post('/message/sendPush', body, { 'site-id': String(appId) });
   const vapidKeyOf = (headers: Record<string, unknown>) => /k=([A-Za-z0-9_-]+)/.exec(String(headers.authorization))?.[1];
@@ -89,7 +89,7 @@ describe('POST /message/sendPush without any VAPID keys', () => {
     try {
       const sub = peer.subscribe();
       const seeded = await t.seed({ site: siteFixture(), tables: { core_customers: [{ email: 'c@example.test', pushsubscription: sub.endpoint, p256dh: sub.p256dh, auth: sub.auth }] } });
-      const res = await t.post('/message/sendPush', { customerID: t.get(IdCipher).encryptId(seeded.ids.core_customers[0]), message: 'x' }, { 'site-id': String(seeded.appID) });
+      const res = await t.post('/message/sendPush', { customerID: t.get(IdCipher).encryptId(seeded.appID, seeded.ids.core_customers[0]), message: 'x' }, { 'site-id': String(seeded.appID) });
       expect(res.body).toEqual({ status: 'Error' });
       expect(peer.received).toHaveLength(0);
     } finally {
