@@ -29,8 +29,9 @@ async function bareVerifyRate(cost: number, parallel: number, seconds: number): 
 }
 
 /**
- * A second service process on the same database with the per-account login limit lifted (the bench logs
- * in as one account far more often than AUTH_LOGIN_MAX_PER_ACCOUNT allows).
+ * A second service process on the same database with the per-account login limits lifted: the bench sends
+ * LOGIN_CONNECTIONS logins to one account from one address at once, and attempts in flight count against
+ * AUTH_LOGIN_MAX_PER_ACCOUNT until they succeed.
  */
 async function startUnlimited(ctx: BenchContext) {
   return startNode(join(ROOT, 'dist/src/main.js'), { ...ctx.env, AUTH_LOGIN_MAX_PER_ACCOUNT: '1000000000', LOG_LEVEL: 'warn' }, await freePort(), '/health/ready');
