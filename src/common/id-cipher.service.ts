@@ -30,9 +30,8 @@ const LEGACY_BRACKETS = /^_?\[([0-9a-fA-F]{32}):([0-9a-fA-F]+|[A-Za-z0-9+/]+={0,
 export class IdCipher {
   private readonly key: KeyObject;
   private readonly legacyIv: Buffer;
-  /** Encryption is deterministic, so the encrypted form of recently used ids can be kept (key `appId:id`). */
-  private readonly encryptedIds = new Map<string, string>();
-  private readonly appKeys = new Map<number, string>();
+  /** Encryption is deterministic, so the encrypted form of recently used ids can be kept. */
+  private readonly encrypted = new Map<string, string>();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.key = createSecretKey(config.encryption.key);
@@ -41,14 +40,7 @@ export class IdCipher {
 
   /** The id `id` of app `appId`, encrypted for that app. */
   encryptId(appId: number, id: number): string {
-    const key = `${appId}:${id}`;
-    let value = this.encryptedIds.get(key);
-    if (value === undefined) {
-      value = this.seal(idPurpose(appId), String(id));
-      if (this.encryptedIds.size >= ID_CACHE_SIZE) this.encryptedIds.clear();
-      this.encryptedIds.set(key, value);
-    }
-    return value;
+    return this.cached(`${appId}:${id}`, () => this.seal(idPurpose(appId), String(id)));
   }
 
   /**
@@ -64,7 +56,7 @@ export class IdCipher {
 
   /** An app's own id in the service format (the `_id` of /getApp). */
   encryptAppId(appId: number): string {
-    return this.seal(APP_ID_PURPOSE, String(appId));
+    return this.cached(`app:${appId}`, () => this.seal(APP_ID_PURPOSE, String(appId)));
   }
 
   /** The app id of an `appKey` header: the legacy app-key form, a bracket form, or an app's `_id`. */
@@ -78,14 +70,10 @@ export class IdCipher {
   }
 
   legacyAppKey(appId: number): string {
-    let value = this.appKeys.get(appId);
-    if (value === undefined) {
+    return this.cached(`key:${appId}`, () => {
       const cipher = createCipheriv('aes-256-cbc', this.key, this.legacyIv);
-      value = Buffer.concat([cipher.update(String(appId), 'utf8'), cipher.final()]).toString('hex');
-      if (this.appKeys.size >= ID_CACHE_SIZE) this.appKeys.clear();
-      this.appKeys.set(appId, value);
-    }
-    return value;
+      return Buffer.concat([cipher.update(String(appId), 'utf8'), cipher.final()]).toString('hex');
+    });
   }
 
   /** Authenticated encryption of any text for a named purpose (tokens, OAuth state). */
@@ -110,6 +98,16 @@ export class IdCipher {
     } catch {
       return null;
     }
+  }
+
+  private cached(key: string, encrypt: () => string): string {
+    let value = this.encrypted.get(key);
+    if (value === undefined) {
+      value = encrypt();
+      if (this.encrypted.size >= ID_CACHE_SIZE) this.encrypted.clear();
+      this.encrypted.set(key, value);
+    }
+    return value;
   }
 
   private legacyDecrypt(ciphertext: string, iv: Buffer): string | null {

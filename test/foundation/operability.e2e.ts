@@ -43,17 +43,25 @@ describe('readiness with the database gone', () => {
 });
 
 describe('graceful shutdown', () => {
-  it('finishes a request in flight before closing', async () => {
+  /** A listening app whose requests for the tenant wait inside the database (core_sites locked) until `unblock`. */
+  async function listeningAppWithLockedSites() {
     const t = await startTestApp();
     const appId = (await t.seed({ site: siteFixture() })).appID;
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const address = t.app.getHttpServer().address() as { port: number };
-
-    // Hold the request inside the database: an exclusive lock makes its SELECT wait.
     const blocker = new Client({ connectionString: t.database.url });
     await blocker.connect();
     await blocker.query('BEGIN');
     await blocker.query('LOCK TABLE core_sites IN ACCESS EXCLUSIVE MODE');
+    const unblock = async () => {
+      await blocker.query('COMMIT');
+      await blocker.end();
+    };
+    return { t, appId, address, unblock };
+  }
+
+  it('finishes a request in flight before closing', async () => {
+    const { t, appId, address, unblock } = await listeningAppWithLockedSites();
     const inFlight = fetch(`http://127.0.0.1:${address.port}/getApp`, { method: 'POST', headers: { 'site-id': String(appId) } });
     await new Promise((r) => setTimeout(r, 200));
 
@@ -61,8 +69,7 @@ describe('graceful shutdown', () => {
     const closing = t.close().then(() => (closed = true));
     await new Promise((r) => setTimeout(r, 200));
     expect(closed).toBe(false);
-    await blocker.query('COMMIT');
-    await blocker.end();
+    await unblock();
 
     const res = await inFlight;
     expect(res.status).toBe(200);
@@ -71,15 +78,7 @@ describe('graceful shutdown', () => {
   });
 
   it('answers a request that arrives while closing with 503 in the failure envelope', async () => {
-    const t = await startTestApp();
-    const appId = (await t.seed({ site: siteFixture() })).appID;
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const address = t.app.getHttpServer().address() as { port: number };
-
-    const blocker = new Client({ connectionString: t.database.url });
-    await blocker.connect();
-    await blocker.query('BEGIN');
-    await blocker.query('LOCK TABLE core_sites IN ACCESS EXCLUSIVE MODE');
+    const { t, appId, address, unblock } = await listeningAppWithLockedSites();
     // A keep-alive connection busy with a request stays open while the server closes: the next request on it
     // reaches the application while it shuts down.
     const { socket, closed } = rawConnection(address.port);
@@ -89,8 +88,7 @@ describe('graceful shutdown', () => {
     await new Promise((r) => setTimeout(r, 200));
     socket.write('GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n');
     await new Promise((r) => setTimeout(r, 100));
-    await blocker.query('COMMIT');
-    await blocker.end();
+    await unblock();
 
     const [inFlight, late] = parseResponses(await closed);
     expect(inFlight.status).toBe(200);
