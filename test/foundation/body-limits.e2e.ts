@@ -56,7 +56,7 @@ describe('request body limits', () => {
     expect(strings.body.message).not.toMatch(/keys and array elements/);
   });
 
-  it('answers hostile bodies within a second each while /health stays fast', async () => {
+  it('answers hostile bodies at once while /health stays fast', async () => {
     const hostile = manyKeys(80_000, { email: 'a@b.test', password: 'password123' });
     expect(hostile.length).toBeGreaterThan(1_000_000);
     const smaller = manyKeys(75_000, { table: 'core_products' }); // under BODY_LIMIT_BYTES: refused by the key count
@@ -85,9 +85,11 @@ describe('request body limits', () => {
 
     for (const answer of answers.slice(0, 5)) expect(answer.body).toEqual(tooLarge);
     for (const answer of answers.slice(5)) expect(answer.body).toEqual({ status: 'Failed', message: 'Request body has more than 2500 keys and array elements' });
-    expect(Math.max(...answers.map((a) => a.ms))).toBeLessThan(1000);
+    // Generous bounds for a shared CI machine (10 MB cross loopback here): what they catch is the stall of
+    // parsing and validating such bodies, seconds per body and every tenant waiting (8 s for five of them).
+    expect(Math.max(...answers.map((a) => a.ms))).toBeLessThan(2000);
     expect(healthTimes.length).toBeGreaterThan(0);
-    expect(Math.max(...healthTimes)).toBeLessThan(200);
+    expect(Math.max(...healthTimes)).toBeLessThan(1000);
   });
 });
 

@@ -97,9 +97,10 @@ describe('SQL merges under load', () => {
     await watching;
 
     expect(other.every((r) => r.status === 200)).toBe(true);
-    expect(Math.max(...other.map((r) => r.ms))).toBeLessThan(500);
+    // Generous for a shared CI machine: without the separate pool another tenant waited 2 s (the merges' timeout).
+    expect(Math.max(...other.map((r) => r.ms))).toBeLessThan(1000);
     expect(bMerge.res.body).toEqual({ status: 'Success' });
-    expect(bMerge.ms).toBeLessThan(500);
+    expect(bMerge.ms).toBeLessThan(1000);
 
     // One merge of A at a time, QUEUE more waited for their turn; the rest were refused at once.
     const timedOut = results.filter((r) => r.status === 400);
