@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { JwtModule } from '@nestjs/jwt';
 import { AccountsService } from './accounts.service';
 import { AdminGuard, BearerGuard, CustomerGuard, OptionalBearerGuard } from './auth.guards';
 import { BearerAuthenticator } from './bearer-auth.service';
@@ -8,6 +9,7 @@ import { TokenService } from './token.service';
 /** What every module needs from auth: tokens, guards, accounts and password hashing. */
 @Global()
 @Module({
+  imports: [JwtModule.register({})],
   providers: [TokenService, PasswordHasher, AccountsService, BearerAuthenticator, BearerGuard, OptionalBearerGuard, CustomerGuard, AdminGuard],
   exports: [TokenService, PasswordHasher, AccountsService, BearerAuthenticator, BearerGuard, OptionalBearerGuard, CustomerGuard, AdminGuard],
 })

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import jwt from 'jsonwebtoken';
+import { JwtService, TokenExpiredError as JwtExpiredError } from '@nestjs/jwt';
 import { AuthPrincipal } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -21,6 +21,13 @@ export interface TokenPair {
   refresh_token: string;
 }
 
+/** What a verified token says: the principal, its issue time (seconds since the epoch) and password version. */
+export interface VerifiedToken {
+  principal: AuthPrincipal;
+  issuedAt: number;
+  passwordVersion: string | null;
+}
+
 export class TokenExpiredError extends Error {}
 export class InvalidTokenError extends Error {}
 /** Not a JWT at all (not three base64url parts with a JSON header and payload): a format error, not a forgery. */
@@ -29,12 +36,15 @@ export class MalformedTokenError extends InvalidTokenError {}
 const ALGORITHM = 'HS256';
 
 /**
- * Service JWTs. The algorithm is pinned (no `none`, no key confusion), access and refresh tokens have their
- * own secrets and a `typ` claim, so neither can stand in for the other.
+ * Service JWTs, through @nestjs/jwt. The algorithm is pinned (no `none`, no key confusion), access and
+ * refresh tokens have their own secrets and a `typ` claim, so neither can stand in for the other.
  */
 @Injectable()
 export class TokenService {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly jwt: JwtService,
+  ) {}
 
   issuePair(principal: AuthPrincipal, passwordVersion?: string): TokenPair {
     return { access_token: this.sign(principal, 'access', passwordVersion), refresh_token: this.sign(principal, 'refresh', passwordVersion) };
@@ -44,7 +54,7 @@ export class TokenService {
     const claims: Claims = { sub: String(principal.userId), app: principal.appId, tbl: principal.authTable, role: principal.role, typ };
     if (passwordVersion !== undefined) claims.pwv = passwordVersion;
     const { secret, ttl } = this.keyFor(typ);
-    return jwt.sign(claims, secret, { algorithm: ALGORITHM, expiresIn: ttl });
+    return this.jwt.sign(claims, { secret, algorithm: ALGORITHM, expiresIn: ttl });
   }
 
   /** The principal of a valid token of type `typ`; throws TokenExpiredError or InvalidTokenError. */
@@ -53,25 +63,16 @@ export class TokenService {
   }
 
   /** As `verify`, with the token's issue time (seconds since the epoch) and password version, to refuse tokens older than a password change. */
-  verifyWithIssuedAt(token: string, typ: TokenType, options: { ignoreExpiration?: boolean } = {}): { principal: AuthPrincipal; issuedAt: number; passwordVersion: string | null } {
-    let claims: { [K in keyof Claims]?: unknown } & { iat?: unknown; exp?: unknown };
-    if (jwt.decode(token) === null) throw new MalformedTokenError('Malformed token');
+  verifyWithIssuedAt(token: string, typ: TokenType, options: { ignoreExpiration?: boolean } = {}): VerifiedToken {
+    if (this.jwt.decode(token) === null) throw new MalformedTokenError('Malformed token');
+    let payload: unknown;
     try {
-      claims = jwt.verify(token, this.keyFor(typ).secret, { algorithms: [ALGORITHM], ignoreExpiration: options.ignoreExpiration }) as typeof claims;
+      payload = this.jwt.verify(token, { secret: this.keyFor(typ).secret, algorithms: [ALGORITHM], ignoreExpiration: options.ignoreExpiration });
     } catch (error) {
-      if (error instanceof jwt.TokenExpiredError) throw new TokenExpiredError('Token has expired');
+      if (error instanceof JwtExpiredError) throw new TokenExpiredError('Token has expired');
       throw new InvalidTokenError('Invalid token');
     }
-    const userId = subjectId(claims.sub);
-    if (claims.typ !== typ || userId === null || typeof claims.exp !== 'number' || !isAppId(claims.app) || typeof claims.tbl !== 'string' || !isRole(claims.role)) {
-      throw new InvalidTokenError('Invalid token');
-    }
-    if (claims.pwv !== undefined && typeof claims.pwv !== 'string') throw new InvalidTokenError('Invalid token');
-    return {
-      principal: { userId, appId: claims.app, authTable: claims.tbl, role: claims.role ?? null },
-      issuedAt: typeof claims.iat === 'number' ? claims.iat : 0,
-      passwordVersion: claims.pwv ?? null,
-    };
+    return readClaims(payload, typ);
   }
 
   private keyFor(typ: TokenType): { secret: string; ttl: number } {
@@ -79,6 +80,24 @@ export class TokenService {
       ? { secret: this.config.jwt.accessSecret, ttl: this.config.jwt.accessTtlSeconds }
       : { secret: this.config.jwt.refreshSecret, ttl: this.config.jwt.refreshTtlSeconds };
   }
+}
+
+/**
+ * The claims of a token whose signature and expiry were verified, checked for shape: `typ` as expected,
+ * an `exp`, `sub` a positive integer (string or number), `app` a positive integer, `tbl` and `role` strings.
+ */
+export function readClaims(payload: unknown, typ: TokenType): VerifiedToken {
+  const claims = (payload ?? {}) as { [K in keyof Claims]?: unknown } & { iat?: unknown; exp?: unknown };
+  const userId = subjectId(claims.sub);
+  if (claims.typ !== typ || userId === null || typeof claims.exp !== 'number' || !isAppId(claims.app) || typeof claims.tbl !== 'string' || !isRole(claims.role)) {
+    throw new InvalidTokenError('Invalid token');
+  }
+  if (claims.pwv !== undefined && typeof claims.pwv !== 'string') throw new InvalidTokenError('Invalid token');
+  return {
+    principal: { userId, appId: claims.app, authTable: claims.tbl, role: claims.role ?? null },
+    issuedAt: typeof claims.iat === 'number' ? claims.iat : 0,
+    passwordVersion: claims.pwv ?? null,
+  };
 }
 
 /** `sub` as a user id: a string or a number holding a positive integer, nothing else (no arrays, booleans, objects). */
