@@ -86,7 +86,7 @@ export class AccountLinksController {
     const principal = ctx.principal!;
     const admin = isAppAdmin(principal);
     const self = principal.authTable === ADMIN_TABLE && principal.userId === body.userId;
-    if (!admin && !self) throw new ApiError(403, 'Insufficient permissions');
+    if (!admin && !self) throw ApiError.forbidden();
     return success({ data: await this.invites.limits(ctx, body.userId) });
   }
 

@@ -55,6 +55,6 @@ export class CustomerGuard extends PrincipalGuard {
 export class AdminGuard extends PrincipalGuard {
   protected check(principal: AuthPrincipal | null): void {
     if (!principal) throw ApiError.unauthorized();
-    if (!isAppAdmin(principal)) throw new ApiError(403, 'Insufficient permissions');
+    if (!isAppAdmin(principal)) throw ApiError.forbidden();
   }
 }

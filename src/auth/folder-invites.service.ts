@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { RequestContext } from '../common/request-context';
+import { DatabaseLock, lockRecord } from '../database/locks';
 import { inTransaction } from '../database/transaction';
 import { UserLinkTokens } from './user-link-tokens.service';
 
@@ -25,7 +26,7 @@ export class FolderInvitesService {
       const [folder] = await em.query('SELECT id FROM core_folders WHERE app_id = $1 AND id = $2', [ctx.appId, folderId]);
       if (!folder) throw ApiError.field('folder_id', 'folder_id does not name a folder of this app');
       // One row per (user, folder): serialize concurrent invitations of the same pair.
-      await em.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`invite:${ctx.appId}:${userId}:${folderId}`]);
+      await lockRecord(em, DatabaseLock.FolderInvite, `${ctx.appId}:${userId}:${folderId}`);
       const renewed = await em.query(
         `UPDATE core_related SET expires = now() + make_interval(days => $4)
           WHERE app_id = $1 AND parent_table = 'core_users' AND parent_id = $2 AND name = 'core_folders' AND linked = $3

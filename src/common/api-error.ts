@@ -42,7 +42,7 @@ export class ApiError extends Error {
     return new ApiError(401, message, undefined, body);
   }
 
-  static forbidden(message = 'Forbidden'): ApiError {
+  static forbidden(message = 'Insufficient permissions'): ApiError {
     return new ApiError(403, message);
   }
 

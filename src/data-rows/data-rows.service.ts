@@ -59,7 +59,7 @@ export class DataRowsService {
   /** An admin of this app (the bearer guard read the account's role at this request). */
   private requireAdmin(ctx: RequestContext): void {
     if (!ctx.principal) throw ApiError.unauthorized();
-    if (!isAppAdmin(ctx.principal)) throw new ApiError(403, 'Insufficient permissions');
+    if (!isAppAdmin(ctx.principal)) throw ApiError.forbidden();
   }
 }
 

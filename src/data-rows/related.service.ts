@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { RequestContext } from '../common/request-context';
+import { DatabaseLock, lockRecord } from '../database/locks';
 import { inTransaction } from '../database/transaction';
 import { NEVER_CONTENT_TABLES, quoteIdent, TableCatalog } from '../versioning/table-catalog.service';
 
@@ -20,8 +21,6 @@ export interface RelatedRow extends RelatedLink {
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-/** First key of the advisory locks of checked /addrelated adds ("CREL"). */
-const RELATED_LOCK_CLASS = 0x4352454c;
 
 /**
  * POST /addrelated: a core_related link row of the caller's app. The parent must be a record of the app:
@@ -61,7 +60,7 @@ export class RelatedService {
       if (check) {
         // Serializes checked adds of the same link, so two at once cannot both insert it. The two-key form
         // keeps these locks apart from the single-key locks of the migrations and the expiry tick.
-        await em.query(`SELECT pg_advisory_xact_lock($2, hashtext($1))`, [`core_related:${ctx.appId}:${link.parent_table}:${link.parent_id}:${link.name}:${link.linked}`, RELATED_LOCK_CLASS]);
+        await lockRecord(em, DatabaseLock.RelatedLink, `${ctx.appId}:${link.parent_table}:${link.parent_id}:${link.name}:${link.linked}`);
         const existing: RelatedRow[] = await em.query(
           `SELECT id, parent_table, parent_id, name, linked, master_id, created FROM core_related
             WHERE app_id = $1 AND parent_table = $2 AND parent_id = $3 AND name = $4 AND linked = $5 ORDER BY id LIMIT 1`,

@@ -2,9 +2,8 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { migrations } from '../../migrations';
 import { DatabaseHandle } from './embedded-database';
+import { DatabaseLock } from './locks';
 
-/** Lock key that serializes migrations when several instances start at once. */
-const MIGRATION_LOCK = 7_420_001;
 
 /** Applies pending migrations; returns the names of those applied. Safe to call from several instances at once. */
 export async function migrate(database: Pick<DatabaseHandle, 'url' | 'embedded' | 'idle'>): Promise<string[]> {
@@ -13,7 +12,7 @@ export async function migrate(database: Pick<DatabaseHandle, 'url' | 'embedded' 
   const lock = embedded ? null : new Client({ connectionString: url });
   if (lock) {
     await lock.connect();
-    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await lock.query('SELECT pg_advisory_lock($1)', [DatabaseLock.Migrations]);
   }
   const dataSource = new DataSource({ type: 'postgres', url, migrations, migrationsTableName: 'typeorm_migrations', poolSize: 1 });
   try {
@@ -24,7 +23,7 @@ export async function migrate(database: Pick<DatabaseHandle, 'url' | 'embedded' 
     if (dataSource.isInitialized) await dataSource.destroy();
     await database.idle();
     if (lock) {
-      await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+      await lock.query('SELECT pg_advisory_unlock($1)', [DatabaseLock.Migrations]).catch(() => undefined);
       await lock.end();
     }
   }

@@ -1,4 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
+import { DatabaseLock } from './locks';
 
 const RETRYABLE = new Set(['40001', '40P01']); // serialization failure, deadlock
 
@@ -21,7 +22,7 @@ export async function inTransaction<T>(dataSource: DataSource, work: (em: Entity
  * Runs `work` only if this instance wins the transaction-level advisory lock `key`; other instances skip
  * the tick. The lock is released when the transaction ends.
  */
-export async function withTickLock<T>(dataSource: DataSource, key: number, work: (em: EntityManager) => Promise<T>): Promise<T | undefined> {
+export async function withTickLock<T>(dataSource: DataSource, key: DatabaseLock, work: (em: EntityManager) => Promise<T>): Promise<T | undefined> {
   return dataSource.transaction(async (em) => {
     const [{ locked }] = await em.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [key]);
     return locked ? work(em) : undefined;

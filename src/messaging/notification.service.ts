@@ -114,7 +114,7 @@ export class NotificationService {
    */
   private requireAdmin(ctx: RequestContext): void {
     if (!ctx.principal) throw new ApiError(401, 'Unauthorized', undefined, {}, 'Error');
-    if (!isAppAdmin(ctx.principal)) throw new ApiError(403, 'Insufficient permissions');
+    if (!isAppAdmin(ctx.principal)) throw ApiError.forbidden();
   }
 
   private async mergeData(site: SiteRecord, given: Record<string, unknown> | undefined, sql: string | null): Promise<MergeData> {

@@ -4,10 +4,9 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { updateReturning } from './core-data';
+import { DatabaseLock } from '../database/locks';
 import { withTickLock } from '../database/transaction';
 
-/** Advisory lock key of the expiry tick ("CDXP"): one instance runs a tick, the others skip it. */
-export const EXPIRY_LOCK_KEY = 0x43445850;
 
 /**
  * Published → Expired when Publish_Expire_Date has passed (SPEC "Lifecycle states"). Every
@@ -44,7 +43,7 @@ export class ExpiryJob implements OnApplicationBootstrap, OnApplicationShutdown 
 
   /** One tick: the ids of the core_data rows it expired, or null when another instance holds the tick. */
   async tick(): Promise<number[] | null> {
-    const expired = await withTickLock(this.dataSource, EXPIRY_LOCK_KEY, async (em) => {
+    const expired = await withTickLock(this.dataSource, DatabaseLock.ContentExpiryTick, async (em) => {
       const rows = await updateReturning<{ ID: number }>(
         em,
         `UPDATE core_data SET "Status" = 'Expired', "Published" = 0, "Staged" = 0, "IsExpired" = 1, "Lock" = 0, "Updated" = now()

@@ -1,5 +1,5 @@
 import { ExpiryJob } from '../../src/versioning/expiry.job';
-import { EXPIRY_LOCK_KEY } from '../../src/versioning/expiry.job';
+import { DatabaseLock } from '../../src/database/locks';
 import { product, seedTenant, Tenant } from './content-helpers';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -177,7 +177,7 @@ describe('versioned content: lifecycle transitions, scheduling and expiry', () =
       const holder = t.dataSource.createQueryRunner();
       await holder.connect();
       await holder.startTransaction();
-      await holder.query('SELECT pg_advisory_xact_lock($1)', [EXPIRY_LOCK_KEY]);
+      await holder.query('SELECT pg_advisory_xact_lock($1)', [DatabaseLock.ContentExpiryTick]);
       expect(await second.get(ExpiryJob).tick()).toBeNull();
       await holder.rollbackTransaction();
       await holder.release();
