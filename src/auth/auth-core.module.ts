@@ -1,5 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
+import { PassportModule } from '@nestjs/passport';
+import { AccessTokenStrategy } from './access-token.strategy';
 import { AccountsService } from './accounts.service';
 import { AdminGuard, BearerGuard, CustomerGuard, OptionalBearerGuard } from './auth.guards';
 import { BearerAuthenticator } from './bearer-auth.service';
@@ -9,8 +11,8 @@ import { TokenService } from './token.service';
 /** What every module needs from auth: tokens, guards, accounts and password hashing. */
 @Global()
 @Module({
-  imports: [JwtModule.register({})],
-  providers: [TokenService, PasswordHasher, AccountsService, BearerAuthenticator, BearerGuard, OptionalBearerGuard, CustomerGuard, AdminGuard],
+  imports: [JwtModule.register({}), PassportModule],
+  providers: [TokenService, PasswordHasher, AccountsService, BearerAuthenticator, AccessTokenStrategy, BearerGuard, OptionalBearerGuard, CustomerGuard, AdminGuard],
   exports: [TokenService, PasswordHasher, AccountsService, BearerAuthenticator, BearerGuard, OptionalBearerGuard, CustomerGuard, AdminGuard],
 })
 export class AuthCoreModule {}

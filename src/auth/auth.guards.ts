@@ -1,7 +1,10 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { AuthGuard } from '@nestjs/passport';
 import { ApiError } from '../common/api-error';
 import { AuthPrincipal, RequestWithContext } from '../common/request-context';
+import { ACCESS_TOKEN_STRATEGY, RequestWithAccessTokenCheck } from './access-token.strategy';
 import { BearerAuthenticator } from './bearer-auth.service';
+import { TokenService } from './token.service';
 
 export const CUSTOMER_TABLE = 'core_customers';
 export const ADMIN_TABLE = 'core_users';
@@ -12,17 +15,35 @@ export function isAppAdmin(principal: AuthPrincipal | null): boolean {
   return principal !== null && principal.authTable === ADMIN_TABLE && principal.role === ADMIN_ROLE;
 }
 
-// Decorated so that its constructor's parameter types are emitted: subclasses without their own constructor inherit them.
+/**
+ * The bearer access token through passport (AccessTokenStrategy): the principal, or null when the request
+ * has no Authorization header; any other header that does not hold a valid token is 401. `check` decides
+ * what the route needs.
+ */
 @Injectable()
-abstract class PrincipalGuard implements CanActivate {
-  constructor(private readonly bearer: BearerAuthenticator) {}
+abstract class PrincipalGuard extends AuthGuard(ACCESS_TOKEN_STRATEGY) {
+  constructor(
+    private readonly tokens: TokenService,
+    private readonly bearer: BearerAuthenticator,
+  ) {
+    super();
+  }
 
-  async canActivate(execution: ExecutionContext): Promise<boolean> {
-    const request = execution.switchToHttp().getRequest<RequestWithContext>();
-    const principal = await this.bearer.authenticate(request);
+  override async canActivate(execution: ExecutionContext): Promise<boolean> {
+    const request = execution.switchToHttp().getRequest<RequestWithAccessTokenCheck & { user?: AuthPrincipal | null }>();
+    request.accessTokenCheck = { secret: this.tokens.accessSecret, principalOf: (ctx, payload) => this.bearer.principalOf(ctx, payload) };
+    await super.canActivate(execution);
+    const principal = request.user ?? null;
     this.check(principal);
     request.ctx!.principal = principal;
     return true;
+  }
+
+  override handleRequest<T>(error: unknown, user: T | false, _info: unknown, execution: ExecutionContext): T | null {
+    if (error) throw error instanceof ApiError ? error : ApiError.unauthorized();
+    if (user) return user;
+    if (!execution.switchToHttp().getRequest<RequestWithContext>().headers.authorization) return null;
+    throw ApiError.unauthorized();
   }
 
   protected abstract check(principal: AuthPrincipal | null): void;

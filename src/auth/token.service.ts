@@ -75,6 +75,11 @@ export class TokenService {
     return readClaims(payload, typ);
   }
 
+  /** The secret access tokens are signed with (AccessTokenStrategy verifies with it). */
+  get accessSecret(): string {
+    return this.config.jwt.accessSecret;
+  }
+
   private keyFor(typ: TokenType): { secret: string; ttl: number } {
     return typ === 'access'
       ? { secret: this.config.jwt.accessSecret, ttl: this.config.jwt.accessTtlSeconds }

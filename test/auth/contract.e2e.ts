@@ -90,6 +90,20 @@ describe('app context from credentials, validation first, shared field bounds, t
       expect(invite.status).toBe(401);
     });
 
+    it('two service instances in one process each verify bearers with their own secret (passport keeps one registry per process)', async () => {
+      const other = await startTestApp({ JWT_ACCESS_SECRET: 'another-access-secret-0123456789abcdef0123' }, t.database);
+      const limits = { appID: appId, table: 'core_folders', userId: adminId };
+      try {
+        const otherTokens = (await other.post('/auth/login', { email: 'admin@example.test', password: 'Admin@1234' }, { 'site-id': String(appId) })).body.token;
+        expect((await other.post('/auth/getFolderLimits', limits, bearer(otherTokens.access_token))).status).toBe(200);
+        expect((await other.post('/auth/getFolderLimits', limits, bearer(adminTokens.access_token))).status).toBe(401);
+        expect((await t.post('/auth/getFolderLimits', limits, bearer(otherTokens.access_token))).status).toBe(401);
+      } finally {
+        await other.close();
+      }
+      expect((await t.post('/auth/getFolderLimits', limits, bearer(adminTokens.access_token))).status).toBe(200);
+    });
+
     it.each([
       ['/customers', 'core_customers', 'cust@example.test', 'Cust@1234'],
       ['/user/app', 'core_app_users', 'appuser@example.test', 'AppU@1234'],

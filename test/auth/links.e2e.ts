@@ -120,7 +120,7 @@ describe('invite-link, getFolderLimits, user-email, user-sms-code, verify-sms-co
   describe('CustomerGuard and OptionalBearerGuard', () => {
     function execution(authorization?: string) {
       const request = { headers: authorization ? { authorization } : {}, ctx: new RequestContext('r', '127.0.0.1', false, null) };
-      return { request, context: { switchToHttp: () => ({ getRequest: () => request }) } as unknown as ExecutionContext };
+      return { request, context: { switchToHttp: () => ({ getRequest: () => request, getResponse: () => ({}) }) } as unknown as ExecutionContext };
     }
 
     it('lets a customer token through and sets the principal; refuses an admin token and none', async () => {
