@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import { AppContextModule } from './app-context/app-context.module';
 import { AuthCoreModule } from './auth/auth-core.module';
 import { AuthModule } from './auth/auth.module';
@@ -23,6 +24,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(database),
+        ScheduleModule.forRoot(),
         AppContextModule,
         RateLimitModule,
         CommonModule,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
@@ -31,6 +32,7 @@ export interface SenderRun {
 /** Errors that say the mail server is unreachable or not accepting mail at all, rather than refusing this message. */
 const OUTAGE_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'EAUTH', 'ETLS', 'EPROXY']);
 const OUTAGE_BACKOFF_MAX_MS = 60_000;
+const SENDER_TIMEOUT = 'notification-sender';
 
 /**
  * Sends the Pending rows of core_notification_log (the outbox) and settles them.
@@ -49,7 +51,6 @@ const OUTAGE_BACKOFF_MAX_MS = 60_000;
 export class NotificationSender implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(NotificationSender.name);
   private readonly settings: AppConfig['notifications'];
-  private timer: NodeJS.Timeout | null = null;
   private current: Promise<SenderRun> | null = null;
   private stopped = false;
   private outageDelayMs = 0;
@@ -57,6 +58,7 @@ export class NotificationSender implements OnApplicationBootstrap, OnApplication
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly mail: MailTransport,
+    private readonly scheduler: SchedulerRegistry,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.settings = config.notifications;
@@ -68,8 +70,7 @@ export class NotificationSender implements OnApplicationBootstrap, OnApplication
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.unschedule(); // a round that ended after the registry's own cleanup may have scheduled the next
     await this.current?.catch(() => undefined);
   }
 
@@ -94,14 +95,24 @@ export class NotificationSender implements OnApplicationBootstrap, OnApplication
     }
   }
 
+  /**
+   * The next round, after a delay that depends on the last one (at once while a full batch came back, the
+   * poll interval, or a growing back-off during an outage): a timeout in @nestjs/schedule's registry, which
+   * clears it before shutdown.
+   */
   private schedule(delayMs: number): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.tick(), delayMs);
-    this.timer.unref();
+    const timeout = setTimeout(() => void this.tick(), delayMs);
+    timeout.unref();
+    this.scheduler.addTimeout(SENDER_TIMEOUT, timeout);
+  }
+
+  private unschedule(): void {
+    if (this.scheduler.doesExist('timeout', SENDER_TIMEOUT)) this.scheduler.deleteTimeout(SENDER_TIMEOUT);
   }
 
   private async tick(): Promise<void> {
-    this.timer = null;
+    this.unschedule();
     let delay = this.settings.pollIntervalMs;
     try {
       const run = await this.runOnce();

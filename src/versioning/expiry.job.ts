@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
@@ -7,37 +8,41 @@ import { updateReturning } from './core-data';
 import { DatabaseLock } from '../database/locks';
 import { withTickLock } from '../database/transaction';
 
+const JOB = 'content-expiry';
 
 /**
  * Published → Expired when Publish_Expire_Date has passed (SPEC "Lifecycle states"). Every
  * CONTENT_EXPIRY_TICK_MS one instance (the holder of the advisory lock) expires the due versions in one
- * UPDATE; a version already expired no longer matches, so running a tick twice changes nothing.
+ * UPDATE; a version already expired no longer matches, so running a tick twice changes nothing. The interval
+ * comes from the configuration, so it is registered with @nestjs/schedule's registry at start (which clears it
+ * before shutdown) rather than with a decorator.
  */
 @Injectable()
 export class ExpiryJob implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('ContentExpiry');
-  private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> | null = null;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly scheduler: SchedulerRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onApplicationBootstrap(): void {
     const every = this.config.content.expiryTickMs;
     if (every <= 0) return;
-    this.timer = setInterval(() => {
+    const interval = setInterval(() => {
       if (this.running) return;
       this.running = this.tick()
         .catch((error) => this.logger.error({ err: String(error) }, 'Expiry tick failed'))
         .finally(() => (this.running = null));
     }, every);
-    this.timer.unref();
+    interval.unref();
+    this.scheduler.addInterval(JOB, interval);
   }
 
+  /** The registry has stopped the interval already (before shutdown): wait for a tick in flight. */
   async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
     await this.running;
   }
 
