@@ -6,7 +6,7 @@ import { APP_CONTEXT_POLICY, AppContextPolicy, RequestContext, RequestWithContex
 import { RateLimitGuard } from '../rate-limit/rate-limit.guard';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { SiteRecord } from './site.record';
+import { Site } from './entities/site.entity';
 import { SitesService } from './sites.service';
 
 const POSITIVE_INT = /^[1-9]\d{0,9}$/;
@@ -52,47 +52,47 @@ export class AppContextGuard implements CanActivate {
     return true;
   }
 
-  private async fromSiteIdHeaderOnly(request: RequestWithContext): Promise<SiteRecord> {
+  private async fromSiteIdHeaderOnly(request: RequestWithContext): Promise<Site> {
     const header = single(request.headers['site-id']);
-    const site = header && POSITIVE_INT.test(header) && Number(header) <= MAX_ID ? await this.sites.findById(Number(header)) : null;
+    const site = header && POSITIVE_INT.test(header) && Number(header) <= MAX_ID ? await this.sites.findById(request.ctx!, Number(header)) : null;
     if (!site) throw new ApiError(401, 'Unauthorized', undefined, {}, 'Error');
     return site;
   }
 
   /** The app the request names; null when it names none, UNKNOWN when it names one that does not exist. */
-  private async resolve(request: RequestWithContext): Promise<SiteRecord | null | typeof UNKNOWN> {
+  private async resolve(request: RequestWithContext): Promise<Site | null | typeof UNKNOWN> {
     const headers = request.headers;
     if (this.config.proxy.enabled) {
-      if (this.config.proxy.appId !== null) return this.byId(this.config.proxy.appId);
+      if (this.config.proxy.appId !== null) return this.byId(request, this.config.proxy.appId);
       const siteId = single(headers['site-id']);
-      if (siteId) return this.byId(parseSiteId(siteId));
+      if (siteId) return this.byId(request, parseSiteId(siteId));
       const originalHost = hostname(single(headers['x-original-host']));
       if (!originalHost) return null;
-      return (await this.sites.findByDomain(originalHost)) ?? UNKNOWN;
+      return (await this.sites.findByDomain(request.ctx!, originalHost)) ?? UNKNOWN;
     }
 
     const siteId = single(headers['site-id']);
-    if (siteId) return this.byId(parseSiteId(siteId));
+    if (siteId) return this.byId(request, parseSiteId(siteId));
 
     const appKey = single(headers['appkey']);
-    if (appKey) return this.byId(this.cipher.decryptAppKey(appKey));
+    if (appKey) return this.byId(request, this.cipher.decryptAppKey(appKey));
 
     // A Host that is no tenant's domain (an IP address, the load balancer's name) names no app.
     const host = hostname(single(headers['x-forwarded-host'])?.split(',')[0] ?? single(headers.host));
-    const byDomain = host ? await this.sites.findByDomain(host) : null;
+    const byDomain = host ? await this.sites.findByDomain(request.ctx!, host) : null;
     if (byDomain) return byDomain;
 
     if (!this.config.production) {
       // Only a well-formed appID is used here; a malformed one is left to the body's validation to name.
       const bodyAppId = (request.body as Record<string, unknown> | undefined)?.appID;
-      if (isPositiveInt(bodyAppId)) return this.byId(Number(bodyAppId));
+      if (isPositiveInt(bodyAppId)) return this.byId(request, Number(bodyAppId));
     }
     return null;
   }
 
-  private async byId(id: number | null): Promise<SiteRecord | typeof UNKNOWN> {
+  private async byId(request: RequestWithContext, id: number | null): Promise<Site | typeof UNKNOWN> {
     if (id === null || id > MAX_ID) return UNKNOWN;
-    return (await this.sites.findById(id)) ?? UNKNOWN;
+    return (await this.sites.findById(request.ctx!, id)) ?? UNKNOWN;
   }
 }
 

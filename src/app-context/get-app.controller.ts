@@ -4,7 +4,7 @@ import { ApiError } from '../common/api-error';
 import { IdField } from '../common/dto-fields';
 import { IdCipher } from '../common/id-cipher.service';
 import { Ctx, RequestContext } from '../common/request-context';
-import { SiteRecord } from './site.record';
+import { Site } from './entities/site.entity';
 import { SitesService } from './sites.service';
 
 class GetAppRequest {
@@ -42,12 +42,12 @@ export class GetAppController {
   @ApiOperation({ summary: 'Older variant: the app named by the domain path segment when no header names one' })
   @ApiOkResponse({ type: GetAppResponse })
   async getAppByDomain(@Ctx() ctx: RequestContext, @Param('domain') domain: string, @Body() _body: GetAppRequest): Promise<GetAppResponse> {
-    const site = ctx.site ?? (await this.sites.findByDomain(domain));
+    const site = ctx.site ?? (await this.sites.findByDomain(ctx, domain));
     if (!site) throw ApiError.notFound('App not found');
     return this.bootstrap(ctx, site);
   }
 
-  private bootstrap(ctx: RequestContext, site: SiteRecord): GetAppResponse {
+  private bootstrap(ctx: RequestContext, site: Site): GetAppResponse {
     const publicKey = ctx.production ? { payment_live_public_key: site.payment_live_public_key } : { payment_test_public_key: site.payment_test_public_key };
     return {
       splash_logo: site.splash_logo,

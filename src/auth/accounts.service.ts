@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { SiteRecord } from '../app-context/site.record';
+import { Site } from '../app-context/entities/site.entity';
 import { RequestContext } from '../common/request-context';
 import { insertFirstVersion } from '../versioning/core-data';
 import { AuthTable, TABLE_SHAPES } from './auth-tables';
@@ -90,8 +90,8 @@ export class AccountsService {
     return created;
   }
 
-  async siteOf(appId: number): Promise<SiteRecord | null> {
-    const rows: SiteRecord[] = await this.dataSource.query('SELECT * FROM core_sites WHERE id = $1', [appId]);
+  async siteOf(appId: number): Promise<Site | null> {
+    const rows: Site[] = await this.dataSource.query('SELECT * FROM core_sites WHERE id = $1', [appId]);
     return rows[0] ?? null;
   }
 

@@ -36,7 +36,7 @@ export class BearerAuthenticator {
     const account = await this.accounts.findById(principal.appId, principal.authTable, principal.userId);
     if (!account || issuedBeforePasswordChange(token, account)) throw ApiError.unauthorized();
     if (!ctx.site) {
-      ctx.site = await this.sites.findById(principal.appId);
+      ctx.site = await this.sites.findById(ctx, principal.appId);
       if (!ctx.site) throw ApiError.unauthorized();
     }
     return { ...principal, role: account.role };

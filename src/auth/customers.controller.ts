@@ -52,7 +52,7 @@ export class CustomersController {
   @ApiResponse({ status: 429, description: 'Too many failed logins on this account from this client address, or from all addresses (Retry-After)' })
   async login(@Ctx() ctx: RequestContext, @Body() body: CustomerLoginRequest) {
     const table = tableOf(body);
-    const extra = await this.profiles.parseExtraFields(table, body.extraFields);
+    const extra = await this.profiles.parseExtraFields(ctx, table, body.extraFields);
     const account = await this.auth.verifyCredentials(ctx, table, body.email, body.password, { data: {} });
     return success({ message: 'Login successful', data: await this.profiles.profile(ctx.appId, table, account.id, extra) });
   }

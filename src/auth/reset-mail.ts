@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../common/paths';
-import { SiteRecord } from '../app-context/site.record';
+import { Site } from '../app-context/entities/site.entity';
 import { MailMessage } from '../messaging/mail-transport.service';
 
 let template: string | null = null;
@@ -11,12 +11,12 @@ function escapeHtml(value: string): string {
 }
 
 /** The sender of an app's mails: its email_from when that is an address, else no-reply at its domain. */
-export function senderOf(site: SiteRecord): string {
+export function senderOf(site: Site): string {
   return site.email_from && site.email_from.includes('@') ? site.email_from : `no-reply@${site.domain}`;
 }
 
 /** The reset mail from templates/reset-password.html ({{link}}, {{appName}}, {{minutes}}). */
-export function resetMail(site: SiteRecord, to: string, link: string, ttlSeconds: number): MailMessage {
+export function resetMail(site: Site, to: string, link: string, ttlSeconds: number): MailMessage {
   template ??= readFileSync(join(projectRoot(), 'templates', 'reset-password.html'), 'utf8');
   const minutes = String(Math.round(ttlSeconds / 60));
   const values: Record<string, string> = { link: escapeHtml(link), appName: escapeHtml(site.name), minutes };

@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { inTransaction } from '../database/transaction';
-import { SiteRecord } from '../app-context/site.record';
+import { Site } from '../app-context/entities/site.entity';
 import { AbuseLimits } from './abuse-limits.service';
 import { Account, rowCount } from './accounts.service';
 import { PasswordHasher } from './password-hasher.service';
@@ -28,7 +28,7 @@ export class SmsCodesService {
   ) {}
 
   /** Stores a new code for the account and returns the text to send; the caller sends it after this returns (after commit). */
-  async create(requestId: string, site: SiteRecord, account: Account): Promise<{ to: string; body: string }> {
+  async create(requestId: string, site: Site, account: Account): Promise<{ to: string; body: string }> {
     const mobile = account.mobile?.trim();
     if (!mobile) throw ApiError.badRequest('Mobile number missing');
     await this.limits.smsSend(account.appId, account.table, account.id, mobile);

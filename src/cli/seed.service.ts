@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import { NewSite, SitesService, tableColumns, UnknownColumnError } from '../app-context/sites.service';
+import { EntityManager } from 'typeorm';
+import { NewSite, SitesService, UnknownColumnError } from '../app-context/sites.service';
+import { quoteIdentifier } from '../database/identifiers';
+import { SchemaCatalog } from '../database/schema-catalog.service';
+import { TransactionalConnection } from '../database/transactional-connection';
+import { TransactionScope } from '../database/transaction-scope';
 import { PasswordHasher } from '../auth/password-hasher.service';
 import { insertFirstVersion } from '../versioning/core-data';
 import { isLifecycleStatus } from '../versioning/lifecycle';
@@ -27,33 +30,35 @@ const NOT_SEEDABLE = new Set(['typeorm_migrations', 'core_sites']);
 @Injectable()
 export class SeedService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly connection: TransactionalConnection,
+    private readonly catalog: SchemaCatalog,
     private readonly sites: SitesService,
     private readonly hasher: PasswordHasher,
   ) {}
 
   async load(fixture: unknown): Promise<SeedResult> {
     const checked = checkShape(fixture);
-    return this.dataSource.transaction(async (em) => {
-      const knownTables = await this.knownTables(em);
+    const scope = new TransactionScope();
+    return this.connection.inTransaction(scope, async (em) => {
+      const knownTables = await this.catalog.tableNames(scope);
       if (checked.site.id !== undefined) {
-        const existing = await em.query('SELECT 1 FROM core_sites WHERE id = $1', [checked.site.id]);
-        if (existing.length) throw new FixtureError(`core_sites row ${checked.site.id} already exists`);
+        if (await this.sites.findById(scope, checked.site.id)) throw new FixtureError(`core_sites row ${checked.site.id} already exists`);
       }
-      const site = await this.sites.create(em, checked.site).catch(rethrowUnknownColumn);
+      const site = await this.sites.create(scope, checked.site).catch(rethrowUnknownColumn);
       const ids: Record<string, number[]> = {};
       for (const [table, rows] of Object.entries(checked.tables ?? {})) {
         if (!knownTables.has(table) || NOT_SEEDABLE.has(table)) throw new FixtureError(`Unknown table "${table}"`);
         ids[table] = [];
-        for (const row of rows) ids[table].push(await this.insertRow(em, site.id, table, row));
-        await em.query(`SELECT setval(pg_get_serial_sequence($1, 'id'), GREATEST((SELECT max(id) FROM "${table}"), 1))`, [table]).catch(() => undefined);
+        for (const row of rows) ids[table].push(await this.insertRow(scope, em, site.id, table, row));
+        await em.query(`SELECT setval(pg_get_serial_sequence($1, 'id'), GREATEST((SELECT max(id) FROM ${quoteIdentifier(table)}), 1))`, [table]).catch(() => undefined);
       }
       return { appID: site.id, ids };
     });
   }
 
-  private async insertRow(em: EntityManager, appId: number, table: string, fixtureRow: Record<string, unknown>): Promise<number> {
-    const columns = await tableColumns(em, table);
+  /** Raw SQL: the fixture names the table and columns (checked against the schema catalog first). */
+  private async insertRow(scope: TransactionScope, em: EntityManager, appId: number, table: string, fixtureRow: Record<string, unknown>): Promise<number> {
+    const columns = await this.catalog.columnNames(scope, table);
     if (!columns.has('id')) throw new FixtureError(`Table "${table}" has no id column and cannot be seeded`);
     const { [META_STATUS]: metaStatus, ...row } = fixtureRow;
     for (const name of Object.keys(row)) if (!columns.has(name)) throw new FixtureError(`Unknown column "${name}" in table "${table}"`);
@@ -63,8 +68,8 @@ export class SeedService {
     const names = Object.keys(row);
     const values = names.map((n) => (row[n] !== null && typeof row[n] === 'object' ? JSON.stringify(row[n]) : row[n]));
     const sql = names.length
-      ? `INSERT INTO "${table}" (${names.map((n) => `"${n}"`).join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`
-      : `INSERT INTO "${table}" DEFAULT VALUES RETURNING id`;
+      ? `INSERT INTO ${quoteIdentifier(table)} (${names.map(quoteIdentifier).join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`
+      : `INSERT INTO ${quoteIdentifier(table)} DEFAULT VALUES RETURNING id`;
     const [{ id }] = await em.query(sql, values);
 
     const registration: { Live: boolean; title_field: string | null }[] = await em.query('SELECT "Live", title_field FROM core_tables WHERE table_name = $1', [table]);
@@ -75,11 +80,6 @@ export class SeedService {
       await insertFirstVersion(em, { appId, table, rowId: id, status: metaStatus, title: titleField ? String(row[titleField] ?? '') : null });
     }
     return id;
-  }
-
-  private async knownTables(em: EntityManager): Promise<Set<string>> {
-    const rows: { table_name: string }[] = await em.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`);
-    return new Set(rows.map((r) => r.table_name));
   }
 }
 

@@ -1,9 +1,9 @@
 import { createECDH } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { SitesService } from '../app-context/sites.service';
 import { IdCipher } from '../common/id-cipher.service';
+import { TransactionalConnection } from '../database/transactional-connection';
+import { TransactionScope } from '../database/transaction-scope';
 
 export interface CreatedTenant {
   appID: number;
@@ -18,17 +18,18 @@ const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a
 
 @Injectable()
 export class TenantService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource, private readonly sites: SitesService, private readonly cipher: IdCipher) {}
+  constructor(private readonly connection: TransactionalConnection, private readonly sites: SitesService, private readonly cipher: IdCipher) {}
 
   /** A new tenant with its own web-push (VAPID) key pair; payment keys come from the provider later. */
   async create(name: string, domain: string): Promise<CreatedTenant> {
     const cleanDomain = domain.trim().toLowerCase();
     if (!name.trim()) throw new Error('--name is required');
     if (!DOMAIN.test(cleanDomain)) throw new Error(`--domain "${domain}" is not a valid domain name`);
-    if (await this.sites.findByDomain(cleanDomain)) throw new Error(`A tenant with domain "${cleanDomain}" already exists`);
+    const scope = new TransactionScope();
+    if (await this.sites.findByDomain(scope, cleanDomain)) throw new Error(`A tenant with domain "${cleanDomain}" already exists`);
     const vapid = createVapidKeys();
-    const site = await this.dataSource.transaction((em) =>
-      this.sites.create(em, { name: name.trim(), domain: cleanDomain, vapid_public_key: vapid.publicKey, vapid_private_key: vapid.privateKey, vapid_subject: `mailto:admin@${cleanDomain}` }),
+    const site = await this.connection.inTransaction(scope, () =>
+      this.sites.create(scope, { name: name.trim(), domain: cleanDomain, vapid_public_key: vapid.publicKey, vapid_private_key: vapid.privateKey, vapid_subject: `mailto:admin@${cleanDomain}` }),
     );
     return {
       appID: site.id,

@@ -1,7 +1,16 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import type { SiteRecord } from '../app-context/site.record';
+import { TransactionScope } from '../database/transaction-scope';
 import { ApiError } from './api-error';
+
+/**
+ * The tenant's core_sites row. Its columns are declared by the module that owns the table
+ * (app-context/entities/site.entity.ts augments this interface), so common/ depends on no domain module.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface TenantSite {
+  id: number;
+}
 
 /** The authenticated principal of a request, filled by the auth guards. */
 export interface AuthPrincipal {
@@ -19,18 +28,23 @@ export interface AuthPrincipal {
  * (the bearer guards set `site` from the token's app). A route that needs a tenant reads `app`, which
  * answers 400 `Missing app context` only then: after the body was validated, so an invalid body always
  * gets its `Validation error` first.
+ *
+ * It is also the use case's TransactionScope: a route marked @Transactional() runs in one transaction
+ * whose manager every service reaches through TransactionalConnection.
  */
-export class RequestContext {
+export class RequestContext extends TransactionScope {
   constructor(
     readonly requestId: string,
     readonly ip: string,
     readonly production: boolean,
-    public site: SiteRecord | null,
+    public site: TenantSite | null,
     public principal: AuthPrincipal | null = null,
-  ) {}
+  ) {
+    super();
+  }
 
   /** The tenant; throws 400 `Missing app context` when neither the request nor its credential named one. */
-  get app(): SiteRecord {
+  get app(): TenantSite {
     if (!this.site) throw ApiError.badRequest(this.production ? MISSING_APP_CONTEXT : `${MISSING_APP_CONTEXT} (or appID outside production)`);
     return this.site;
   }

@@ -1,6 +1,20 @@
-import { DynamicModule, Global, Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { DynamicModule, Global, Injectable, Module, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { DatabaseHandle, poolSize } from './embedded-database';
+import { SchemaCatalog } from './schema-catalog.service';
+import { registerEntitySecrets } from './secret-columns';
+import { TransactionalConnection } from './transactional-connection';
+
+/** Fills the secret-column registry from the entities' `select: false` columns once they are loaded. */
+@Injectable()
+class EntitySecrets implements OnModuleInit {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  onModuleInit(): void {
+    registerEntitySecrets(this.dataSource);
+  }
+}
 
 @Global()
 @Module({})
@@ -21,6 +35,8 @@ export class DatabaseModule {
           retryDelay: 1000,
         }),
       ],
+      providers: [TransactionalConnection, SchemaCatalog, EntitySecrets],
+      exports: [TransactionalConnection, SchemaCatalog],
     };
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { SiteRecord } from '../app-context/site.record';
+import { Site } from '../app-context/entities/site.entity';
 import { isAppAdmin } from '../auth/auth.guards';
 import { ApiError } from '../common/api-error';
 import { RequestContext } from '../common/request-context';
@@ -117,7 +117,7 @@ export class NotificationService {
     if (!isAppAdmin(ctx.principal)) throw ApiError.forbidden();
   }
 
-  private async mergeData(site: SiteRecord, given: Record<string, unknown> | undefined, sql: string | null): Promise<MergeData> {
+  private async mergeData(site: Site, given: Record<string, unknown> | undefined, sql: string | null): Promise<MergeData> {
     const data: MergeData = { ...(given ?? {}) };
     if (sql === null) return data;
     if (!site.notification_sql_enabled) {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
-import { isSecretColumn } from './secret-columns';
+import { isSecretColumn } from '../database/secret-columns';
 
 export type ColumnKind = 'integer' | 'number' | 'boolean' | 'datetime' | 'text' | 'json' | 'other';
 

@@ -1,9 +1,12 @@
+import { DataSource } from 'typeorm';
+
 /**
  * The one registry of secret columns: password hashes, one-time codes, private keys, webhook secrets.
  * A secret column is never read, filtered, sorted on or written through the generic content endpoints
- * and /getDataRows, whichever mode is asked for. A module that adds a table with secrets registers them
- * here (`registerSecretColumns('core_x', ['api_secret'])`); the name patterns below are a second net
- * for columns someone forgot to register.
+ * and /getDataRows, whichever mode is asked for. An entity declares its secrets with
+ * `@Column({ select: false })` and they are registered from the entities' metadata at start
+ * (registerEntitySecrets); the name patterns below are a second net for columns of tables without an
+ * entity (tenant-added tables).
  */
 const secretsByTable = new Map<string, Set<string>>();
 
@@ -21,6 +24,16 @@ export function registerSecretColumns(table: string, columns: string[]): void {
 
 export function isSecretColumn(table: string, column: string): boolean {
   return SECRET_EVERYWHERE.has(column.toLowerCase()) || secretsByTable.get(table)?.has(column) === true || SECRET_PATTERNS.some((p) => p.test(column));
+}
+
+/** Registers every `select: false` column of the data source's entities as secret. */
+export function registerEntitySecrets(dataSource: DataSource): void {
+  for (const entity of dataSource.entityMetadatas) {
+    registerSecretColumns(
+      entity.tableName,
+      entity.columns.filter((column) => !column.isSelect).map((column) => column.databaseName),
+    );
+  }
 }
 
 // Secrets of the tables the spec names (SPEC "Resources and their fields", "Authentication").

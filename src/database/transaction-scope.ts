@@ -1,0 +1,28 @@
+import { EntityManager } from 'typeorm';
+
+type AfterCommit = () => unknown;
+
+/**
+ * The transaction a use case runs in, carried by its RequestContext (or created by a background job), so
+ * every repository call of that use case sees the same manager and none escapes to the pool by accident.
+ * Effects that leave the process (mail wake-ups, SMS, payment calls) are queued with `afterCommit` and run
+ * only once the transaction committed; a rollback discards them.
+ */
+export class TransactionScope {
+  /** The open transaction's manager; unset outside a transaction. */
+  manager?: EntityManager;
+  private pending: AfterCommit[] = [];
+
+  /** Runs `effect` after the scope's transaction commits, or now when none is open. */
+  async afterCommit(effect: AfterCommit): Promise<void> {
+    if (this.manager) this.pending.push(effect);
+    else await effect();
+  }
+
+  /** @internal used by TransactionalConnection */
+  takePending(): AfterCommit[] {
+    const pending = this.pending;
+    this.pending = [];
+    return pending;
+  }
+}
