@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { NewSite, SitesService, UnknownColumnError } from '../app-context/sites.service';
+import { NewSite, SitesService, UnknownColumnError } from '../app-context';
 import { quoteIdentifier } from '../database/identifiers';
 import { SchemaCatalog } from '../database/schema-catalog.service';
 import { TransactionalConnection } from '../database/transactional-connection';

@@ -1,6 +1,6 @@
 import { createECDH } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { SitesService } from '../app-context/sites.service';
+import { SitesService } from '../app-context';
 import { IdCipher } from '../common/id-cipher.service';
 import { TransactionalConnection } from '../database/transactional-connection';
 import { TransactionScope } from '../database/transaction-scope';

@@ -1,0 +1,3 @@
+export { AppContextModule } from './app-context.module';
+export { Site } from './entities/site.entity';
+export { NewSite, SitesService, UnknownColumnError } from './sites.service';
