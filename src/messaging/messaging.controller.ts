@@ -15,6 +15,7 @@ import { OptionalBearerGuard } from '../auth/auth.guards';
 import { ApiError } from '../common/api-error';
 import { sendError } from '../common/global-exception.filter';
 import { AppContext, Ctx, RequestContext } from '../common/request-context';
+import { messagingError } from './messaging.errors';
 import { MessagingResponse, SendNotificationRequest, SendPushRequest } from './notification.dto';
 import { NotificationService } from './notification.service';
 import { PushService } from './push.service';
@@ -23,7 +24,7 @@ import { PushService } from './push.service';
 @Catch(ApiError)
 class MessagingAuthFailure implements ExceptionFilter {
   catch(error: ApiError, host: ArgumentsHost): void {
-    const answer = error.httpStatus === 401 ? new ApiError(401, error.message, error.errors, error.body, 'Error', error.headers) : error;
+    const answer = error.httpStatus === 401 ? messagingError('AUTHENTICATION_FAILED', { detail: error.message, body: error.body, headers: error.headers }) : error;
     sendError(host.switchToHttp().getResponse<FastifyReply>(), answer);
   }
 }

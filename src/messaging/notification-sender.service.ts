@@ -1,24 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { MailerService } from '@nestjs-modules/mailer';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { MailTransport } from './mail-transport.service';
+import { TransactionScope } from '../database/transaction-scope';
+import { TransactionalConnection } from '../database/transactional-connection';
+import { NotificationLog } from './entities/notification-log.entity';
 
 /** A claimed Pending row of core_notification_log: the mail as merged at request time. */
-interface ClaimedRow {
-  id: number;
-  app_id: number;
-  email: string | null;
-  email_from: string;
-  email_cc: string | null;
-  email_bcc: string | null;
-  subject: string;
-  body: string;
-  attempts: number;
-}
+type ClaimedRow = Pick<NotificationLog, 'id' | 'app_id' | 'email' | 'email_from' | 'email_cc' | 'email_bcc' | 'subject' | 'body' | 'attempts'>;
+const CLAIMED_COLUMNS: (keyof ClaimedRow)[] = ['id', 'app_id', 'email', 'email_from', 'email_cc', 'email_bcc', 'subject', 'body', 'attempts'];
 
 export interface SenderRun {
   claimed: number;
@@ -37,7 +30,7 @@ const SENDER_TIMEOUT = 'notification-sender';
 /**
  * Sends the Pending rows of core_notification_log (the outbox) and settles them.
  *
- * Claiming: one statement selects due rows `FOR UPDATE SKIP LOCKED` and marks them with a fresh claim
+ * Claiming: one UPDATE whose subquery selects due rows `FOR UPDATE SKIP LOCKED` marks them with a fresh claim
  * token and a lease (next_attempt = now + NOTIFY_LEASE_MS), so several instances never claim the same row,
  * and a row claimed by an instance that died becomes due again when the lease runs out. Settling updates
  * only rows still holding this run's claim token.
@@ -54,10 +47,13 @@ export class NotificationSender implements OnApplicationBootstrap, OnApplication
   private current: Promise<SenderRun> | null = null;
   private stopped = false;
   private outageDelayMs = 0;
+  private woken = false;
+  /** Background work has no request: each statement runs on its own, outside any transaction. */
+  private readonly scope = new TransactionScope();
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly mail: MailTransport,
+    private readonly connection: TransactionalConnection,
+    private readonly mailer: MailerService,
     private readonly scheduler: SchedulerRegistry,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
@@ -72,6 +68,20 @@ export class NotificationSender implements OnApplicationBootstrap, OnApplication
     this.stopped = true;
     this.unschedule(); // a round that ended after the registry's own cleanup may have scheduled the next
     await this.current?.catch(() => undefined);
+  }
+
+  /**
+   * A notification was committed: the next round starts now instead of after the poll interval (a round
+   * running now is followed by another at once). Nothing while the mail server is down: the back-off stands.
+   */
+  wake(): void {
+    if (!this.settings.senderEnabled || this.stopped || this.outageDelayMs > 0) return;
+    if (this.current) {
+      this.woken = true;
+      return;
+    }
+    this.unschedule();
+    this.schedule(0);
   }
 
   /** One claim-and-send round; a call while a round is running joins that round. */
@@ -113,6 +123,7 @@ export class NotificationSender implements OnApplicationBootstrap, OnApplication
 
   private async tick(): Promise<void> {
     this.unschedule();
+    this.woken = false;
     let delay = this.settings.pollIntervalMs;
     try {
       const run = await this.runOnce();
@@ -121,7 +132,7 @@ export class NotificationSender implements OnApplicationBootstrap, OnApplication
         delay = this.outageDelayMs;
       } else {
         this.outageDelayMs = 0;
-        if (run.claimed === this.settings.batchSize) delay = 0; // more may be due
+        if (run.claimed === this.settings.batchSize || this.woken) delay = 0; // more may be due
       }
     } catch (error) {
       this.logger.error(`Notification sender round failed: ${(error as Error).message}`);
@@ -148,27 +159,34 @@ export class NotificationSender implements OnApplicationBootstrap, OnApplication
     return run;
   }
 
+  private log() {
+    return this.connection.repository(this.scope, NotificationLog).createQueryBuilder();
+  }
+
   private async claim(token: string): Promise<ClaimedRow[]> {
-    // TypeORM answers an UPDATE ... RETURNING with [rows, affected count].
-    const [rows]: [ClaimedRow[], number] = await this.dataSource.query(
-      `WITH due AS (
-         SELECT id FROM core_notification_log
-          WHERE status = 'Pending' AND next_attempt <= now()
-          ORDER BY next_attempt, id
-          LIMIT $1
-          FOR UPDATE SKIP LOCKED)
-       UPDATE core_notification_log AS l
-          SET claim_token = $2, next_attempt = now() + $3 * interval '1 millisecond'
-         FROM due WHERE l.id = due.id
-       RETURNING l.id, l.app_id, l.email, l.email_from, l.email_cc, l.email_bcc, l.subject, l.body, l.attempts`,
-      [this.settings.batchSize, token, this.settings.leaseMs],
-    );
-    return rows;
+    const due = this.connection
+      .repository(this.scope, NotificationLog)
+      .createQueryBuilder('due')
+      .select('due.id')
+      .where(`due.status = 'Pending' AND due.next_attempt <= now()`)
+      .orderBy('due.next_attempt')
+      .addOrderBy('due.id')
+      .limit(this.settings.batchSize)
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked');
+    const result = await this.log()
+      .update()
+      .set({ claim_token: token, next_attempt: () => `now() + :leaseMs * interval '1 millisecond'` })
+      .where(`id IN (${due.getQuery()})`)
+      .setParameters({ leaseMs: this.settings.leaseMs })
+      .returning(CLAIMED_COLUMNS)
+      .execute();
+    return result.raw as ClaimedRow[];
   }
 
   private async deliver(row: ClaimedRow, token: string, run: SenderRun): Promise<void> {
     try {
-      await this.mail.send({
+      await this.mailer.sendMail({
         from: row.email_from,
         to: row.email ?? undefined,
         // A row without a recipient is a NONE mail: BCC only, also for rows queued while CC was still stored for it.
@@ -190,31 +208,33 @@ export class NotificationSender implements OnApplicationBootstrap, OnApplication
       return;
     }
     run.sent++;
-    await this.dataSource.query(
-      `UPDATE core_notification_log SET status = 'Sent', sent = now(), attempts = attempts + 1, claim_token = NULL, last_error = NULL
-        WHERE id = $1 AND claim_token = $2`,
-      [row.id, token],
-    );
+    await this.settle(row, token, { status: 'Sent', sent: () => 'now()', attempts: () => 'attempts + 1', last_error: null });
+  }
+
+  /** Updates a claimed row only while it still holds this round's claim (a row whose lease ran out may be another's now). */
+  private async settle(row: ClaimedRow, token: string, values: QueryDeepPartialEntity<NotificationLog>, parameters: Record<string, unknown> = {}): Promise<void> {
+    await this.log()
+      .update()
+      .set({ ...values, claim_token: null })
+      .where('id = :id AND claim_token = :token', { id: row.id, token })
+      .setParameters(parameters)
+      .execute();
   }
 
   /** Puts a claimed row back, due at once, without counting an attempt. */
   private async release(row: ClaimedRow, token: string, error: string | null): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE core_notification_log SET claim_token = NULL, next_attempt = now(), last_error = COALESCE($3, last_error)
-        WHERE id = $1 AND claim_token = $2`,
-      [row.id, token, error],
-    );
+    await this.settle(row, token, { next_attempt: () => 'now()', last_error: () => 'COALESCE(:error, last_error)' }, { error });
   }
 
   private async recordFailure(row: ClaimedRow, token: string, error: string): Promise<void> {
     const attempts = row.attempts + 1;
     const failed = attempts >= this.settings.maxAttempts;
     const delayMs = Math.min(this.settings.retryMaxMs, this.settings.retryBaseMs * 2 ** (attempts - 1));
-    await this.dataSource.query(
-      `UPDATE core_notification_log
-          SET attempts = $3, status = $4, last_error = $5, claim_token = NULL, next_attempt = now() + $6 * interval '1 millisecond'
-        WHERE id = $1 AND claim_token = $2`,
-      [row.id, token, attempts, failed ? 'Failed' : 'Pending', error, delayMs],
+    await this.settle(
+      row,
+      token,
+      { attempts, status: failed ? 'Failed' : 'Pending', last_error: error, next_attempt: () => `now() + :delayMs * interval '1 millisecond'` },
+      { delayMs },
     );
     if (failed) this.logger.warn(`Notification ${row.id} failed after ${attempts} attempts: ${error}`);
   }

@@ -1,11 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
 import { Site } from '../app-context/entities/site.entity';
 import { isAppAdmin } from '../auth/auth.guards';
 import { ApiError } from '../common/api-error';
 import { RequestContext } from '../common/request-context';
-import { inTransaction } from '../database/transaction';
+import { RelatedLinks } from '../data-rows/related-links.service';
+import { SchemaCatalog } from '../database/schema-catalog.service';
+import { TransactionScope } from '../database/transaction-scope';
+import { TransactionalConnection } from '../database/transactional-connection';
+import { NotificationLog } from './entities/notification-log.entity';
+import { Notification } from './entities/notification.entity';
+import { messagingError } from './messaging.errors';
+import { NotificationSender } from './notification-sender.service';
 import { SendNotificationRequest } from './notification.dto';
 import { addressList, isEmailAddress, MergeData, mergeHtml, mergeSubject } from './placeholders';
 import { SqlMergeSource } from './sql-merge-source';
@@ -13,30 +18,25 @@ import { SqlMergeSource } from './sql-merge-source';
 /** `email` value that sends only to the BCC addresses. */
 export const NO_RECIPIENT = 'NONE';
 
-interface Template {
-  id: number;
-  subject: string;
-  content: string;
-  from: string | null;
-  bcc: string | null;
-}
+type Template = Pick<Notification, 'id' | 'subject' | 'content' | 'from' | 'bcc'>;
 
-const TABLES_CACHE_MS = 60_000;
 const NOT_LINKABLE = new Set(['migrations', 'typeorm_migrations']);
 
 export type AcceptResult = { accepted: true; logId: number } | { accepted: false };
 
 /**
  * Accepts a notification request: template + merge data → one `Pending` core_notification_log row (the
- * outbox the sender works from) and its core_related link, in one transaction. Nothing is sent here.
+ * outbox the sender works from) and its core_related link, in one transaction. Nothing is sent here; the
+ * sender is woken once that transaction committed.
  */
 @Injectable()
 export class NotificationService {
-  private tables: { at: number; names: Set<string> } | null = null;
-
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly connection: TransactionalConnection,
+    private readonly catalog: SchemaCatalog,
+    private readonly links: RelatedLinks,
     private readonly sqlSource: SqlMergeSource,
+    private readonly sender: NotificationSender,
   ) {}
 
   async accept(ctx: RequestContext, request: SendNotificationRequest): Promise<AcceptResult> {
@@ -45,18 +45,18 @@ export class NotificationService {
 
     const sql = request.SQL?.trim() ? request.SQL : null;
     if (sql !== null) this.requireAdmin(ctx);
-    if (request.table !== undefined) await this.requireKnownTable(request.table);
-    const template = await this.template(site.id, request.event);
-    const data = await this.mergeData(site, request.data, sql);
+    if (request.table !== undefined) await this.requireKnownTable(ctx, request.table);
+    const template = await this.template(ctx, site.id, request.event);
+    const data = await this.mergeData(ctx, site, request.data, sql);
     const to = this.recipient(request, data);
     // NONE sends to the BCC addresses only: the app's CC user is left out too (SPEC "POST /message/notification").
-    const cc = to === null ? [] : await this.userAddress(site.id, site.email_cc);
-    const bcc = unique([...(await this.userAddress(site.id, site.email_bcc)), ...addressList(template.bcc)]);
+    const cc = to === null ? [] : await this.userAddress(ctx, site.id, site.email_cc);
+    const bcc = unique([...(await this.userAddress(ctx, site.id, site.email_bcc)), ...addressList(template.bcc)]);
     if (to === null && bcc.length === 0) {
       throw ApiError.field('email', 'email is NONE but the app and the template have no BCC address');
     }
 
-    const row = {
+    const row: Partial<NotificationLog> = {
       app_id: site.id,
       notification_id: template.id,
       event: request.event,
@@ -69,14 +69,22 @@ export class NotificationService {
       subject: mergeSubject(template.subject, data).slice(0, 1000),
       body: mergeHtml(template.content, data),
     };
-    const logId = await inTransaction(this.dataSource, async (em) => {
-      const id = await insertLogRow(em, row);
+    // A short transaction around the writes only: the SQL merge above may take seconds and, on the embedded
+    // database, needs the one connection itself.
+    const logId = await this.connection.inTransaction(ctx, async (em) => {
+      const inserted = await em.getRepository(NotificationLog).insert(row);
+      const id = (inserted.identifiers[0] as { id: number }).id;
       if (request.table && request.master_id) {
-        await em.query(
-          `INSERT INTO core_related (app_id, parent_table, parent_id, name, linked, master_id) VALUES ($1, $2, $3, 'core_notification_log', $4, $3)`,
-          [site.id, request.table, request.master_id, id],
-        );
+        await this.links.insert(ctx, {
+          app_id: site.id,
+          parent_table: request.table,
+          parent_id: request.master_id,
+          name: 'core_notification_log',
+          linked: id,
+          master_id: request.master_id,
+        });
       }
+      await ctx.afterCommit(() => this.sender.wake());
       return id;
     });
     return { accepted: true, logId };
@@ -85,26 +93,21 @@ export class NotificationService {
   /**
    * `table` is client text stored in core_notification_log.linked_table and core_related.parent_table, where
    * other code reads it as a table name: it must name one of the service's own tables (a base table of the
-   * public schema, the migrations bookkeeping excluded), else 400. The record itself is not looked up:
-   * master_id of a versioned table is a master id, not a row id.
+   * schema, the migrations bookkeeping excluded), else 400. The record itself is not looked up: master_id
+   * of a versioned table is a master id, not a row id.
    */
-  private async requireKnownTable(table: string): Promise<void> {
-    if (!this.tables || Date.now() - this.tables.at > TABLES_CACHE_MS) {
-      const rows: { table_name: string }[] = await this.dataSource.query(
-        `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
-      );
-      this.tables = { at: Date.now(), names: new Set(rows.map((r) => r.table_name).filter((n) => !NOT_LINKABLE.has(n))) };
-    }
-    if (!this.tables.names.has(table)) throw ApiError.field('table', `Unknown table "${table}"`);
+  private async requireKnownTable(scope: TransactionScope, table: string): Promise<void> {
+    const names = await this.catalog.tableNames(scope);
+    if (!names.has(table) || NOT_LINKABLE.has(table)) throw ApiError.field('table', `Unknown table "${table}"`);
   }
 
-  private async template(appId: number, event: string): Promise<Template> {
-    const rows: Template[] = await this.dataSource.query(
-      `SELECT id, subject, content, "from", bcc FROM core_notifications WHERE app_id = $1 AND event = $2 AND enabled`,
-      [appId, event],
-    );
-    if (!rows[0]) throw ApiError.field('event', 'No enabled notification template for this event');
-    return rows[0];
+  private async template(scope: TransactionScope, appId: number, event: string): Promise<Template> {
+    const template = await this.connection.repository(scope, Notification).findOne({
+      select: { id: true, subject: true, content: true, from: true, bcc: true },
+      where: { app_id: appId, event, enabled: true },
+    });
+    if (!template) throw ApiError.field('event', 'No enabled notification template for this event');
+    return template;
   }
 
   /**
@@ -113,17 +116,17 @@ export class NotificationService {
    * for anyone else; the guard reads the account's role at this request).
    */
   private requireAdmin(ctx: RequestContext): void {
-    if (!ctx.principal) throw new ApiError(401, 'Unauthorized', undefined, {}, 'Error');
+    if (!ctx.principal) throw messagingError('UNAUTHORIZED');
     if (!isAppAdmin(ctx.principal)) throw ApiError.forbidden();
   }
 
-  private async mergeData(site: Site, given: Record<string, unknown> | undefined, sql: string | null): Promise<MergeData> {
+  private async mergeData(scope: TransactionScope, site: Site, given: Record<string, unknown> | undefined, sql: string | null): Promise<MergeData> {
     const data: MergeData = { ...(given ?? {}) };
     if (sql === null) return data;
     if (!site.notification_sql_enabled) {
       throw ApiError.field('SQL', 'The SQL merge source is not enabled for this app');
     }
-    const row = await this.sqlSource.firstRow(site.id, sql);
+    const row = await this.sqlSource.firstRow(scope, site.id, sql);
     if (!row) throw ApiError.field('SQL', 'SQL returned no row');
     return { ...data, ...row };
   }
@@ -142,21 +145,21 @@ export class NotificationService {
     return email;
   }
 
-  /** core_users.user_email of a user id of the same app (email_cc / email_bcc). */
-  private async userAddress(appId: number, userId: number | null): Promise<string[]> {
+  /**
+   * core_users.user_email of a user id of the same app (email_cc / email_bcc). A minimal read of the auth
+   * module's table until AccountsService offers one by scope (it has no scope-taking lookup by id yet).
+   */
+  private async userAddress(scope: TransactionScope, appId: number, userId: number | null): Promise<string[]> {
     if (!userId) return [];
-    const rows: { user_email: string }[] = await this.dataSource.query('SELECT user_email FROM core_users WHERE id = $1 AND app_id = $2', [userId, appId]);
-    return rows.filter((r) => isEmailAddress(r.user_email)).map((r) => r.user_email);
+    const row = await this.connection
+      .manager(scope)
+      .createQueryBuilder()
+      .select('u.user_email', 'user_email')
+      .from('core_users', 'u')
+      .where('u.id = :userId AND u.app_id = :appId', { userId, appId })
+      .getRawOne<{ user_email: string }>();
+    return row && isEmailAddress(row.user_email) ? [row.user_email] : [];
   }
-}
-
-async function insertLogRow(em: EntityManager, row: Record<string, unknown>): Promise<number> {
-  const names = Object.keys(row);
-  const [{ id }] = await em.query(
-    `INSERT INTO core_notification_log (${names.join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`,
-    names.map((n) => row[n]),
-  );
-  return id;
 }
 
 function unique(addresses: string[]): string[] {

@@ -1,12 +1,12 @@
 import { Agent } from 'node:https';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import webpush from 'web-push';
 import { IdCipher } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { TransactionScope } from '../database/transaction-scope';
+import { TransactionalConnection } from '../database/transactional-connection';
 import { SendPushRequest } from './notification.dto';
 
 interface CustomerSubscriptionRow {
@@ -36,7 +36,7 @@ export class PushService {
   private readonly insecureAgent: Agent | undefined;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly connection: TransactionalConnection,
     private readonly cipher: IdCipher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
@@ -56,11 +56,9 @@ export class PushService {
     const site = ctx.app;
     const customerId = this.cipher.decryptId(site.id, request.customerID);
     if (customerId === null) return false;
-    const [customer]: CustomerSubscriptionRow[] = await this.dataSource.query(
-      'SELECT id, pushsubscription, p256dh, auth FROM core_customers WHERE id = $1 AND app_id = $2',
-      [customerId, site.id],
-    );
-    const subscription = customer ? toSubscription(customer) : null;
+    const customer = await this.subscriptionOf(ctx, site.id, customerId);
+    if (!customer) return false;
+    const subscription = toSubscription(customer);
     if (!subscription) return false;
 
     const tenantKeys = site.vapid_public_key && site.vapid_private_key;
@@ -81,11 +79,33 @@ export class PushService {
     } catch (error) {
       const statusCode = (error as { statusCode?: number }).statusCode;
       if (statusCode === 404 || statusCode === 410) {
-        await this.dataSource.query('UPDATE core_customers SET pushsubscription = NULL, p256dh = NULL, auth = NULL WHERE id = $1 AND app_id = $2', [customer.id, site.id]);
+        await this.forgetSubscription(ctx, site.id, customer.id);
       }
       this.logger.warn(`Push to customer ${customer.id} of app ${site.id} failed: ${statusCode ?? ''} ${(error as Error).message}`);
       return false;
     }
+  }
+
+  // core_customers belongs to the auth module, which offers no push-subscription read or reset by scope
+  // yet: minimal reads and writes of exactly these columns (secret ones, hence the explicit selects).
+  private async subscriptionOf(scope: TransactionScope, appId: number, customerId: number): Promise<CustomerSubscriptionRow | undefined> {
+    return this.connection
+      .manager(scope)
+      .createQueryBuilder()
+      .select(['c.id AS id', 'c.pushsubscription AS pushsubscription', 'c.p256dh AS p256dh', 'c.auth AS auth'])
+      .from('core_customers', 'c')
+      .where('c.id = :customerId AND c.app_id = :appId', { customerId, appId })
+      .getRawOne<CustomerSubscriptionRow>();
+  }
+
+  private async forgetSubscription(scope: TransactionScope, appId: number, customerId: number): Promise<void> {
+    await this.connection
+      .manager(scope)
+      .createQueryBuilder()
+      .update('core_customers')
+      .set({ pushsubscription: null, p256dh: null, auth: null })
+      .where('id = :customerId AND app_id = :appId', { customerId, appId })
+      .execute();
   }
 }
 

@@ -1,11 +1,14 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { Pool } from 'pg';
 import { parse, Statement, toSql } from 'pgsql-ast-parser';
-import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { quoteIdentifier as quote } from '../database/identifiers';
+import { SchemaCatalog } from '../database/schema-catalog.service';
+import { TransactionScope } from '../database/transaction-scope';
+import { TransactionalConnection } from '../database/transactional-connection';
+import { messagingError } from './messaging.errors';
 import { MergeData } from './placeholders';
 import { TenantGate } from './tenant-gate';
 
@@ -31,17 +34,18 @@ interface MergeConnection {
  * - on its own small pool (NOTIFY_SQL_POOL_SIZE), never the main pool every other request uses, and at
  *   most NOTIFY_SQL_PER_APP merges of one app at once (TenantGate), so slow merges of one tenant cannot
  *   hold the connections of others.
+ * Raw SQL by nature: the query's shape comes from the client's text and the tables it names.
  */
 @Injectable()
 export class SqlMergeSource implements OnApplicationShutdown {
   private readonly logger = new Logger(SqlMergeSource.name);
-  private readonly discovered = new Map<string, Promise<string[] | null>>();
   private readonly gate: TenantGate;
   /** Null with the embedded database (PGlite serves one connection): merges then use the main pool's, still gated. */
   private readonly pool: Pool | null;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly connection: TransactionalConnection,
+    private readonly catalog: SchemaCatalog,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     const n = config.notifications;
@@ -64,14 +68,20 @@ export class SqlMergeSource implements OnApplicationShutdown {
   }
 
   /** The first row of the client's SELECT, run as `appId`; 400 (field `SQL`) when it is refused or fails, 429 when the app's merges are busy. */
-  async firstRow(appId: number, sql: string): Promise<MergeData | null> {
+  async firstRow(scope: TransactionScope, appId: number, sql: string): Promise<MergeData | null> {
     const { statement, tables } = checkMergeQuery(sql);
+    // The shadow CTEs are built before taking a connection: their column reads go through the scope (the
+    // embedded database's one connection must not be held by the merge meanwhile).
+    const ctes: string[] = [];
+    try {
+      for (const table of tables) ctes.push(`${quote(table)} AS (${await this.scopedSelect(scope, table)})`);
+    } catch (error) {
+      throw mergeFailure(error);
+    }
     return this.gate.run(appId, async () => {
       const connection = await this.connect();
       let broken = false;
       try {
-        const ctes: string[] = [];
-        for (const table of tables) ctes.push(`${quote(table)} AS (${await this.scopedSelect(connection, table)})`);
         // The row comes back as one JSON text, and only when it is at most MAX_ROW_BYTES: a value blown up with
         // lpad/format/replace stays inside PostgreSQL instead of travelling into this process and the mail.
         const query =
@@ -100,7 +110,7 @@ export class SqlMergeSource implements OnApplicationShutdown {
 
   private async connect(): Promise<MergeConnection> {
     if (!this.pool) {
-      const runner = this.dataSource.createQueryRunner();
+      const runner = this.connection.dataSource.createQueryRunner();
       await runner.connect();
       return { query: (sql, params) => runner.query(sql, params), release: () => runner.release() };
     }
@@ -117,34 +127,24 @@ export class SqlMergeSource implements OnApplicationShutdown {
 
   /** 429: the app's queue of merges is full, or a merge waited NOTIFY_SQL_QUEUE_WAIT_MS for its turn or for a connection. */
   private busy(): ApiError {
-    return new ApiError(429, 'Too many SQL merges at once, try again later', undefined, {}, 'Failed', {
-      'retry-after': String(Math.max(1, Math.ceil(this.config.notifications.sqlTimeoutMs / 1000))),
+    return messagingError('SQL_MERGES_BUSY', {
+      headers: { 'retry-after': String(Math.max(1, Math.ceil(this.config.notifications.sqlTimeoutMs / 1000))) },
     });
   }
 
   /** SELECT of the readable columns of `table`, only the tenant's rows ($1 is the app id). */
-  private async scopedSelect(connection: MergeConnection, table: string): Promise<string> {
+  private async scopedSelect(scope: TransactionScope, table: string): Promise<string> {
     const spec = MERGE_TABLES[table];
-    const columns = spec.columns === 'discover' ? await this.discover(connection, table) : spec.columns;
+    const columns = spec.columns === 'discover' ? await this.discover(scope, table) : spec.columns;
     if (!columns || columns.length === 0) throw ApiError.field('SQL', `Table ${table} cannot be used as a merge source`);
     return `SELECT ${columns.map(quote).join(', ')} FROM public.${quote(table)} WHERE ${quote(spec.tenantColumn)} = $1`;
   }
 
-  /** Columns of another module's table: all but those whose names look secret; null when the table is absent. */
-  private discover(connection: MergeConnection, table: string): Promise<string[] | null> {
-    let found = this.discovered.get(table);
-    if (!found) {
-      found = connection
-        .query(`SELECT column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`, [table])
-        .then((rows) => {
-          const names = rows.map((r) => r.column_name as string);
-          if (!names.includes(MERGE_TABLES[table].tenantColumn)) return null;
-          return names.filter((n) => IDENTIFIER.test(n) && !SECRET_COLUMN.test(n));
-        });
-      this.discovered.set(table, found);
-      found.catch(() => this.discovered.delete(table));
-    }
-    return found;
+  /** Columns of another module's table (from the schema catalog): all but those whose names look secret; null when the table is absent. */
+  private async discover(scope: TransactionScope, table: string): Promise<string[] | null> {
+    const names = [...(await this.catalog.columnNames(scope, table))];
+    if (!names.includes(MERGE_TABLES[table].tenantColumn)) return null;
+    return names.filter((n) => !SECRET_COLUMN.test(n));
   }
 }
 
@@ -171,7 +171,6 @@ export const MERGE_TABLES: Record<string, MergeTable> = {
 };
 
 const SECRET_COLUMN = /password|secret|private|key|token|hash|auth|p256dh|pushsubscription|sms_code/i;
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /** Largest merge row (as JSON text) the SQL source hands back. */
 const MAX_ROW_BYTES = 65_536;
@@ -316,9 +315,4 @@ function mergeFailure(error: unknown): ApiError {
     return refused(`SQL failed: ${(error as Error).message}`);
   }
   return refused('SQL failed');
-}
-
-function quote(identifier: string): string {
-  if (!IDENTIFIER.test(identifier)) throw new Error(`Unsafe identifier ${identifier}`);
-  return `"${identifier}"`;
 }
