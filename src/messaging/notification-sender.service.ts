@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { MailerService } from '@nestjs-modules/mailer';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
@@ -41,7 +41,7 @@ const SENDER_TIMEOUT = 'notification-sender';
  * with its own growing back-off, so an outage of any length loses nothing.
  */
 @Injectable()
-export class NotificationSender implements OnApplicationBootstrap, OnApplicationShutdown {
+export class NotificationSender implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(NotificationSender.name);
   private readonly settings: AppConfig['notifications'];
   private current: Promise<SenderRun> | null = null;
@@ -64,9 +64,11 @@ export class NotificationSender implements OnApplicationBootstrap, OnApplication
     if (this.settings.senderEnabled) this.schedule(0);
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  // At module destroy, not application shutdown: MailerService closes its transport at its own module
+  // destroy (global modules go last), so the round in flight still finishes its sends.
+  async onModuleDestroy(): Promise<void> {
     this.stopped = true;
-    this.unschedule(); // a round that ended after the registry's own cleanup may have scheduled the next
+    this.unschedule(); // the next round's timeout
     await this.current?.catch(() => undefined);
   }
 

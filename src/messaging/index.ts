@@ -1,0 +1,10 @@
+/** The messaging module's public surface: import from here, not from its files. */
+export { MailModule } from './mail.module';
+export { MailTransport } from './mail-transport.service';
+export type { MailMessage } from './mail-transport.service';
+export { MessagingModule } from './messaging.module';
+export { NotificationSender } from './notification-sender.service';
+export type { SenderRun } from './notification-sender.service';
+export { NO_RECIPIENT, NotificationService } from './notification.service';
+export type { AcceptResult } from './notification.service';
+export { MERGE_APPLICATION_NAME } from './sql-merge-source';
