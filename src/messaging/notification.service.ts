@@ -50,8 +50,10 @@ export class NotificationService {
     const data = await this.mergeData(ctx, site, request.data, sql);
     const to = this.recipient(request, data);
     // NONE sends to the BCC addresses only: the app's CC user is left out too (SPEC "POST /message/notification").
-    const cc = to === null ? [] : await this.userAddress(ctx, site.id, site.email_cc);
-    const bcc = unique([...(await this.userAddress(ctx, site.id, site.email_bcc)), ...addressList(template.bcc)]);
+    const ccUser = to === null ? null : site.email_cc;
+    const users = await this.userAddresses(ctx, site.id, [ccUser, site.email_bcc]);
+    const cc = addressOf(users, ccUser);
+    const bcc = unique([...addressOf(users, site.email_bcc), ...addressList(template.bcc)]);
     if (to === null && bcc.length === 0) {
       throw ApiError.field('email', 'email is NONE but the app and the template have no BCC address');
     }
@@ -72,8 +74,8 @@ export class NotificationService {
     // A short transaction around the writes only: the SQL merge above may take seconds and, on the embedded
     // database, needs the one connection itself.
     const logId = await this.connection.inTransaction(ctx, async (em) => {
-      const inserted = await em.getRepository(NotificationLog).insert(row);
-      const id = (inserted.identifiers[0] as { id: number }).id;
+      const inserted = await em.createQueryBuilder().insert().into(NotificationLog).values(row).returning('id').updateEntity(false).execute();
+      const id = (inserted.raw as { id: number }[])[0].id;
       if (request.table && request.master_id) {
         await this.links.insert(ctx, {
           app_id: site.id,
@@ -102,10 +104,12 @@ export class NotificationService {
   }
 
   private async template(scope: TransactionScope, appId: number, event: string): Promise<Template> {
-    const template = await this.connection.repository(scope, Notification).findOne({
-      select: { id: true, subject: true, content: true, from: true, bcc: true },
-      where: { app_id: appId, event, enabled: true },
-    });
+    const template = await this.connection
+      .repository(scope, Notification)
+      .createQueryBuilder('n')
+      .select(['n.id AS id', 'n.subject AS subject', 'n.content AS content', 'n.from AS "from"', 'n.bcc AS bcc'])
+      .where('n.app_id = :appId AND n.event = :event AND n.enabled', { appId, event })
+      .getRawOne<Template>();
     if (!template) throw ApiError.field('event', 'No enabled notification template for this event');
     return template;
   }
@@ -146,20 +150,26 @@ export class NotificationService {
   }
 
   /**
-   * core_users.user_email of a user id of the same app (email_cc / email_bcc). A minimal read of the auth
-   * module's table until AccountsService offers one by scope (it has no scope-taking lookup by id yet).
+   * core_users.user_email of user ids of the same app (email_cc / email_bcc), in one read. A minimal read of
+   * the auth module's table until AccountsService offers one by scope (it has no scope-taking lookup by id yet).
    */
-  private async userAddress(scope: TransactionScope, appId: number, userId: number | null): Promise<string[]> {
-    if (!userId) return [];
-    const row = await this.connection
+  private async userAddresses(scope: TransactionScope, appId: number, userIds: (number | null)[]): Promise<Map<number, string>> {
+    const ids = userIds.filter((id): id is number => !!id);
+    if (ids.length === 0) return new Map();
+    const rows = await this.connection
       .manager(scope)
       .createQueryBuilder()
-      .select('u.user_email', 'user_email')
+      .select(['u.id AS id', 'u.user_email AS user_email'])
       .from('core_users', 'u')
-      .where('u.id = :userId AND u.app_id = :appId', { userId, appId })
-      .getRawOne<{ user_email: string }>();
-    return row && isEmailAddress(row.user_email) ? [row.user_email] : [];
+      .where('u.id IN (:...ids) AND u.app_id = :appId', { ids, appId })
+      .getRawMany<{ id: number; user_email: string }>();
+    return new Map(rows.filter((r) => isEmailAddress(r.user_email)).map((r) => [r.id, r.user_email]));
   }
+}
+
+function addressOf(users: Map<number, string>, userId: number | null): string[] {
+  const address = userId ? users.get(userId) : undefined;
+  return address ? [address] : [];
 }
 
 function unique(addresses: string[]): string[] {
