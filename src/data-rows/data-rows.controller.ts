@@ -4,6 +4,7 @@ import { AdminGuard, OptionalBearerGuard } from '../auth/auth.guards';
 import { ApiError } from '../common/api-error';
 import { success } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
+import { Transactional } from '../common/transactional';
 import { AddRelatedRequest, GetDataRowsRequest } from './data-rows.dto';
 import { DataRowsService } from './data-rows.service';
 import { RelatedService } from './related.service';
@@ -26,6 +27,7 @@ export class DataRowsController {
   @Post('addrelated')
   @HttpCode(200)
   @UseGuards(AdminGuard)
+  @Transactional()
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Add a core_related link (check: true returns an existing identical link instead of a duplicate)' })
   async addRelated(@Ctx() ctx: RequestContext, @Body() body: AddRelatedRequest) {

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Related } from './entities/related.entity';
-import { VersioningModule } from '../versioning/versioning.module';
+import { VersioningModule } from '../versioning';
 import { DataRowsController } from './data-rows.controller';
 import { DataRowsService } from './data-rows.service';
 import { RelatedLinks } from './related-links.service';

@@ -1,6 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { isAppAdmin } from '../auth/auth.guards';
 import { AUTH_TABLES } from '../auth/auth-tables';
 import { ApiError } from '../common/api-error';
@@ -8,8 +6,9 @@ import { IdCipher } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { clientDataError } from '../versioning/column-values';
-import { quoteIdent, TableCatalog } from '../versioning/table-catalog.service';
+import { quoteIdentifier } from '../database/identifiers';
+import { TransactionalConnection } from '../database/transactional-connection';
+import { clientDataError, TableCatalog } from '../versioning';
 import { buildRowQuery, ReadMode, readMode, RowQuery } from './row-query';
 
 /** Visible in preview or live (SPEC "Reading by lifecycle stage"): the same date and expiry rules for both. */
@@ -28,14 +27,14 @@ export interface DataRowsResult {
 @Injectable()
 export class DataRowsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly connection: TransactionalConnection,
     private readonly catalog: TableCatalog,
     private readonly cipher: IdCipher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async getDataRows(ctx: RequestContext, body: Record<string, unknown>): Promise<DataRowsResult> {
-    const table = await this.catalog.require(body.table);
+    const table = await this.catalog.require(ctx, body.table);
     const mode = readMode(body);
     // Drafts and raw rows are for the app's admins only, and so are the account tables in every mode:
     // their rows (emails, roles, phone numbers) are never public, whatever a fixture set as meta_status.
@@ -45,7 +44,8 @@ export class DataRowsService {
 
     let rows: Record<string, unknown>[];
     try {
-      rows = await this.dataSource.query(toSql(query), [ctx.appId, table.name, ...query.params]);
+      // Raw SQL: the query's shape comes from data (the registered table, its columns, the request's conditions).
+      rows = await this.connection.manager(ctx).query(toSql(query), [ctx.appId, table.name, ...query.params]);
     } catch (error) {
       throw clientDataError(error, 'whereConditions') ?? error;
     }
@@ -65,8 +65,8 @@ export class DataRowsService {
 
 /** The SQL of a checked query. $1 = app id, $2 = table name, then the query's parameters. */
 export function toSql(query: RowQuery): string {
-  const table = quoteIdent(query.table.name);
-  const columns = query.columns.map((name) => `c.${quoteIdent(name)} AS ${quoteIdent(name)}`);
+  const table = quoteIdentifier(query.table.name);
+  const columns = query.columns.map((name) => `c.${quoteIdentifier(name)} AS ${quoteIdentifier(name)}`);
   const userWhere = query.where.sql.length ? [`(${query.where.sql.join(` ${query.where.join} `)})`] : [];
   const tail = `ORDER BY ${query.order.join(', ')} LIMIT ${query.limit} OFFSET ${query.offset}`;
 

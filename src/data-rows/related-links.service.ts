@@ -16,6 +16,11 @@ export class RelatedLinks {
     return repository.save(repository.create(link));
   }
 
+  /** The oldest link `key` of the app, or null. */
+  async first(scope: TransactionScope, key: RelatedKey): Promise<Related | null> {
+    return this.connection.repository(scope, Related).findOne({ where: key, order: { id: 'ASC' } });
+  }
+
   /** Sets `expires` to now plus `days` on the link `key`; the new expiry, or null when there is no such link. */
   async renew(scope: TransactionScope, key: RelatedKey, days: number): Promise<Date | null> {
     const result = await this.connection

@@ -1,6 +1,6 @@
 import { ApiError } from '../common/api-error';
-import { MAX_TEXT_VALUE, toColumnValue } from '../versioning/column-values';
-import { CatalogColumn, quoteIdent, RegisteredTable } from '../versioning/table-catalog.service';
+import { IDENTIFIER, isIdentifier, quoteIdentifier } from '../database/identifiers';
+import { CatalogColumn, MAX_TEXT_VALUE, RegisteredTable, toColumnValue } from '../versioning';
 
 /** Which rows /getDataRows reads (SPEC "Reading by lifecycle stage"), in the spec's priority order. */
 export type ReadMode = 'appGrid' | 'live' | 'stage' | 'published';
@@ -47,8 +47,7 @@ export const MAX_CONDITIONS = 20;
 export const MAX_IN_VALUES = 100;
 export const MAX_ORDER_TERMS = 5;
 const MAX_FIELDS = 100;
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-const ORDER_TERM = /^([A-Za-z_][A-Za-z0-9_]{0,62})(?:\s+(asc|desc))?$/i;
+const ORDER_TERM = new RegExp(`^(${IDENTIFIER.source.slice(1, -1)})(?:\\s+(asc|desc))?$`, 'i');
 
 export interface Limits {
   maxPerPage: number;
@@ -130,7 +129,7 @@ function readColumns(table: RegisteredTable, fields: unknown): string[] {
       continue;
     }
     if (metaField(name) || name === '_id') continue; // always part of versioned rows
-    const column = IDENTIFIER.test(name) ? table.columns.get(name) : undefined;
+    const column = isIdentifier(name) ? table.columns.get(name) : undefined;
     if (!column) throw ApiError.field('fields', `Unknown column "${shown(name)}" in table "${table.name}"`);
     if (column.secret) throw ApiError.field('fields', `Column "${name}" cannot be read`);
     chosen.push(name);
@@ -139,7 +138,7 @@ function readColumns(table: RegisteredTable, fields: unknown): string[] {
 }
 
 function resolveColumn(table: RegisteredTable, mode: ReadMode, name: unknown, field: string, use: 'read' | 'filter' | 'sort'): { sql: string; column: CatalogColumn } {
-  if (typeof name !== 'string' || !IDENTIFIER.test(name)) throw ApiError.field(field, `${field} must name a column of table "${table.name}"`);
+  if (!isIdentifier(name)) throw ApiError.field(field, `${field} must name a column of table "${table.name}"`);
   const meta = metaField(name);
   if (meta) {
     if (mode === 'appGrid') throw ApiError.field(field, `${name} is not available with isAppGrid (raw rows have no metadata)`);
@@ -148,7 +147,7 @@ function resolveColumn(table: RegisteredTable, mode: ReadMode, name: unknown, fi
   const column = table.columns.get(name);
   if (!column) throw ApiError.field(field, `Unknown column "${name}" in table "${table.name}"`);
   if (column.secret) throw ApiError.field(field, `Column "${name}" cannot be ${use === 'filter' ? 'filtered on' : use === 'sort' ? 'sorted on' : 'read'}`);
-  return { sql: `c.${quoteIdent(column.name)}`, column };
+  return { sql: `c.${quoteIdentifier(column.name)}`, column };
 }
 
 type Resolver = (name: unknown, field: string, use: 'read' | 'filter' | 'sort') => { sql: string; column: CatalogColumn };

@@ -4,9 +4,11 @@ import { AdminGuard } from '../auth/auth.guards';
 import { ApiError } from '../common/api-error';
 import { success, successData } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
+import { Transactional } from '../common/transactional';
 import { parseIsoDate } from './column-values';
 import { ContentService } from './content.service';
 import { ContentRecordRequest, CreateContentRequest, DiffContentRequest, EditContentRequest, PublishContentRequest, RollbackContentRequest } from './content.dto';
+import { TRANSITIONS } from './lifecycle-transitions';
 import { LifecycleService, Schedule, TransitionResult } from './lifecycle.service';
 
 /** Admin endpoints of versioned content (docs/content.md): one app's admins, one record per call. */
@@ -19,21 +21,24 @@ export class ContentController {
 
   @Post('create')
   @HttpCode(200)
+  @Transactional()
   @ApiOperation({ summary: 'Create a record of a versioned table (first version, status New)' })
   async create(@Ctx() ctx: RequestContext, @Body() body: CreateContentRequest) {
-    return success({ message: 'Record created', data: await this.content.create(ctx, body.table, body.data) });
+    return success({ message: TRANSITIONS.create.message, data: await this.content.create(ctx, body.table, body.data) });
   }
 
   @Post('edit')
   @HttpCode(200)
+  @Transactional()
   @ApiOperation({ summary: 'Save an edit: a new version in status Editing (live tables: updated in place)' })
   @ApiConflictResponse({ description: 'Someone else saved the record first (expectedCurrentId is stale, or the saves raced)' })
   async edit(@Ctx() ctx: RequestContext, @Body() body: EditContentRequest) {
-    return success({ message: 'Record saved', data: await this.content.edit(ctx, body.table, masterIdOf(body), body.data, body.expectedCurrentId) });
+    return success({ message: TRANSITIONS.edit.message, data: await this.content.edit(ctx, body.table, masterIdOf(body), body.data, body.expectedCurrentId) });
   }
 
   @Post('stage')
   @HttpCode(200)
+  @Transactional()
   @ApiOperation({ summary: 'Publish to the staging target: Editing → Staged (preview)' })
   async stage(@Ctx() ctx: RequestContext, @Body() body: PublishContentRequest) {
     return answer(await this.lifecycle.stage(ctx, body.table, masterIdOf(body), scheduleOf(body)));
@@ -41,6 +46,7 @@ export class ContentController {
 
   @Post('publish')
   @HttpCode(200)
+  @Transactional()
   @ApiOperation({ summary: 'Publish to the live target: → Published; other versions lose Staged/Published' })
   async publish(@Ctx() ctx: RequestContext, @Body() body: PublishContentRequest) {
     return answer(await this.lifecycle.publish(ctx, body.table, masterIdOf(body), scheduleOf(body)));
@@ -48,6 +54,7 @@ export class ContentController {
 
   @Post('promote')
   @HttpCode(200)
+  @Transactional()
   @ApiOperation({ summary: 'Staged → Published' })
   async promote(@Ctx() ctx: RequestContext, @Body() body: PublishContentRequest) {
     return answer(await this.lifecycle.promote(ctx, body.table, masterIdOf(body), scheduleOf(body)));
@@ -55,6 +62,7 @@ export class ContentController {
 
   @Post('expire')
   @HttpCode(200)
+  @Transactional()
   @ApiOperation({ summary: 'Published or Staged → Expired, now' })
   async expire(@Ctx() ctx: RequestContext, @Body() body: ContentRecordRequest) {
     return answer(await this.lifecycle.expire(ctx, body.table, masterIdOf(body)));
@@ -62,6 +70,7 @@ export class ContentController {
 
   @Post('delete')
   @HttpCode(200)
+  @Transactional()
   @ApiOperation({ summary: 'Soft delete: the current version becomes Deleted, no version stays visible' })
   async delete(@Ctx() ctx: RequestContext, @Body() body: ContentRecordRequest) {
     return answer(await this.lifecycle.delete(ctx, body.table, masterIdOf(body)));
@@ -69,6 +78,7 @@ export class ContentController {
 
   @Post('rollback')
   @HttpCode(200)
+  @Transactional()
   @ApiOperation({ summary: 'Make an earlier version current again (status Rolled Back)' })
   async rollback(@Ctx() ctx: RequestContext, @Body() body: RollbackContentRequest) {
     return answer(await this.lifecycle.rollback(ctx, body.table, masterIdOf(body), body.toCurrentId));

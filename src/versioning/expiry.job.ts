@@ -1,19 +1,21 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { updateReturning } from './core-data';
 import { DatabaseLock } from '../database/locks';
 import { withTickLock } from '../database/transaction';
+import { TransactionScope } from '../database/transaction-scope';
+import { TransactionalConnection } from '../database/transactional-connection';
+import { CoreData } from './entities/core-data.entity';
+import { TRANSITIONS } from './lifecycle-transitions';
 
 const JOB = 'content-expiry';
 
 /**
  * Published → Expired when Publish_Expire_Date has passed (SPEC "Lifecycle states"). Every
  * CONTENT_EXPIRY_TICK_MS one instance (the holder of the advisory lock) expires the due versions in one
- * UPDATE; a version already expired no longer matches, so running a tick twice changes nothing. The interval
+ * UPDATE over the rows it claims FOR UPDATE SKIP LOCKED (a version an admin is changing right now waits for
+ * the next tick); a version already expired no longer matches, so running a tick twice changes nothing. The interval
  * comes from the configuration, so it is registered with @nestjs/schedule's registry at start (which clears it
  * before shutdown) rather than with a decorator.
  */
@@ -23,7 +25,7 @@ export class ExpiryJob implements OnApplicationBootstrap, OnApplicationShutdown 
   private running: Promise<unknown> | null = null;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly connection: TransactionalConnection,
     private readonly scheduler: SchedulerRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -48,14 +50,26 @@ export class ExpiryJob implements OnApplicationBootstrap, OnApplicationShutdown 
 
   /** One tick: the ids of the core_data rows it expired, or null when another instance holds the tick. */
   async tick(): Promise<number[] | null> {
-    const expired = await withTickLock(this.dataSource, DatabaseLock.ContentExpiryTick, async (em) => {
-      const rows = await updateReturning<{ ID: number }>(
-        em,
-        `UPDATE core_data SET "Status" = 'Expired', "Published" = 0, "Staged" = 0, "IsExpired" = 1, "Lock" = 0, "Updated" = now()
-          WHERE "Published" = 1 AND "Publish_Expire_Date" <= now() RETURNING "ID"`,
-        [],
-      );
-      return rows.map((r) => r.ID);
+    const expired = await withTickLock(this.connection.dataSource, DatabaseLock.ContentExpiryTick, async (em) => {
+      const scope = Object.assign(new TransactionScope(), { manager: em });
+      const { set } = TRANSITIONS.reachExpiry; // from: Published set
+      const due = this.connection
+        .repository(scope, CoreData)
+        .createQueryBuilder('due')
+        .select('due.ID')
+        .where('due.Published = 1 AND due.Publish_Expire_Date <= now()')
+        .setLock('pessimistic_write')
+        .setOnLocked('skip_locked');
+      const result = await this.connection
+        .repository(scope, CoreData)
+        .createQueryBuilder()
+        .update()
+        .set({ ...set, Updated: () => 'now()' })
+        .where(`"ID" IN (${due.getQuery()})`)
+        .setParameters(due.getParameters())
+        .returning(['ID'])
+        .execute();
+      return (result.raw as { ID: number }[]).map((r) => r.ID);
     });
     if (expired?.length) this.logger.log({ expired: expired.length }, 'Expired published content');
     return expired ?? null;

@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
+import { isIdentifier } from '../database/identifiers';
+import { SchemaCatalog, SchemaColumn } from '../database/schema-catalog.service';
 import { isSecretColumn } from '../database/secret-columns';
+import { TransactionScope } from '../database/transaction-scope';
+import { TransactionalConnection } from '../database/transactional-connection';
+import { CoreTable } from './entities/core-table.entity';
 
 export type ColumnKind = 'integer' | 'number' | 'boolean' | 'datetime' | 'text' | 'json' | 'other';
 
@@ -28,7 +31,7 @@ export interface RegisteredTable {
   tenantColumn: boolean;
 }
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+/** How long the core_tables registry is reused (the columns come from SchemaCatalog, cached alike). */
 const CACHE_MS = 30_000;
 
 /**
@@ -51,57 +54,65 @@ const INTEGER_RANGES: Record<string, { min: bigint; max: bigint }> = {
  */
 @Injectable()
 export class TableCatalog {
-  private cache: { at: number; tables: Map<string, RegisteredTable> } | null = null;
+  private cache: { at: number; tables: Promise<Map<string, RegisteredTable>> } | null = null;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly connection: TransactionalConnection,
+    private readonly schema: SchemaCatalog,
+  ) {}
 
   /** The registered table named `name`, or a 400 naming `field`. */
-  async require(name: unknown, field = 'table'): Promise<RegisteredTable> {
-    if (typeof name !== 'string' || !IDENTIFIER.test(name)) throw ApiError.field(field, `${field} must be the name of a registered table`);
-    const table = (await this.tables()).get(name);
+  async require(scope: TransactionScope, name: unknown, field = 'table'): Promise<RegisteredTable> {
+    if (!isIdentifier(name)) throw ApiError.field(field, `${field} must be the name of a registered table`);
+    const table = (await this.tables(scope)).get(name);
     if (!table) throw ApiError.field(field, `Unknown table "${name}"`);
     return table;
   }
 
-  async find(name: string): Promise<RegisteredTable | undefined> {
-    return (await this.tables()).get(name);
+  async find(scope: TransactionScope, name: string): Promise<RegisteredTable | undefined> {
+    return (await this.tables(scope)).get(name);
   }
 
-  /** Forgets the cached catalog (after a migration in tests). */
+  /** Forgets the cached registry and schema (after a migration, or a change of core_tables, in tests). */
   invalidate(): void {
     this.cache = null;
+    this.schema.invalidate();
   }
 
-  private async tables(): Promise<Map<string, RegisteredTable>> {
-    if (this.cache && Date.now() - this.cache.at < CACHE_MS) return this.cache.tables;
-    const registered: { table_name: string; Live: boolean; title_field: string | null }[] = await this.dataSource.query(
-      'SELECT table_name, "Live", title_field FROM core_tables',
-    );
-    const columns: { table_name: string; column_name: string; data_type: string; is_nullable: string; character_maximum_length: number | null }[] = await this.dataSource.query(
-      `SELECT table_name, column_name, data_type, is_nullable, character_maximum_length FROM information_schema.columns
-        WHERE table_schema = current_schema() AND table_name = ANY($1) ORDER BY table_name, ordinal_position`,
-      [registered.map((r) => r.table_name)],
-    );
+  // The scope is the caller's: inside its transaction the reads must use that connection.
+  private tables(scope: TransactionScope): Promise<Map<string, RegisteredTable>> {
+    if (!this.cache || Date.now() - this.cache.at >= CACHE_MS) {
+      const tables = this.read(scope);
+      this.cache = { at: Date.now(), tables };
+      tables.catch(() => (this.cache = null));
+    }
+    return this.cache.tables;
+  }
+
+  private async read(scope: TransactionScope): Promise<Map<string, RegisteredTable>> {
+    const registered = await this.connection.repository(scope, CoreTable).find({ select: { table_name: true, Live: true, title_field: true } });
     const tables = new Map<string, RegisteredTable>();
     for (const r of registered) {
-      const cols = new Map<string, CatalogColumn>();
-      for (const c of columns.filter((c) => c.table_name === r.table_name)) {
-        cols.set(c.column_name, {
-          name: c.column_name,
-          kind: kindOf(c.data_type),
-          nullable: c.is_nullable === 'YES',
-          secret: isSecretColumn(r.table_name, c.column_name),
-          ...(INTEGER_RANGES[c.data_type] ? { range: INTEGER_RANGES[c.data_type] } : {}),
-          ...(c.character_maximum_length ? { maxLength: Number(c.character_maximum_length) } : {}),
-        });
-      }
       // A registered name without a table behind it (or with an unusable name) is not queryable.
-      if (cols.size === 0 || !IDENTIFIER.test(r.table_name) || !cols.has('id') || NEVER_CONTENT_TABLES.has(r.table_name)) continue;
-      tables.set(r.table_name, { name: r.table_name, live: r.Live, titleField: r.title_field, columns: cols, tenantColumn: cols.has('app_id') });
+      const schemaColumns = isIdentifier(r.table_name) && !NEVER_CONTENT_TABLES.has(r.table_name) ? await this.schema.columns(scope, r.table_name) : undefined;
+      if (!schemaColumns?.has('id')) continue;
+      const columns = new Map<string, CatalogColumn>();
+      for (const c of schemaColumns.values()) columns.set(c.name, catalogColumn(r.table_name, c));
+      tables.set(r.table_name, { name: r.table_name, live: r.Live, titleField: r.title_field, columns, tenantColumn: columns.has('app_id') });
     }
-    this.cache = { at: Date.now(), tables };
     return tables;
   }
+}
+
+function catalogColumn(table: string, c: SchemaColumn): CatalogColumn {
+  return {
+    name: c.name,
+    kind: kindOf(c.dataType),
+    nullable: c.nullable,
+    secret: isSecretColumn(table, c.name),
+    ...(INTEGER_RANGES[c.dataType] ? { range: INTEGER_RANGES[c.dataType] } : {}),
+    ...(c.maxLength ? { maxLength: c.maxLength } : {}),
+  };
 }
 
 function kindOf(dataType: string): ColumnKind {
@@ -112,9 +123,4 @@ function kindOf(dataType: string): ColumnKind {
   if (['character varying', 'text', 'character', 'citext', 'uuid'].includes(dataType)) return 'text';
   if (dataType === 'json' || dataType === 'jsonb') return 'json';
   return 'other';
-}
-
-/** A quoted SQL identifier; only call it with names from the catalog. */
-export function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }
