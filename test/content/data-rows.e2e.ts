@@ -1,5 +1,5 @@
 import { IdCipher } from '../../src/common/id-cipher.service';
-import { TableCatalog } from '../../src/versioning/table-catalog.service';
+import { TableCatalog } from '../../src/versioning';
 import { product, seedTenant, Tenant, userToken } from './content-helpers';
 import { startTestApp, TestApp } from '../support/test-app';
 

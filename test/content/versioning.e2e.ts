@@ -1,4 +1,4 @@
-import { TableCatalog } from '../../src/versioning/table-catalog.service';
+import { TableCatalog } from '../../src/versioning';
 import { IdCipher } from '../../src/common/id-cipher.service';
 import { product, seedTenant, Tenant, userToken } from './content-helpers';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
