@@ -14,7 +14,7 @@ import { MailModule } from './messaging/mail.module';
 import { MessagingModule } from './messaging/messaging.module';
 import { VersioningModule } from './versioning/versioning.module';
 import { DataRowsModule } from './data-rows/data-rows.module';
-import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { RateLimitModule } from './rate-limit';
 
 @Module({})
 export class AppModule {

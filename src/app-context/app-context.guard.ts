@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { ApiError } from '../common/api-error';
 import { IdCipher, MAX_ID } from '../common/id-cipher.service';
 import { APP_CONTEXT_POLICY, AppContextPolicy, RequestContext, RequestWithContext } from '../common/request-context';
-import { RateLimitGuard } from '../rate-limit/rate-limit.guard';
+import { RateLimitGuard } from '../rate-limit';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { Site } from './entities/site.entity';
@@ -45,7 +45,7 @@ export class AppContextGuard implements CanActivate {
     }
     const site = await this.resolve(request);
     if (site === UNKNOWN) {
-      await this.rateLimit.countRequest(request);
+      await this.rateLimit.canActivate(execution);
       throw ApiError.notFound('App not found');
     }
     request.ctx.site = site;

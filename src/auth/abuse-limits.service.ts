@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ApiError } from '../common/api-error';
+import { ApiError, errorTable } from '../common/api-error';
 import { RequestContext } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { RateLimiter } from '../rate-limit/rate-limiter.service';
+import { RateLimitStorage, refusedHit } from '../rate-limit';
 import { AuthTable } from './auth-tables';
 
 const MINUTE = 60_000;
@@ -14,14 +14,22 @@ export const RESET_REQUESTS_PER_HOUR = 5;
 export const SMS_SENDS_PER_HOUR = 5;
 export const LOGIN_WINDOW_MS = 15 * MINUTE;
 
+const abuseLimitError = errorTable({
+  TOO_MANY_LOGIN_ATTEMPTS: { status: 429, message: 'Too many login attempts, please try again later' },
+  TOO_MANY_RESET_REQUESTS: { status: 429, message: 'Too many password reset requests, please try again later' },
+  TOO_MANY_SMS_CODES: { status: 429, message: 'Too many SMS codes requested, please try again later' },
+});
+type AbuseLimit = keyof typeof abuseLimitError.table;
+
 /**
  * Limits that follow the account or the phone: password guessing on one account (per client address, and a
  * higher ceiling across addresses against distributed guessing), mail bombing through reset requests, SMS
- * pumping to one number.
+ * pumping to one number. Throttler limits counted on the throttler's storage (RateLimitStorage), each with
+ * its own keys, limit and window.
  */
 @Injectable()
 export class AbuseLimits {
-  constructor(private readonly limiter: RateLimiter, @Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(private readonly storage: RateLimitStorage, @Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   /**
    * Runs `verify` (the credential check) unless this client address or all addresses together have failed
@@ -34,34 +42,38 @@ export class AbuseLimits {
     const account = `${ctx.appId}:${table}:${normalize(email)}`;
     const fromAddress = `auth:login:address:${account}:${ctx.ip}`;
     const fromAll = `auth:login:account:${account}`;
-    const message = 'Too many login attempts, please try again later';
-    await this.limiter.consume(fromAddress, { max: this.config.auth.loginMaxPerAccount, windowMs: LOGIN_WINDOW_MS }, message);
+    await this.hit(fromAddress, this.config.auth.loginMaxPerAccount, LOGIN_WINDOW_MS, 'TOO_MANY_LOGIN_ATTEMPTS');
     try {
-      await this.limiter.consume(fromAll, { max: this.config.auth.loginMaxPerAccountAllAddresses, windowMs: LOGIN_WINDOW_MS }, message);
+      await this.hit(fromAll, this.config.auth.loginMaxPerAccountAllAddresses, LOGIN_WINDOW_MS, 'TOO_MANY_LOGIN_ATTEMPTS');
     } catch (error) {
-      await this.limiter.release(fromAddress);
+      await this.storage.decrement(fromAddress);
       throw error;
     }
     let result: T;
     try {
       result = await verify();
     } catch (error) {
-      if (!(error instanceof ApiError && error.httpStatus === 401)) await Promise.all([this.limiter.release(fromAddress), this.limiter.release(fromAll)]);
+      if (!(error instanceof ApiError && error.httpStatus === 401)) await Promise.all([this.storage.decrement(fromAddress), this.storage.decrement(fromAll)]);
       throw error;
     }
-    await Promise.all([this.limiter.reset(fromAddress), this.limiter.release(fromAll)]);
+    await Promise.all([this.storage.reset(fromAddress), this.storage.decrement(fromAll)]);
     return result;
   }
 
   resetRequest(appId: number, table: AuthTable, email: string): Promise<void> {
-    return this.limiter.consume(`auth:reset:${appId}:${table}:${normalize(email)}`, { max: RESET_REQUESTS_PER_HOUR, windowMs: HOUR }, 'Too many password reset requests, please try again later');
+    return this.hit(`auth:reset:${appId}:${table}:${normalize(email)}`, RESET_REQUESTS_PER_HOUR, HOUR, 'TOO_MANY_RESET_REQUESTS');
   }
 
   async smsSend(appId: number, table: AuthTable, userId: number, mobile: string): Promise<void> {
-    const message = 'Too many SMS codes requested, please try again later';
-    await this.limiter.consume(`auth:sms:user:${appId}:${table}:${userId}`, { max: SMS_SENDS_PER_HOUR, windowMs: HOUR }, message);
+    await this.hit(`auth:sms:user:${appId}:${table}:${userId}`, SMS_SENDS_PER_HOUR, HOUR, 'TOO_MANY_SMS_CODES');
     // Across apps: one phone number is one phone, whichever tenant sends to it.
-    await this.limiter.consume(`auth:sms:mobile:${mobile.replace(/[^\d+]/g, '')}`, { max: SMS_SENDS_PER_HOUR, windowMs: HOUR }, message);
+    await this.hit(`auth:sms:mobile:${mobile.replace(/[^\d+]/g, '')}`, SMS_SENDS_PER_HOUR, HOUR, 'TOO_MANY_SMS_CODES');
+  }
+
+  /** Counts one hit on `key`; 429 with Retry-After once more than `limit` were counted in the window. */
+  private async hit(key: string, limit: number, windowMs: number, refused: AbuseLimit): Promise<void> {
+    const record = await this.storage.increment(key, windowMs, limit, windowMs, 'auth');
+    if (record.isBlocked) throw refusedHit(record, (options) => abuseLimitError(refused, options));
   }
 }
 
