@@ -1,19 +1,20 @@
 import { Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import Redis from 'ioredis';
 import { MemoryRateLimitStorage } from './memory-rate-limit.storage';
-import { RateLimitStorage, ThrottlerStorageRecord, windowRecord } from './rate-limit.storage';
+import { RateLimitStorage, ThrottlerStorageRecord } from './rate-limit.storage';
 
 /**
  * One hit, atomically: INCR, the window's expiry when none is set (so concurrent first hits cannot lose it),
- * and the throttler's record fields (hits, ms left, blocked, ms until the block ends).
+ * and the throttler's record as windowRecord() builds it in process: totalHits, timeToExpire (s),
+ * isBlocked (0/1), timeToBlockExpire (s).
  */
 const INCREMENT_SCRIPT = `
 local hits = redis.call('INCR', KEYS[1])
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
-local blocked = 0
-if hits > tonumber(ARGV[2]) then blocked = 1 end
-return { hits, ttl, blocked, blocked * ttl }`;
+local seconds = math.max(1, math.ceil(ttl / 1000))
+if hits > tonumber(ARGV[2]) then return { hits, seconds, 1, seconds } end
+return { hits, seconds, 0, 0 }`;
 
 /** DECR only an existing positive count: a key that expired or was reset stays absent. */
 const DECREMENT_SCRIPT = `
@@ -80,11 +81,11 @@ export class RedisRateLimitStorage extends RateLimitStorage implements OnModuleI
     return this.started;
   }
 
-  increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord> {
+  increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
     return this.use(
       async (redis) => {
-        const [hits, ttlMs] = await redis.rateLimitIncrement(this.prefix + key, ttl, limit);
-        return windowRecord(hits, ttlMs, limit);
+        const [totalHits, timeToExpire, isBlocked, timeToBlockExpire] = await redis.rateLimitIncrement(this.prefix + key, ttl, limit);
+        return { totalHits, timeToExpire, isBlocked: isBlocked === 1, timeToBlockExpire };
       },
       (memory) => memory.increment(key, ttl, limit),
     );
