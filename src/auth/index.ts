@@ -1,0 +1,14 @@
+// The auth module's public surface: other modules import from '../auth', never from its files.
+export { AuthModule } from './auth.module';
+export { AuthCoreModule } from './auth-core.module';
+export { BearerGuard, OptionalBearerGuard, CustomerGuard, AdminGuard, isAppAdmin } from './auth.guards';
+export { AUTH_TABLES, isAuthTable } from './auth-tables';
+export type { AuthTable } from './auth-tables';
+export { AccountsService } from './accounts.service';
+export type { Account, NewAccount } from './accounts.service';
+export { PasswordHasher } from './password-hasher.service';
+export { PasswordAuthService } from './password-auth.service';
+export { SmsTransport } from './sms-transport.service';
+export type { SmsMessage } from './sms-transport.service';
+export { TokenService } from './token.service';
+export type { TokenPair, VerifiedToken } from './token.service';
