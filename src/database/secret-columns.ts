@@ -37,7 +37,4 @@ export function registerEntitySecrets(dataSource: DataSource): void {
 }
 
 // Secrets of the tables the spec names (SPEC "Resources and their fields", "Authentication").
-registerSecretColumns('core_users', ['password', 'sms_code', 'sms_code_expires']);
-registerSecretColumns('core_customers', ['password', 'p256dh', 'auth', 'pushsubscription']);
-registerSecretColumns('core_app_users', ['password']);
 registerSecretColumns('core_sites', ['payment_test_private_key', 'payment_live_private_key', 'payment_webhook_secret', 'vapid_private_key']);

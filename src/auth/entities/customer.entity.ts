@@ -1,0 +1,21 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
+import { Site } from '../../app-context/entities/site.entity';
+import { ProfileAccount } from './profile-account.entity';
+
+/** A row of core_customers: a shop or app customer, with its web push subscription (SPEC "Resources"). */
+@Entity('core_customers')
+@Index('core_customers_email_uq', { synchronize: false }) // unique on (app_id, lower(email)) where email is set: an expression index, kept in the migration
+export class Customer extends ProfileAccount {
+  @ManyToOne(() => Site, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'app_id', foreignKeyConstraintName: 'core_customers_app_id_fkey' })
+  declare site?: Site;
+
+  @Column({ type: 'text', nullable: true, select: false })
+  pushsubscription: string | null;
+
+  @Column({ type: 'varchar', length: 255, nullable: true, select: false })
+  p256dh: string | null;
+
+  @Column({ type: 'varchar', length: 255, nullable: true, select: false })
+  auth: string | null;
+}
