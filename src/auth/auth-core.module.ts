@@ -8,13 +8,13 @@ import { AdminGuard, BearerGuard, CustomerGuard, OptionalBearerGuard } from './a
 import { BearerAuthenticator } from './bearer-auth.service';
 import { AppUser, Customer, Folder, SmsCode, User } from './entities';
 import { PasswordHasher } from './password-hasher.service';
-import { TokenService } from './token.service';
+import { SessionTokens } from './session-tokens.service';
 
 /** What every module needs from auth: tokens, guards, accounts and password hashing. */
 @Global()
 @Module({
   imports: [JwtModule.register({}), PassportModule, TypeOrmModule.forFeature([User, Customer, AppUser, SmsCode, Folder])],
-  providers: [TokenService, PasswordHasher, AccountsService, BearerAuthenticator, AccessTokenStrategy, BearerGuard, OptionalBearerGuard, CustomerGuard, AdminGuard],
-  exports: [TokenService, PasswordHasher, AccountsService, BearerAuthenticator, BearerGuard, OptionalBearerGuard, CustomerGuard, AdminGuard],
+  providers: [SessionTokens, PasswordHasher, AccountsService, BearerAuthenticator, AccessTokenStrategy, BearerGuard, OptionalBearerGuard, CustomerGuard, AdminGuard],
+  exports: [SessionTokens, PasswordHasher, AccountsService, BearerAuthenticator, BearerGuard, OptionalBearerGuard, CustomerGuard, AdminGuard],
 })
 export class AuthCoreModule {}

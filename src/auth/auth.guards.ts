@@ -4,7 +4,7 @@ import { ApiError } from '../common/api-error';
 import { AuthPrincipal, RequestWithContext } from '../common/request-context';
 import { ACCESS_TOKEN_STRATEGY, RequestWithAccessTokenCheck } from './access-token.strategy';
 import { BearerAuthenticator } from './bearer-auth.service';
-import { TokenService } from './token.service';
+import { SessionTokens } from './session-tokens.service';
 
 export const CUSTOMER_TABLE = 'core_customers';
 export const ADMIN_TABLE = 'core_users';
@@ -23,7 +23,7 @@ export function isAppAdmin(principal: AuthPrincipal | null): boolean {
 @Injectable()
 abstract class PrincipalGuard extends AuthGuard(ACCESS_TOKEN_STRATEGY) {
   constructor(
-    private readonly tokens: TokenService,
+    private readonly tokens: SessionTokens,
     private readonly bearer: BearerAuthenticator,
   ) {
     super();

@@ -5,7 +5,7 @@ import { AuthPrincipal, RequestContext } from '../common/request-context';
 import { AccountsService } from './accounts.service';
 import { isAuthTable } from './auth-tables';
 import { issuedBeforePasswordChange } from './password-version';
-import { readClaims, VerifiedToken } from './token.service';
+import { readClaims, VerifiedToken } from './session-tokens.service';
 
 /**
  * Who a bearer access token speaks for, once AccessTokenStrategy checked its signature and expiry: its claims

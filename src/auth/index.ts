@@ -10,5 +10,5 @@ export { PasswordHasher } from './password-hasher.service';
 export { PasswordAuthService } from './password-auth.service';
 export { SmsTransport } from './sms-transport.service';
 export type { SmsMessage } from './sms-transport.service';
-export { TokenService } from './token.service';
-export type { TokenPair, VerifiedToken } from './token.service';
+export { SessionTokens } from './session-tokens.service';
+export type { TokenPair, VerifiedToken } from './session-tokens.service';

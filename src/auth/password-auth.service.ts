@@ -10,7 +10,7 @@ import { AuthTable, isAuthTable } from './auth-tables';
 import { PasswordHasher } from './password-hasher.service';
 import { assertStrongPassword } from './password-policy';
 import { issuedBeforePasswordChange, passwordVersion } from './password-version';
-import { InvalidTokenError, MalformedTokenError, TokenExpiredError, TokenPair, TokenService } from './token.service';
+import { InvalidTokenError, MalformedTokenError, TokenExpiredError, TokenPair, SessionTokens } from './session-tokens.service';
 
 export const INVALID_CREDENTIALS = 'Invalid credentials';
 
@@ -25,7 +25,7 @@ export class PasswordAuthService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly accounts: AccountsService,
     private readonly hasher: PasswordHasher,
-    private readonly tokens: TokenService,
+    private readonly tokens: SessionTokens,
     private readonly limits: AbuseLimits,
   ) {}
 

@@ -1,7 +1,7 @@
 import { createHash, pbkdf2Sync } from 'node:crypto';
 import { hash as bcryptHash } from 'bcrypt';
 import jwt from 'jsonwebtoken';
-import { TokenService } from '../../src/auth/token.service';
+import { SessionTokens } from '../../src/auth/session-tokens.service';
 import { siteFixture, startTestApp, TEST_ENV, TestApp } from '../support/test-app';
 
 const ADMIN = { email: 'admin@example.test', password: 'Admin@1234' };
@@ -37,9 +37,9 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
       expect(res.status).toBe(200);
       expect(res.body.status).toBe('Success');
       expect(res.body.token.user).toEqual({ id: expect.any(Number), email: ADMIN.email, firstName: 'Ada', lastName: 'Admin', role: 'admin' });
-      const principal = t.get(TokenService).verify(res.body.token.access_token, 'access');
+      const principal = t.get(SessionTokens).verify(res.body.token.access_token, 'access');
       expect(principal).toEqual({ userId: res.body.token.user.id, appId, authTable: 'core_users', role: 'admin' });
-      expect(t.get(TokenService).verify(res.body.token.refresh_token, 'refresh').userId).toBe(res.body.token.user.id);
+      expect(t.get(SessionTokens).verify(res.body.token.refresh_token, 'refresh').userId).toBe(res.body.token.user.id);
       expect(JSON.stringify(res.body)).not.toContain('$2b$');
     });
 
@@ -77,7 +77,7 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
     it('issues a customer token from core_customers', async () => {
       const res = await t.post('/auth/login', { email: 'cust@example.test', password: 'Cust@1234', authTable: 'core_customers' }, site);
       expect(res.status).toBe(200);
-      expect(t.get(TokenService).verify(res.body.token.access_token, 'access')).toMatchObject({ authTable: 'core_customers', role: 'customer', appId });
+      expect(t.get(SessionTokens).verify(res.body.token.access_token, 'access')).toMatchObject({ authTable: 'core_customers', role: 'customer', appId });
       // the same email is not a core_users account
       expect((await t.post('/auth/login', { email: 'cust@example.test', password: 'Cust@1234' }, site)).status).toBe(401);
     });
@@ -119,7 +119,7 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
       const res = await t.post('/auth/sign-up', { email: 'new@example.test', password: 'New@12345', firstname: 'Nu', lastname: 'User' }, site);
       expect(res.status).toBe(200);
       expect(res.body.token.user).toEqual({ id: expect.any(Number), email: 'new@example.test', firstName: 'Nu', lastName: 'User' });
-      expect(t.get(TokenService).verify(res.body.token.access_token, 'access')).toMatchObject({ authTable: 'core_users', role: 'user', appId });
+      expect(t.get(SessionTokens).verify(res.body.token.access_token, 'access')).toMatchObject({ authTable: 'core_users', role: 'user', appId });
       const [row] = await t.dataSource.query('SELECT password, primary_role FROM core_users WHERE id = $1 AND app_id = $2', [res.body.token.user.id, appId]);
       expect(row.password).toMatch(/^\$2b\$10\$/);
       expect(row.primary_role).toBe('user');
@@ -166,7 +166,7 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
     it('signs up a customer into core_customers', async () => {
       const res = await t.post('/auth/sign-up', { email: 'c2@example.test', password: 'Cust@12345', authTable: 'core_customers' }, site);
       expect(res.status).toBe(200);
-      expect(t.get(TokenService).verify(res.body.token.access_token, 'access').authTable).toBe('core_customers');
+      expect(t.get(SessionTokens).verify(res.body.token.access_token, 'access').authTable).toBe('core_customers');
     });
   });
 
@@ -177,7 +177,7 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
 
     it('issues a new pair for a refresh token, also with an expired access token', async () => {
       const tokens = await pair();
-      const principal = t.get(TokenService).verify(tokens.access_token, 'access');
+      const principal = t.get(SessionTokens).verify(tokens.access_token, 'access');
       const expiredAccess = jwt.sign({ sub: String(principal.userId), app: appId, tbl: 'core_users', role: 'admin', typ: 'access' }, TEST_ENV.JWT_ACCESS_SECRET, {
         algorithm: 'HS256',
         expiresIn: -10,
@@ -185,7 +185,7 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
       const res = await t.post('/auth/refresh-token', { payload: { access_token: expiredAccess, refresh_token: tokens.refresh_token } }, site);
       expect(res.status).toBe(200);
       expect(Object.keys(res.body.token).sort()).toEqual(['access_token', 'refresh_token']);
-      expect(t.get(TokenService).verify(res.body.token.access_token, 'access')).toEqual(principal);
+      expect(t.get(SessionTokens).verify(res.body.token.access_token, 'access')).toEqual(principal);
     });
 
     it('answers Invalid token format for a missing or malformed payload', async () => {
@@ -208,7 +208,7 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
 
     it('answers 401 Refresh token has expired for an expired refresh token', async () => {
       const tokens = await pair();
-      const userId = t.get(TokenService).verify(tokens.access_token, 'access').userId;
+      const userId = t.get(SessionTokens).verify(tokens.access_token, 'access').userId;
       const expired = jwt.sign({ sub: String(userId), app: appId, tbl: 'core_users', role: 'admin', typ: 'refresh' }, TEST_ENV.JWT_REFRESH_SECRET, { algorithm: 'HS256', expiresIn: -10 });
       const res = await t.post('/auth/refresh-token', { payload: { access_token: tokens.access_token, refresh_token: expired } }, site);
       expect(res.status).toBe(401);
@@ -217,7 +217,7 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
 
     it('refuses an access token as the refresh token, a forged one and alg none', async () => {
       const tokens = await pair();
-      const userId = t.get(TokenService).verify(tokens.access_token, 'access').userId;
+      const userId = t.get(SessionTokens).verify(tokens.access_token, 'access').userId;
       const claims = { sub: String(userId), app: appId, tbl: 'core_users', role: 'admin', typ: 'refresh' };
       const forged = jwt.sign(claims, 'wrong-secret-wrong-secret-wrong-secret', { algorithm: 'HS256' });
       const none = jwt.sign(claims, '', { algorithm: 'none' });

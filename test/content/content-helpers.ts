@@ -1,4 +1,4 @@
-import { TokenService } from '../../src/auth/token.service';
+import { SessionTokens } from '../../src/auth';
 import { Fixture } from '../../src/cli/seed.service';
 import { siteFixture, TestApp } from '../support/test-app';
 
@@ -24,14 +24,14 @@ export async function seedTenant(t: TestApp, products: Record<string, unknown>[]
     },
   });
   const adminId = result.ids.core_users[0];
-  const token = t.get(TokenService).sign({ userId: adminId, appId: result.appID, authTable: 'core_users', role: 'admin' }, 'access');
+  const token = t.get(SessionTokens).sign({ userId: adminId, appId: result.appID, authTable: 'core_users', role: 'admin' }, 'access');
   const headers = { 'site-id': String(result.appID) };
   return { appId: result.appID, adminId, headers, adminHeaders: { ...headers, authorization: `Bearer ${token}` }, products: result.ids.core_products ?? [] };
 }
 
 /** An access token of the tenant's non-admin user. */
 export function userToken(t: TestApp, tenant: Tenant, userId: number): string {
-  return t.get(TokenService).sign({ userId, appId: tenant.appId, authTable: 'core_users', role: 'user' }, 'access');
+  return t.get(SessionTokens).sign({ userId, appId: tenant.appId, authTable: 'core_users', role: 'user' }, 'access');
 }
 
 export function product(title: string, extra: Record<string, unknown> = {}): Record<string, unknown> {

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { TokenService } from '../../src/auth/token.service';
+import { SessionTokens } from '../../src/auth';
 import { MERGE_APPLICATION_NAME } from '../../src/messaging/sql-merge-source';
 import { product } from '../content/content-helpers';
 import { siteFixture, startTestApp, TestApp, TestResponse } from '../support/test-app';
@@ -40,7 +40,7 @@ describe('SQL merges under load', () => {
           ...extra,
         },
       });
-      const token = t.get(TokenService).sign({ userId: seeded.ids.core_users[0], appId: seeded.appID, authTable: 'core_users', role: 'admin' }, 'access');
+      const token = t.get(SessionTokens).sign({ userId: seeded.ids.core_users[0], appId: seeded.appID, authTable: 'core_users', role: 'admin' }, 'access');
       tenants[name] = { appId: seeded.appID, headers: { 'site-id': String(seeded.appID), authorization: `Bearer ${token}` } };
     }
     observer = new Client({ connectionString: t.database.url });

@@ -36,11 +36,11 @@ export class MalformedTokenError extends InvalidTokenError {}
 const ALGORITHM = 'HS256';
 
 /**
- * Service JWTs, through @nestjs/jwt. The algorithm is pinned (no `none`, no key confusion), access and
+ * The auth module's session JWTs (access and refresh; not the digital access tokens of src/tokens), through @nestjs/jwt. The algorithm is pinned (no `none`, no key confusion), access and
  * refresh tokens have their own secrets and a `typ` claim, so neither can stand in for the other.
  */
 @Injectable()
-export class TokenService {
+export class SessionTokens {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly jwt: JwtService,
