@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagg
 import { ApiError } from '../common/api-error';
 import { success } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
+import { Transactional } from '../common/transactional';
 import { AccountsService, Account } from './accounts.service';
 import { ADMIN_TABLE, AdminGuard, BearerGuard, isAppAdmin } from './auth.guards';
 import { assertSameApp } from './auth.controller';
@@ -63,6 +64,7 @@ export class AccountLinksController {
   @Post('invite-link')
   @HttpCode(200)
   @UseGuards(AdminGuard)
+  @Transactional()
   @ApiBearerAuth()
   @ApiOperation({ summary: "Admin: give a user access to a folder for 60 days and answer the user's link token (the bearer names the app: no site-id needed)" })
   @ApiResponse({ status: 200, description: '{ status, link }' })
