@@ -45,7 +45,7 @@ export class AccountLinksController {
   async userSmsCode(@Ctx() ctx: RequestContext, @Body() body: UserTokenRequest) {
     const account = await this.accountOf(ctx, body.userId);
     const site = ctx.site ?? (await this.siteOf(account));
-    const message = await this.smsCodes.create(ctx.requestId, site, account);
+    const message = await this.smsCodes.create(ctx, site, account);
     await this.sms.send(message);
     return success({ message: 'SMS code sent successfully' });
   }
@@ -57,7 +57,7 @@ export class AccountLinksController {
   @ApiResponse({ status: 400, description: 'Invalid or expired SMS code / Too many attempts: request a new SMS code / Token expired' })
   async verifySmsCode(@Ctx() ctx: RequestContext, @Body() body: VerifySmsCodeRequest) {
     const account = await this.accountOf(ctx, body.userId);
-    await this.smsCodes.verify(account, body.code);
+    await this.smsCodes.verify(ctx, account, body.code);
     return success({ message: 'SMS code verified' });
   }
 
