@@ -1,6 +1,7 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
 import { ApiError } from '../common/api-error';
+import { authError } from './auth.errors';
 import { AuthPrincipal, RequestWithContext } from '../common/request-context';
 import { ACCESS_TOKEN_STRATEGY, RequestWithAccessTokenCheck } from './access-token.strategy';
 import { BearerAuthenticator } from './bearer-auth.service';
@@ -40,10 +41,10 @@ abstract class PrincipalGuard extends AuthGuard(ACCESS_TOKEN_STRATEGY) {
   }
 
   override handleRequest<T>(error: unknown, user: T | false, _info: unknown, execution: ExecutionContext): T | null {
-    if (error) throw error instanceof ApiError ? error : ApiError.unauthorized();
+    if (error) throw error instanceof ApiError ? error : authError('UNAUTHORIZED');
     if (user) return user;
     if (!execution.switchToHttp().getRequest<RequestWithContext>().headers.authorization) return null;
-    throw ApiError.unauthorized();
+    throw authError('UNAUTHORIZED');
   }
 
   protected abstract check(principal: AuthPrincipal | null): void;
@@ -53,7 +54,7 @@ abstract class PrincipalGuard extends AuthGuard(ACCESS_TOKEN_STRATEGY) {
 @Injectable()
 export class BearerGuard extends PrincipalGuard {
   protected check(principal: AuthPrincipal | null): void {
-    if (!principal) throw ApiError.unauthorized();
+    if (!principal) throw authError('UNAUTHORIZED');
   }
 }
 
@@ -67,7 +68,7 @@ export class OptionalBearerGuard extends PrincipalGuard {
 @Injectable()
 export class CustomerGuard extends PrincipalGuard {
   protected check(principal: AuthPrincipal | null): void {
-    if (!principal || principal.authTable !== CUSTOMER_TABLE) throw ApiError.unauthorized();
+    if (!principal || principal.authTable !== CUSTOMER_TABLE) throw authError('UNAUTHORIZED');
   }
 }
 
@@ -75,7 +76,7 @@ export class CustomerGuard extends PrincipalGuard {
 @Injectable()
 export class AdminGuard extends PrincipalGuard {
   protected check(principal: AuthPrincipal | null): void {
-    if (!principal) throw ApiError.unauthorized();
+    if (!principal) throw authError('UNAUTHORIZED');
     if (!isAppAdmin(principal)) throw ApiError.forbidden();
   }
 }

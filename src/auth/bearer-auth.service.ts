@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SitesService } from '../app-context/sites.service';
-import { ApiError } from '../common/api-error';
+import { authError } from './auth.errors';
 import { AuthPrincipal, RequestContext } from '../common/request-context';
 import { AccountsService } from './accounts.service';
 import { isAuthTable } from './auth-tables';
@@ -28,16 +28,16 @@ export class BearerAuthenticator {
     try {
       token = readClaims(payload, 'access');
     } catch {
-      throw ApiError.unauthorized();
+      throw authError('UNAUTHORIZED');
     }
     const { principal } = token;
-    if (ctx.site && ctx.site.id !== principal.appId) throw ApiError.unauthorized();
-    if (!isAuthTable(principal.authTable)) throw ApiError.unauthorized();
+    if (ctx.site && ctx.site.id !== principal.appId) throw authError('UNAUTHORIZED');
+    if (!isAuthTable(principal.authTable)) throw authError('UNAUTHORIZED');
     const account = await this.accounts.findById(principal.appId, principal.authTable, principal.userId);
-    if (!account || issuedBeforePasswordChange(token, account)) throw ApiError.unauthorized();
+    if (!account || issuedBeforePasswordChange(token, account)) throw authError('UNAUTHORIZED');
     if (!ctx.site) {
       ctx.site = await this.sites.findById(ctx, principal.appId);
-      if (!ctx.site) throw ApiError.unauthorized();
+      if (!ctx.site) throw authError('UNAUTHORIZED');
     }
     return { ...principal, role: account.role };
   }

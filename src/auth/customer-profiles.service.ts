@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
+import { authError } from './auth.errors';
 import { IdCipher } from '../common/id-cipher.service';
 import { SchemaCatalog } from '../database/schema-catalog.service';
 import { isSecretColumn } from '../database/secret-columns';
@@ -36,7 +37,7 @@ export class CustomerProfilesService {
     // Column names only from PROFILE_FIELDS and the extra list checked against the table's catalog.
     const columns = [...PROFILE_FIELDS, ...extra].map((c) => `"${c}"`).join(', ');
     const rows: Record<string, unknown>[] = await this.dataSource.query(`SELECT ${columns} FROM ${table} WHERE app_id = $1 AND id = $2`, [appId, id]);
-    if (!rows[0]) throw ApiError.notFound('No user found');
+    if (!rows[0]) throw authError('NO_USER_FOUND');
     const { email, firstname, lastname, displayname, description, photourl, emailverified, ...rest } = rows[0];
     return { _id: this.cipher.encryptId(appId, id), email, firstname, lastname, displayname, description, photourl, emailverified, ...rest };
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ApiError } from '../common/api-error';
+import { authError } from './auth.errors';
 import { AuthPrincipal, RequestContext } from '../common/request-context';
 import { inTransaction, isUniqueViolation } from '../database/transaction';
 import { AbuseLimits } from './abuse-limits.service';
@@ -12,7 +12,6 @@ import { assertStrongPassword } from './password-policy';
 import { issuedBeforePasswordChange, passwordVersion } from './password-version';
 import { InvalidTokenError, MalformedTokenError, TokenExpiredError, TokenPair, SessionTokens } from './session-tokens.service';
 
-export const INVALID_CREDENTIALS = 'Invalid credentials';
 
 export function principalOf(account: Account): AuthPrincipal {
   return { userId: account.id, appId: account.appId, authTable: account.table, role: account.role };
@@ -40,11 +39,11 @@ export class PasswordAuthService {
       const account = await this.accounts.findByEmail(ctx, table, email);
       if (!account) {
         await this.hasher.spendVerifyTime(password);
-        throw ApiError.unauthorized(INVALID_CREDENTIALS, failureBody);
+        throw authError('INVALID_CREDENTIALS', { body: failureBody });
       }
       const outcome = await this.hasher.verify(password, account.passwordHash);
-      if (outcome === 'mismatch') throw ApiError.unauthorized(INVALID_CREDENTIALS, failureBody);
-      if (outcome === 'unusable') throw ApiError.unauthorized('Authentication failed', failureBody);
+      if (outcome === 'mismatch') throw authError('INVALID_CREDENTIALS', { body: failureBody });
+      if (outcome === 'unusable') throw authError('AUTHENTICATION_FAILED', { body: failureBody });
       if (outcome === 'upgrade') await this.accounts.upgradeHash(account, await this.hasher.hash(password));
       return account;
     });
@@ -62,7 +61,7 @@ export class PasswordAuthService {
     try {
       return await inTransaction(this.dataSource, (em) => this.accounts.create(em, ctx, table, { ...input, passwordHash }));
     } catch (error) {
-      if (isUniqueViolation(error)) throw ApiError.conflict('User with this email already exists');
+      if (isUniqueViolation(error)) throw authError('EMAIL_TAKEN');
       throw error;
     }
   }
@@ -79,32 +78,32 @@ export class PasswordAuthService {
   async refresh(ctx: RequestContext, payload: unknown): Promise<TokenPair> {
     const body = payload as { access_token?: unknown; refresh_token?: unknown } | null;
     if (!body || typeof body !== 'object' || typeof body.access_token !== 'string' || typeof body.refresh_token !== 'string' || !body.access_token || !body.refresh_token) {
-      throw ApiError.badRequest('Invalid token format');
+      throw authError('INVALID_TOKEN_FORMAT');
     }
     let refresh: { principal: AuthPrincipal; issuedAt: number; passwordVersion: string | null };
     try {
       refresh = this.tokens.verifyWithIssuedAt(body.refresh_token, 'refresh');
     } catch (error) {
-      if (error instanceof TokenExpiredError) throw ApiError.unauthorized('Refresh token has expired');
-      if (error instanceof MalformedTokenError) throw ApiError.badRequest('Invalid token format');
-      throw ApiError.unauthorized('Invalid refresh token');
+      if (error instanceof TokenExpiredError) throw authError('REFRESH_TOKEN_EXPIRED');
+      if (error instanceof MalformedTokenError) throw authError('INVALID_TOKEN_FORMAT');
+      throw authError('INVALID_REFRESH_TOKEN');
     }
     let access: AuthPrincipal;
     try {
       access = this.tokens.verify(body.access_token, 'access', { ignoreExpiration: true });
     } catch (error) {
-      if (error instanceof InvalidTokenError) throw ApiError.badRequest('Invalid token format');
+      if (error instanceof InvalidTokenError) throw authError('INVALID_TOKEN_FORMAT');
       throw error;
     }
     const claimed = refresh.principal;
     if (access.userId !== claimed.userId || access.appId !== claimed.appId || access.authTable !== claimed.authTable) {
-      throw ApiError.unauthorized('Invalid refresh token');
+      throw authError('INVALID_REFRESH_TOKEN');
     }
-    if (!isAuthTable(claimed.authTable) || (ctx.site && ctx.site.id !== claimed.appId)) throw ApiError.unauthorized('Invalid refresh token');
+    if (!isAuthTable(claimed.authTable) || (ctx.site && ctx.site.id !== claimed.appId)) throw authError('INVALID_REFRESH_TOKEN');
 
     const account = await this.accounts.findById(claimed.appId, claimed.authTable, claimed.userId);
-    if (!account) throw ApiError.unauthorized('Invalid refresh token');
-    if (issuedBeforePasswordChange(refresh, account)) throw ApiError.unauthorized('Refresh token has expired');
+    if (!account) throw authError('INVALID_REFRESH_TOKEN');
+    if (issuedBeforePasswordChange(refresh, account)) throw authError('REFRESH_TOKEN_EXPIRED');
     return this.issueTokens(account);
   }
 }

@@ -1,4 +1,4 @@
-import { ApiError } from '../common/api-error';
+import { authError } from './auth.errors';
 
 export interface PasswordRequirements {
   minLength: boolean;
@@ -25,6 +25,6 @@ export function passwordRequirements(password: string): PasswordRequirements {
 export function assertStrongPassword(password: string): void {
   const requirements = passwordRequirements(password);
   if (!Object.values(requirements).every(Boolean)) {
-    throw ApiError.badRequest('Password does not meet security requirements', { requirements });
+    throw authError('WEAK_PASSWORD', { body: { requirements } });
   }
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ApiError } from '../common/api-error';
+import { authError } from './auth.errors';
 import { IdCipher } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
@@ -13,7 +14,6 @@ import { assertStrongPassword } from './password-policy';
 import { resetMail } from './reset-mail';
 
 const PURPOSE = 'reset-password';
-export const RESET_TOKEN_INVALID = 'Reset password token has expired or is invalid';
 
 /** What a reset token carries (sealed with ENCRYPTION_KEY, so it can be neither read nor forged). */
 interface ResetClaims {
@@ -52,7 +52,7 @@ export class ResetLinksService {
     const account = await this.accounts.findByEmail(ctx, table, email);
     this.logger.log({ requestId: ctx.requestId, appId: ctx.appId, table, accountFound: account !== null }, 'password reset requested');
     if (!account) {
-      if (mustExist) throw ApiError.notFound('No user found');
+      if (mustExist) throw authError('NO_USER_FOUND');
       return;
     }
     const ttl = this.config.auth.resetTokenTtlSeconds;
@@ -78,12 +78,12 @@ export class ResetLinksService {
     assertStrongPassword(password);
     const claims = this.readToken(token);
     if (!claims || claims.e < Date.now() || (table && table !== claims.t) || !allowedTables.includes(claims.t)) {
-      throw ApiError.badRequest(RESET_TOKEN_INVALID);
+      throw authError('RESET_TOKEN_INVALID');
     }
     // The token names its app; a request that named another one is refused, never served with that app's account.
-    if (ctx.site && ctx.site.id !== claims.a) throw ApiError.unauthorized();
+    if (ctx.site && ctx.site.id !== claims.a) throw authError('UNAUTHORIZED');
     const changed = await this.accounts.resetPassword(claims.a, claims.t, claims.u, claims.pc, await this.hasher.hash(password));
-    if (!changed) throw ApiError.badRequest(RESET_TOKEN_INVALID);
+    if (!changed) throw authError('RESET_TOKEN_INVALID');
     this.logger.log({ requestId: ctx.requestId, appId: claims.a, table: claims.t, userId: claims.u }, 'password reset');
   }
 

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { IsNull } from 'typeorm';
-import { ApiError } from '../common/api-error';
+import { authError } from './auth.errors';
 import { RequestContext } from '../common/request-context';
 import { TransactionalConnection } from '../database/transactional-connection';
 import { Site } from '../app-context/entities/site.entity';
@@ -12,7 +12,6 @@ import { PasswordHasher } from './password-hasher.service';
 
 export const SMS_CODE_TTL_MINUTES = 10;
 export const SMS_CODE_MAX_ATTEMPTS = 5;
-const INVALID_CODE = 'Invalid or expired SMS code';
 
 /**
  * One-time SMS codes: 6 digits from the CSPRNG, stored only as a bcrypt hash, valid 10 minutes, for one
@@ -31,7 +30,7 @@ export class SmsCodesService {
   /** Stores a new code for the account and returns the text to send; the caller sends it after this returns (after commit). */
   async create(ctx: RequestContext, site: Site, account: Account): Promise<{ to: string; body: string }> {
     const mobile = account.mobile?.trim();
-    if (!mobile) throw ApiError.badRequest('Mobile number missing');
+    if (!mobile) throw authError('MOBILE_MISSING');
     await this.limits.smsSend(account.appId, account.table, account.id, mobile);
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const codeHash = await this.hasher.hash(code); // before the transaction: bcrypt holds no connection
@@ -71,17 +70,17 @@ export class SmsCodesService {
         .addOrderBy('c.id', 'DESC')
         .limit(1)
         .getRawOne<{ attempts: number }>();
-      if (latest && latest.attempts >= SMS_CODE_MAX_ATTEMPTS) throw ApiError.badRequest('Too many attempts: request a new SMS code');
-      throw ApiError.badRequest(INVALID_CODE);
+      if (latest && latest.attempts >= SMS_CODE_MAX_ATTEMPTS) throw authError('SMS_TOO_MANY_ATTEMPTS');
+      throw authError('SMS_CODE_INVALID');
     }
     const outcome = await this.hasher.verify(code, claimed[0].code_hash);
-    if (outcome !== 'match' && outcome !== 'upgrade') throw ApiError.badRequest(INVALID_CODE);
+    if (outcome !== 'match' && outcome !== 'upgrade') throw authError('SMS_CODE_INVALID');
     const used = await codes
       .createQueryBuilder()
       .update()
       .set({ used_at: () => 'now()' })
       .where('id = :id AND used_at IS NULL', { id: claimed[0].id })
       .execute();
-    if (!used.affected) throw ApiError.badRequest(INVALID_CODE);
+    if (!used.affected) throw authError('SMS_CODE_INVALID');
   }
 }

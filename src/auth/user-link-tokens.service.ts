@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/api-error';
+import { authError } from './auth.errors';
 import { IdCipher } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
 
@@ -37,8 +38,8 @@ export class UserLinkTokens {
       throw ApiError.field('userId', 'userId is not a valid user token');
     }
     // The token names its app; a request that named another one is refused.
-    if (ctx.site && ctx.site.id !== claims.a) throw ApiError.unauthorized();
-    if (claims.e <= Date.now()) throw ApiError.badRequest('Token expired');
+    if (ctx.site && ctx.site.id !== claims.a) throw authError('UNAUTHORIZED');
+    if (claims.e <= Date.now()) throw authError('TOKEN_EXPIRED');
     return { userId: claims.u as number, appId: claims.a as number, expires: new Date(claims.e) };
   }
 }
