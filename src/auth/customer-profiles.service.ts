@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { authError } from './auth.errors';
 import { IdCipher } from '../common/id-cipher.service';
 import { SchemaCatalog } from '../database/schema-catalog.service';
 import { isSecretColumn } from '../database/secret-columns';
 import { TransactionScope } from '../database/transaction-scope';
+import { TransactionalConnection } from '../database/transactional-connection';
 import { CustomerRouteTable } from './auth-tables';
+import { ACCOUNT_ENTITIES } from './entities';
 
 /** The profile every customer answer carries (SPEC "Customers and app users"). */
 export const PROFILE_FIELDS = ['email', 'firstname', 'lastname', 'displayname', 'description', 'photourl', 'emailverified'] as const;
@@ -15,7 +15,7 @@ export const PROFILE_FIELDS = ['email', 'firstname', 'lastname', 'displayname', 
 /** Customer and app-user profiles as the customer routes answer them, with the id encrypted. */
 @Injectable()
 export class CustomerProfilesService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource, private readonly catalog: SchemaCatalog, private readonly cipher: IdCipher) {}
+  constructor(private readonly connection: TransactionalConnection, private readonly catalog: SchemaCatalog, private readonly cipher: IdCipher) {}
 
   /**
    * The extra columns named in `extraFields`: any column of the account table that is not secret (the
@@ -33,12 +33,13 @@ export class CustomerProfilesService {
     return names.filter((n) => !(PROFILE_FIELDS as readonly string[]).includes(n));
   }
 
-  async profile(appId: number, table: CustomerRouteTable, id: number, extra: string[] = []): Promise<Record<string, unknown>> {
-    // Column names only from PROFILE_FIELDS and the extra list checked against the table's catalog.
-    const columns = [...PROFILE_FIELDS, ...extra].map((c) => `"${c}"`).join(', ');
-    const rows: Record<string, unknown>[] = await this.dataSource.query(`SELECT ${columns} FROM ${table} WHERE app_id = $1 AND id = $2`, [appId, id]);
-    if (!rows[0]) throw authError('NO_USER_FOUND');
-    const { email, firstname, lastname, displayname, description, photourl, emailverified, ...rest } = rows[0];
+  async profile(scope: TransactionScope, appId: number, table: CustomerRouteTable, id: number, extra: string[] = []): Promise<Record<string, unknown>> {
+    // Column names only from PROFILE_FIELDS and the extra list checked against the table's catalog (tenant-added columns are not on the entity).
+    const query = this.connection.repository(scope, ACCOUNT_ENTITIES[table]).createQueryBuilder('a').select([]);
+    for (const column of [...PROFILE_FIELDS, ...extra]) query.addSelect(`a."${column}"`, column);
+    const row = await query.where('a.app_id = :appId AND a.id = :id', { appId, id }).getRawOne<Record<string, unknown>>();
+    if (!row) throw authError('NO_USER_FOUND');
+    const { email, firstname, lastname, displayname, description, photourl, emailverified, ...rest } = row;
     return { _id: this.cipher.encryptId(appId, id), email, firstname, lastname, displayname, description, photourl, emailverified, ...rest };
   }
 

@@ -40,7 +40,7 @@ export class CustomersController {
   async signup(@Ctx() ctx: RequestContext, @Body() body: CustomerSignupRequest) {
     const table = tableOf(body);
     const account = await this.auth.signUp(ctx, table, body);
-    return success(await this.profiles.profile(ctx.appId, table, account.id));
+    return success(await this.profiles.profile(ctx, ctx.appId, table, account.id));
   }
 
   @Post('login')
@@ -54,7 +54,7 @@ export class CustomersController {
     const table = tableOf(body);
     const extra = await this.profiles.parseExtraFields(ctx, table, body.extraFields);
     const account = await this.auth.verifyCredentials(ctx, table, body.email, body.password, { data: {} });
-    return success({ message: 'Login successful', data: await this.profiles.profile(ctx.appId, table, account.id, extra) });
+    return success({ message: 'Login successful', data: await this.profiles.profile(ctx, ctx.appId, table, account.id, extra) });
   }
 
   @Post('request-reset')
