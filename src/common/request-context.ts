@@ -1,4 +1,5 @@
-import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { SkipThrottle } from '@nestjs/throttler';
 import type { FastifyRequest } from 'fastify';
 import { TransactionScope } from '../database/transaction-scope';
 import { ApiError } from './api-error';
@@ -79,4 +80,5 @@ export interface AppContextPolicy {
 
 export const APP_CONTEXT_POLICY = 'appContextPolicy';
 export const AppContext = (policy: AppContextPolicy) => SetMetadata(APP_CONTEXT_POLICY, policy);
-export const NoAppContext = () => AppContext({ none: true });
+/** A route without a tenant (health, docs, sign-out): nothing resolved, and not rate limited. */
+export const NoAppContext = () => applyDecorators(AppContext({ none: true }), SkipThrottle());

@@ -1,21 +1,16 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, ThrottlerLimitDetail } from '@nestjs/throttler';
-import { APP_CONTEXT_POLICY, AppContextPolicy, RequestWithContext } from '../common/request-context';
+import { RequestWithContext } from '../common/request-context';
 import { rateLimitError, refusedHit } from './rate-limit.errors';
 
 /**
  * The global request limit (RATE_LIMIT_WINDOW_MS, RATE_LIMIT_MAX_REQUESTS), one count per tenant and client
  * address across all routes, so one tenant's traffic never uses up another's. Runs after AppContextGuard.
  * Requests that reached a route without a tenant (token refresh, reset with only a token) share one count
- * per address; routes that never have one (health, @NoAppContext) are not counted, nor @SkipThrottle ones.
+ * per address; routes that never have one (@NoAppContext, which implies @SkipThrottle) are not counted.
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
-  protected async shouldSkip(execution: ExecutionContext): Promise<boolean> {
-    const policy = this.reflector.getAllAndOverride<AppContextPolicy | undefined>(APP_CONTEXT_POLICY, [execution.getHandler(), execution.getClass()]);
-    return policy?.none === true;
-  }
-
   protected async getTracker(request: RequestWithContext): Promise<string> {
     return `${request.ctx?.site?.id ?? 'none'}:${request.ctx?.ip ?? request.ip}`;
   }
