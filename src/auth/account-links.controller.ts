@@ -44,7 +44,7 @@ export class AccountLinksController {
   @ApiResponse({ status: 429, description: 'Too many SMS codes for this account or number' })
   async userSmsCode(@Ctx() ctx: RequestContext, @Body() body: UserTokenRequest) {
     const account = await this.accountOf(ctx, body.userId);
-    const site = ctx.site ?? (await this.siteOf(account));
+    const site = ctx.site ?? (await this.siteOf(ctx, account));
     const message = await this.smsCodes.create(ctx, site, account);
     await this.sms.send(message);
     return success({ message: 'SMS code sent successfully' });
@@ -94,13 +94,13 @@ export class AccountLinksController {
 
   private async accountOf(ctx: RequestContext, token: string): Promise<Account> {
     const link = this.links.read(ctx, token);
-    const account = await this.accounts.findById(link.appId, ADMIN_TABLE, link.userId);
+    const account = await this.accounts.findById(ctx, link.appId, ADMIN_TABLE, link.userId);
     if (!account) throw ApiError.field('userId', 'userId is not a valid user token');
     return account;
   }
 
-  private async siteOf(account: Account) {
-    const site = await this.accounts.siteOf(account.appId);
+  private async siteOf(ctx: RequestContext, account: Account) {
+    const site = await this.accounts.siteOf(ctx, account.appId);
     if (!site) throw ApiError.field('userId', 'userId is not a valid user token');
     return site;
   }

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import { Site } from '../app-context/entities/site.entity';
+import { Site, SitesService } from '../app-context';
 import { RequestContext } from '../common/request-context';
+import { TransactionScope } from '../database/transaction-scope';
+import { TransactionalConnection } from '../database/transactional-connection';
 import { insertFirstVersion } from '../versioning/core-data';
 import { AuthTable, TABLE_SHAPES } from './auth-tables';
-
+import { ACCOUNT_ENTITIES } from './entities';
 /** An account row of one of the user tables, in one shape whatever the table. */
 export interface Account {
   id: number;
@@ -29,11 +29,8 @@ export interface NewAccount {
   displayname?: string | null;
 }
 
-function selectList(table: AuthTable): string {
-  const shape = TABLE_SHAPES[table];
-  return `id, app_id, ${shape.email} AS email, password, firstname, lastname, ${shape.role} AS role, mobile,
-          (floor(extract(epoch FROM password_changed) * 1000000))::bigint::text AS pc`;
-}
+/** password_changed in microseconds since the epoch, as exact text (reset links are bound to it). */
+const CHANGED_US = '(floor(extract(epoch FROM a.password_changed) * 1000000))::bigint::text';
 
 function toAccount(table: AuthTable, row: Record<string, unknown> | undefined): Account | null {
   if (!row) return null;
@@ -52,76 +49,85 @@ function toAccount(table: AuthTable, row: Record<string, unknown> | undefined): 
 }
 
 /**
- * Reads and writes accounts of the three user tables, always within one app. Table names come from the
- * AuthTable allow-list only.
+ * Reads and writes accounts of the three user tables, always within one app, through the table's entity
+ * (ACCOUNT_ENTITIES) on the scope's manager.
  */
 @Injectable()
 export class AccountsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly connection: TransactionalConnection, private readonly sites: SitesService) {}
 
   async findByEmail(ctx: RequestContext, table: AuthTable, email: string): Promise<Account | null> {
-    const rows = await this.dataSource.query(
-      `SELECT ${selectList(table)} FROM ${table} WHERE app_id = $1 AND lower(${TABLE_SHAPES[table].email}) = lower($2) LIMIT 1`,
-      [ctx.appId, email.trim()],
-    );
-    return toAccount(table, rows[0]);
+    const row = await this.select(ctx, table)
+      .where(`a.app_id = :appId AND lower(a.${TABLE_SHAPES[table].email}) = lower(:email)`, { appId: ctx.appId, email: email.trim() })
+      .limit(1)
+      .getRawOne();
+    return toAccount(table, row);
   }
 
-  async findById(appId: number, table: AuthTable, id: number, em: EntityManager | DataSource = this.dataSource): Promise<Account | null> {
-    const rows = await em.query(`SELECT ${selectList(table)} FROM ${table} WHERE app_id = $1 AND id = $2`, [appId, id]);
-    return toAccount(table, rows[0]);
+  async findById(scope: TransactionScope, appId: number, table: AuthTable, id: number): Promise<Account | null> {
+    const row = await this.select(scope, table).where('a.app_id = :appId AND a.id = :id', { appId, id }).getRawOne();
+    return toAccount(table, row);
   }
 
-  /** Inserts the account and its version-tracking core_data row, in the caller's transaction. Throws PostgreSQL's unique violation on a taken email. */
-  async create(em: EntityManager, ctx: RequestContext, table: AuthTable, account: NewAccount): Promise<Account> {
-    const shape = TABLE_SHAPES[table];
-    const columns = [shape.email, 'password', 'firstname', 'lastname'];
-    const values: unknown[] = [account.email.trim(), account.passwordHash, account.firstname ?? null, account.lastname ?? null];
-    if (table !== 'core_users') {
-      columns.push('displayname');
-      values.push(account.displayname ?? null);
-    }
-    const rows = await em.query(
-      `INSERT INTO ${table} (app_id, ${columns.join(', ')}) VALUES ($1, ${columns.map((_, i) => `$${i + 2}`).join(', ')}) RETURNING ${selectList(table)}`,
-      [ctx.appId, ...values],
-    );
-    const created = toAccount(table, rows[0])!;
-    await insertFirstVersion(em, { appId: ctx.appId, table, rowId: created.id, title: created.email, userId: created.id });
+  /** Inserts the account and its version-tracking core_data row, in the scope's transaction. Throws PostgreSQL's unique violation on a taken email. */
+  async create(ctx: RequestContext, table: AuthTable, account: NewAccount): Promise<Account> {
+    const values: Record<string, unknown> = {
+      app_id: ctx.appId,
+      [TABLE_SHAPES[table].email]: account.email.trim(),
+      password: account.passwordHash,
+      firstname: account.firstname ?? null,
+      lastname: account.lastname ?? null,
+    };
+    if (table !== 'core_users') values.displayname = account.displayname ?? null;
+    const inserted = await this.connection.repository(ctx, ACCOUNT_ENTITIES[table]).createQueryBuilder().insert().values(values).returning(['id']).execute();
+    const created = (await this.findById(ctx, ctx.appId, table, (inserted.raw as { id: number }[])[0].id))!;
+    await insertFirstVersion(this.connection.manager(ctx), { appId: ctx.appId, table, rowId: created.id, title: created.email, userId: created.id });
     return created;
   }
 
-  async siteOf(appId: number): Promise<Site | null> {
-    const rows: Site[] = await this.dataSource.query('SELECT * FROM core_sites WHERE id = $1', [appId]);
-    return rows[0] ?? null;
+  async siteOf(scope: TransactionScope, appId: number): Promise<Site | null> {
+    return this.sites.findById(scope, appId);
   }
 
   /** Replaces a hash after a legacy-format login, only if it is still the one that was verified. */
-  async upgradeHash(account: Account, newHash: string): Promise<void> {
-    await this.dataSource.query(`UPDATE ${account.table} SET password = $1, updated = now() WHERE app_id = $2 AND id = $3 AND password = $4`, [
-      newHash,
-      account.appId,
-      account.id,
-      account.passwordHash,
-    ]);
+  async upgradeHash(scope: TransactionScope, account: Account, newHash: string): Promise<void> {
+    await this.connection
+      .repository(scope, ACCOUNT_ENTITIES[account.table])
+      .createQueryBuilder()
+      .update()
+      .set({ password: newHash, updated: () => 'now()' })
+      .where('app_id = :appId AND id = :id AND password = :old', { appId: account.appId, id: account.id, old: account.passwordHash })
+      .execute();
   }
 
   /**
    * Sets a new password if password_changed is still `expectedChangedUs` (what the reset link was made
    * for): a second use of the same link, or a concurrent one, changes nothing and returns false.
    */
-  async resetPassword(appId: number, table: AuthTable, id: number, expectedChangedUs: string, newHash: string): Promise<boolean> {
-    const rows = await this.dataSource.query(
-      `UPDATE ${table} SET password = $1, password_changed = clock_timestamp(), updated = now()
-        WHERE app_id = $2 AND id = $3 AND (floor(extract(epoch FROM password_changed) * 1000000))::bigint::text = $4
-        RETURNING id`,
-      [newHash, appId, id, expectedChangedUs],
-    );
-    return rowCount(rows) > 0;
+  async resetPassword(scope: TransactionScope, appId: number, table: AuthTable, id: number, expectedChangedUs: string, newHash: string): Promise<boolean> {
+    const result = await this.connection
+      .repository(scope, ACCOUNT_ENTITIES[table])
+      .createQueryBuilder()
+      .update()
+      .set({ password: newHash, password_changed: () => 'clock_timestamp()', updated: () => 'now()' })
+      .where('app_id = :appId AND id = :id AND (floor(extract(epoch FROM password_changed) * 1000000))::bigint::text = :expected', { appId, id, expected: expectedChangedUs })
+      .execute();
+    return (result.affected ?? 0) > 0;
   }
-}
 
-/** TypeORM's query() answers an UPDATE … RETURNING with [rows, count] on PostgreSQL. */
-export function rowCount(result: unknown): number {
-  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[1];
-  return Array.isArray(result) ? result.length : 0;
+  private select(scope: TransactionScope, table: AuthTable) {
+    const shape = TABLE_SHAPES[table];
+    return this.connection
+      .repository(scope, ACCOUNT_ENTITIES[table])
+      .createQueryBuilder('a')
+      .select('a.id', 'id')
+      .addSelect('a.app_id', 'app_id')
+      .addSelect(`a.${shape.email}`, 'email')
+      .addSelect('a.password', 'password')
+      .addSelect('a.firstname', 'firstname')
+      .addSelect('a.lastname', 'lastname')
+      .addSelect(/^[a-z_]+$/.test(shape.role) ? `a.${shape.role}` : shape.role, 'role') // a column, or the fixed label of TABLE_SHAPES
+      .addSelect('a.mobile', 'mobile')
+      .addSelect(CHANGED_US, 'pc');
+  }
 }

@@ -33,7 +33,7 @@ export class BearerAuthenticator {
     const { principal } = token;
     if (ctx.site && ctx.site.id !== principal.appId) throw authError('UNAUTHORIZED');
     if (!isAuthTable(principal.authTable)) throw authError('UNAUTHORIZED');
-    const account = await this.accounts.findById(principal.appId, principal.authTable, principal.userId);
+    const account = await this.accounts.findById(ctx, principal.appId, principal.authTable, principal.userId);
     if (!account || issuedBeforePasswordChange(token, account)) throw authError('UNAUTHORIZED');
     if (!ctx.site) {
       ctx.site = await this.sites.findById(ctx, principal.appId);

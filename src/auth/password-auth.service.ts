@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { authError } from './auth.errors';
 import { AuthPrincipal, RequestContext } from '../common/request-context';
-import { inTransaction, isUniqueViolation } from '../database/transaction';
+import { isUniqueViolation } from '../database/transaction';
+import { TransactionalConnection } from '../database/transactional-connection';
 import { AbuseLimits } from './abuse-limits.service';
 import { Account, AccountsService, NewAccount } from './accounts.service';
 import { AuthTable, isAuthTable } from './auth-tables';
@@ -21,7 +20,7 @@ export function principalOf(account: Account): AuthPrincipal {
 @Injectable()
 export class PasswordAuthService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly connection: TransactionalConnection,
     private readonly accounts: AccountsService,
     private readonly hasher: PasswordHasher,
     private readonly tokens: SessionTokens,
@@ -44,7 +43,7 @@ export class PasswordAuthService {
       const outcome = await this.hasher.verify(password, account.passwordHash);
       if (outcome === 'mismatch') throw authError('INVALID_CREDENTIALS', { body: failureBody });
       if (outcome === 'unusable') throw authError('AUTHENTICATION_FAILED', { body: failureBody });
-      if (outcome === 'upgrade') await this.accounts.upgradeHash(account, await this.hasher.hash(password));
+      if (outcome === 'upgrade') await this.accounts.upgradeHash(ctx, account, await this.hasher.hash(password));
       return account;
     });
   }
@@ -59,7 +58,7 @@ export class PasswordAuthService {
     assertStrongPassword(input.password);
     const passwordHash = await this.hasher.hash(input.password);
     try {
-      return await inTransaction(this.dataSource, (em) => this.accounts.create(em, ctx, table, { ...input, passwordHash }));
+      return await this.connection.inTransaction(ctx, () => this.accounts.create(ctx, table, { ...input, passwordHash }));
     } catch (error) {
       if (isUniqueViolation(error)) throw authError('EMAIL_TAKEN');
       throw error;
@@ -101,7 +100,7 @@ export class PasswordAuthService {
     }
     if (!isAuthTable(claimed.authTable) || (ctx.site && ctx.site.id !== claimed.appId)) throw authError('INVALID_REFRESH_TOKEN');
 
-    const account = await this.accounts.findById(claimed.appId, claimed.authTable, claimed.userId);
+    const account = await this.accounts.findById(ctx, claimed.appId, claimed.authTable, claimed.userId);
     if (!account) throw authError('INVALID_REFRESH_TOKEN');
     if (issuedBeforePasswordChange(refresh, account)) throw authError('REFRESH_TOKEN_EXPIRED');
     return this.issueTokens(account);

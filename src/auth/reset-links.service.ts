@@ -82,7 +82,7 @@ export class ResetLinksService {
     }
     // The token names its app; a request that named another one is refused, never served with that app's account.
     if (ctx.site && ctx.site.id !== claims.a) throw authError('UNAUTHORIZED');
-    const changed = await this.accounts.resetPassword(claims.a, claims.t, claims.u, claims.pc, await this.hasher.hash(password));
+    const changed = await this.accounts.resetPassword(ctx, claims.a, claims.t, claims.u, claims.pc, await this.hasher.hash(password));
     if (!changed) throw authError('RESET_TOKEN_INVALID');
     this.logger.log({ requestId: ctx.requestId, appId: claims.a, table: claims.t, userId: claims.u }, 'password reset');
   }
