@@ -3,9 +3,11 @@ import { Site, SitesService } from '../app-context';
 import { RequestContext } from '../common/request-context';
 import { TransactionScope } from '../database/transaction-scope';
 import { TransactionalConnection } from '../database/transactional-connection';
+// The file, not '../versioning': that index loads VersioningModule, whose controllers import auth's guards (a cycle).
 import { insertFirstVersion } from '../versioning/core-data';
 import { AuthTable, TABLE_SHAPES } from './auth-tables';
 import { ACCOUNT_ENTITIES } from './entities';
+
 /** An account row of one of the user tables, in one shape whatever the table. */
 export interface Account {
   id: number;
