@@ -1,8 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
-import { AppContextModule } from './app-context/app-context.module';
-import { AuthCoreModule } from './auth/auth-core.module';
-import { AuthModule } from './auth/auth.module';
+import { AppContextModule } from './app-context';
+import { AuthCoreModule, AuthModule } from './auth';
 import { CliModule } from './cli/cli.module';
 import { CommonModule } from './common/common.module';
 import { AppConfig } from './config/app-config';
@@ -10,10 +9,10 @@ import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { DatabaseHandle } from './database/embedded-database';
 import { HealthModule } from './health/health.module';
-import { MailModule } from './messaging/mail.module';
-import { MessagingModule } from './messaging/messaging.module';
-import { VersioningModule } from './versioning/versioning.module';
-import { DataRowsModule } from './data-rows/data-rows.module';
+import { MailModule, MessagingModule } from './messaging';
+import { VersioningModule } from './versioning';
+import { DataRowsModule } from './data-rows';
+import { RelatedModule } from './related';
 import { RateLimitModule } from './rate-limit';
 
 @Module({})
@@ -28,6 +27,7 @@ export class AppModule {
         AppContextModule,
         RateLimitModule,
         CommonModule,
+        RelatedModule,
         AuthCoreModule,
         MailModule,
         HealthModule,

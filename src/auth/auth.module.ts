@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { DataRowsModule } from '../data-rows';
 import { AbuseLimits } from './abuse-limits.service';
 import { AccountLinksController } from './account-links.controller';
 import { AuthController } from './auth.controller';
@@ -14,7 +13,6 @@ import { UserLinkTokens } from './user-link-tokens.service';
 
 /** Password authentication endpoints (SPEC "Password authentication", "Customers and app users"). */
 @Module({
-  imports: [DataRowsModule],
   controllers: [AuthController, AccountLinksController, CustomersController],
   providers: [
     AbuseLimits,

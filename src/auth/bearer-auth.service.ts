@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SitesService } from '../app-context/sites.service';
+import { SitesService } from '../app-context';
 import { authError } from './auth.errors';
 import { AuthPrincipal, RequestContext } from '../common/request-context';
 import { AccountsService } from './accounts.service';

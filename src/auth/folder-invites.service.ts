@@ -3,7 +3,7 @@ import { ApiError } from '../common/api-error';
 import { RequestContext } from '../common/request-context';
 import { DatabaseLock, lockRecord } from '../database/locks';
 import { TransactionalConnection } from '../database/transactional-connection';
-import { RelatedLinks } from '../data-rows';
+import { RelatedLinks } from '../related';
 import { Folder } from './entities/folder.entity';
 import { User } from './entities/user.entity';
 import { UserLinkTokens } from './user-link-tokens.service';

@@ -5,7 +5,7 @@ import { IdCipher } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { MailTransport } from '../messaging/mail-transport.service';
+import { MailerService } from '@nestjs-modules/mailer';
 import { AbuseLimits } from './abuse-limits.service';
 import { AccountsService } from './accounts.service';
 import { AUTH_TABLES, AuthTable, isAuthTable } from './auth-tables';
@@ -36,7 +36,7 @@ export class ResetLinksService {
     private readonly accounts: AccountsService,
     private readonly cipher: IdCipher,
     private readonly hasher: PasswordHasher,
-    private readonly mail: MailTransport,
+    private readonly mailer: MailerService,
     private readonly limits: AbuseLimits,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -62,7 +62,7 @@ export class ResetLinksService {
       this.logger.warn({ requestId: ctx.requestId, appId: ctx.appId }, 'reset mail not sent: email is disabled for this app');
       return;
     }
-    const sending = this.mail.send(resetMail(ctx.app, account.email, link, ttl));
+    const sending = this.mailer.sendMail(resetMail(ctx.app, account.email, link, ttl));
     if (mustExist) {
       await sending;
       return;

@@ -4,7 +4,7 @@ import { IsNull } from 'typeorm';
 import { authError } from './auth.errors';
 import { RequestContext } from '../common/request-context';
 import { TransactionalConnection } from '../database/transactional-connection';
-import { Site } from '../app-context/entities/site.entity';
+import { Site } from '../app-context';
 import { AbuseLimits } from './abuse-limits.service';
 import { Account } from './accounts.service';
 import { SmsCode } from './entities/sms-code.entity';

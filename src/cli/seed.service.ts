@@ -5,9 +5,9 @@ import { quoteIdentifier } from '../database/identifiers';
 import { SchemaCatalog } from '../database/schema-catalog.service';
 import { TransactionalConnection } from '../database/transactional-connection';
 import { TransactionScope } from '../database/transaction-scope';
-import { PasswordHasher } from '../auth/password-hasher.service';
-import { insertFirstVersion } from '../versioning/core-data';
-import { isLifecycleStatus } from '../versioning/lifecycle';
+import { PasswordHasher } from '../auth';
+import { insertFirstVersion } from '../versioning';
+import { isLifecycleStatus } from '../versioning';
 
 /** The seed fixture (DESIGN.md §2): one site and rows of any known table, loaded all or nothing. */
 export interface Fixture {

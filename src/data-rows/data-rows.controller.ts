@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminGuard, OptionalBearerGuard } from '../auth/auth.guards';
+import { AdminGuard, OptionalBearerGuard } from '../auth';
 import { ApiError } from '../common/api-error';
 import { success } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { isAppAdmin } from '../auth/auth.guards';
-import { AUTH_TABLES } from '../auth/auth-tables';
+import { isAppAdmin } from '../auth';
+import { AUTH_TABLES } from '../auth';
 import { ApiError } from '../common/api-error';
 import { IdCipher } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';

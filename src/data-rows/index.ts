@@ -1,4 +1,2 @@
 /** The data-rows module's public surface: import from here, not from its files. */
 export { DataRowsModule } from './data-rows.module';
-export { RelatedLinks } from './related-links.service';
-export type { NewRelated, RelatedKey } from './related-links.service';

@@ -6,8 +6,7 @@ import { DatabaseLock, lockRecord } from '../database/locks';
 import { SchemaCatalog } from '../database/schema-catalog.service';
 import { TransactionalConnection } from '../database/transactional-connection';
 import { ContentService, NEVER_CONTENT_TABLES, TableCatalog } from '../versioning';
-import { Related } from './entities/related.entity';
-import { RelatedLinks } from './related-links.service';
+import { Related, RelatedLinks } from '../related';
 
 export interface RelatedLink {
   parent_table: string;

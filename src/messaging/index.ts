@@ -1,7 +1,5 @@
 /** The messaging module's public surface: import from here, not from its files. */
 export { MailModule } from './mail.module';
-export { MailTransport } from './mail-transport.service';
-export type { MailMessage } from './mail-transport.service';
 export { MessagingModule } from './messaging.module';
 export { NotificationSender } from './notification-sender.service';
 export type { SenderRun } from './notification-sender.service';

@@ -7,7 +7,6 @@ import { projectRoot } from '../common/paths';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { outboxDir } from '../database/embedded-database';
-import { MailTransport } from './mail-transport.service';
 import { OutboxTransport } from './outbox-transport';
 
 /**
@@ -48,7 +47,6 @@ export function mailerOptions(config: AppConfig): MailerOptions {
 @Global()
 @Module({
   imports: [MailerModule.forRootAsync({ imports: [], inject: [APP_CONFIG], useFactory: (config: AppConfig) => mailerOptions(config) })],
-  providers: [MailTransport], // deprecated: until auth sends with MailerService
-  exports: [MailerModule, MailTransport],
+  exports: [MailerModule],
 })
 export class MailModule {}

@@ -11,7 +11,7 @@ import {
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import { OptionalBearerGuard } from '../auth/auth.guards';
+import { OptionalBearerGuard } from '../auth';
 import { ApiError } from '../common/api-error';
 import { sendError } from '../common/global-exception.filter';
 import { AppContext, Ctx, RequestContext } from '../common/request-context';

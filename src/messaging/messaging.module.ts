@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DataRowsModule } from '../data-rows/data-rows.module';
 import { NotificationLog } from './entities/notification-log.entity';
 import { Notification } from './entities/notification.entity';
 import { MessagingController } from './messaging.controller';
@@ -11,7 +10,7 @@ import { SqlMergeSource } from './sql-merge-source';
 
 /** Templated notifications (log + background sender) and web push; mail itself goes through MailModule. */
 @Module({
-  imports: [TypeOrmModule.forFeature([Notification, NotificationLog]), DataRowsModule],
+  imports: [TypeOrmModule.forFeature([Notification, NotificationLog])],
   controllers: [MessagingController],
   providers: [NotificationService, NotificationSender, SqlMergeSource, PushService],
   exports: [NotificationService, NotificationSender],

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { Site } from '../app-context/entities/site.entity';
-import { isAppAdmin } from '../auth/auth.guards';
+import { Site } from '../app-context';
+import { isAppAdmin } from '../auth';
 import { ApiError } from '../common/api-error';
 import { RequestContext } from '../common/request-context';
-import { RelatedLinks } from '../data-rows/related-links.service';
+import { RelatedLinks } from '../related';
 import { SchemaCatalog } from '../database/schema-catalog.service';
 import { TransactionScope } from '../database/transaction-scope';
 import { TransactionalConnection } from '../database/transactional-connection';

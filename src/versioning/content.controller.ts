@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminGuard } from '../auth/auth.guards';
+import { AdminGuard } from '../auth';
 import { ApiError } from '../common/api-error';
 import { success, successData } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';

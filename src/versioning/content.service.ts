@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { AUTH_TABLES } from '../auth/auth-tables';
+import { AUTH_TABLES } from '../auth';
 import { ApiError } from '../common/api-error';
 import { IdCipher } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';

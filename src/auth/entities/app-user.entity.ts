@@ -1,5 +1,5 @@
 import { Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
-import { Site } from '../../app-context/entities/site.entity';
+import { Site } from '../../app-context';
 import { ProfileAccount } from './profile-account.entity';
 
 /** A row of core_app_users: an app user (SPEC "Customers and app users"). */

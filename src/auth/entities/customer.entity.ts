@@ -1,5 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
-import { Site } from '../../app-context/entities/site.entity';
+import { Site } from '../../app-context';
 import { ProfileAccount } from './profile-account.entity';
 
 /** A row of core_customers: a shop or app customer, with its web push subscription (SPEC "Resources"). */

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
-import { Site } from '../../app-context/entities/site.entity';
+import { Site } from '../../app-context';
 
 /** A row of core_folders: a folder of one app, the target of folder invitations. */
 @Entity('core_folders')

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
-import type { Site } from '../../app-context/entities/site.entity';
+import type { Site } from '../../app-context';
 
 /**
  * The column set core_customers and core_app_users share (one migration loop creates both). Each table's

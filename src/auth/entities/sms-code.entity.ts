@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
-import { Site } from '../../app-context/entities/site.entity';
+import { Site } from '../../app-context';
 
 /** A row of core_sms_codes: the bcrypt hash of a one-time SMS code, its expiry, attempts and use. */
 @Entity('core_sms_codes')

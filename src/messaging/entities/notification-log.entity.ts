@@ -1,5 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
-import { Site } from '../../app-context/entities/site.entity';
+import { Site } from '../../app-context';
 import { Notification } from './notification.entity';
 
 export type NotificationStatus = 'Pending' | 'Sent' | 'Failed';
