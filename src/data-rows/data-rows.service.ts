@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { isAppAdmin } from '../auth';
-import { AUTH_TABLES } from '../auth';
+import { isAppAdmin, isAuthTable } from '../auth';
 import { ApiError } from '../common/api-error';
 import { IdCipher } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
@@ -38,7 +37,7 @@ export class DataRowsService {
     const mode = readMode(body);
     // Drafts and raw rows are for the app's admins only, and so are the account tables in every mode:
     // their rows (emails, roles, phone numbers) are never public, whatever a fixture set as meta_status.
-    if (mode === 'appGrid' || mode === 'live' || (AUTH_TABLES as readonly string[]).includes(table.name)) this.requireAdmin(ctx);
+    if (mode === 'appGrid' || mode === 'live' || isAuthTable(table.name)) this.requireAdmin(ctx);
     if (mode === 'appGrid' && !table.tenantColumn) throw ApiError.field('table', `"${table.name}" has no app column and cannot be read raw`);
     const query = buildRowQuery(body, table, mode, { maxPerPage: this.config.content.maxPerPage, maxRows: this.config.content.maxRows });
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { AUTH_TABLES } from '../auth';
+import { isAuthTable } from '../auth';
 import { ApiError } from '../common/api-error';
 import { IdCipher } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
@@ -167,7 +167,7 @@ export class ContentService {
   private async editLive(ctx: RequestContext, table: RegisteredTable, id: number, values: Record<string, unknown>): Promise<Record<string, unknown>> {
     if (!table.tenantColumn) throw ApiError.field('table', `"${table.name}" has no tenant column and cannot be edited here`);
     // Accounts change through the auth routes (passwords, roles and emails have their own rules there).
-    if ((AUTH_TABLES as readonly string[]).includes(table.name)) throw ApiError.field('table', `"${table.name}" is an account table: use the account endpoints`);
+    if (isAuthTable(table.name)) throw ApiError.field('table', `"${table.name}" is an account table: use the account endpoints`);
     return this.write(ctx, async (em) => {
       const names = Object.keys(values);
       if (table.columns.has('updated')) names.push('updated');
