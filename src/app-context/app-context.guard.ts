@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiError } from '../common/api-error';
+import { appContextError } from './app-context.errors';
 import { IdCipher, MAX_ID } from '../common/id-cipher.service';
 import { APP_CONTEXT_POLICY, AppContextPolicy, RequestContext, RequestWithContext } from '../common/request-context';
 import { RateLimitGuard } from '../rate-limit';
@@ -46,7 +47,7 @@ export class AppContextGuard implements CanActivate {
     const site = await this.resolve(request);
     if (site === UNKNOWN) {
       await this.rateLimit.canActivate(execution);
-      throw ApiError.notFound('App not found');
+      throw appContextError('APP_NOT_FOUND');
     }
     request.ctx.site = site;
     return true;
@@ -55,7 +56,7 @@ export class AppContextGuard implements CanActivate {
   private async fromSiteIdHeaderOnly(request: RequestWithContext): Promise<Site> {
     const header = single(request.headers['site-id']);
     const site = header && POSITIVE_INT.test(header) && Number(header) <= MAX_ID ? await this.sites.findById(request.ctx!, Number(header)) : null;
-    if (!site) throw new ApiError(401, 'Unauthorized', undefined, {}, 'Error');
+    if (!site) throw appContextError('SITE_ID_UNAUTHORIZED');
     return site;
   }
 

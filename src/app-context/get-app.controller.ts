@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { ApiError } from '../common/api-error';
+import { appContextError } from './app-context.errors';
 import { IdField } from '../common/dto-fields';
 import { IdCipher } from '../common/id-cipher.service';
 import { Ctx, RequestContext } from '../common/request-context';
@@ -43,7 +43,7 @@ export class GetAppController {
   @ApiOkResponse({ type: GetAppResponse })
   async getAppByDomain(@Ctx() ctx: RequestContext, @Param('domain') domain: string, @Body() _body: GetAppRequest): Promise<GetAppResponse> {
     const site = ctx.site ?? (await this.sites.findByDomain(ctx, domain));
-    if (!site) throw ApiError.notFound('App not found');
+    if (!site) throw appContextError('APP_NOT_FOUND');
     return this.bootstrap(ctx, site);
   }
 
