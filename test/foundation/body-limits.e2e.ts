@@ -98,11 +98,12 @@ describe('validation with many unknown keys', () => {
     const t = await startTestApp({ BODY_MAX_ITEMS: '1000000' });
     try {
       const site = { 'site-id': String((await t.seed({ site: siteFixture() })).appID) };
-      // 80,000 keys took 4.5 s in plainToInstance (quadratic in an object's keys); now tens of milliseconds.
+      // 80,000 keys took 4.5 s in plainToInstance (quadratic in an object's keys); now tens of milliseconds
+      // alone, up to 1.5 s when CI shares its two cores with other work: the bound sits between the two.
       for (const keys of [80_000, 80_000]) {
         const started = performance.now();
         const res = await t.request('POST', '/getDataRows', manyKeys(keys, { table: 7 }), site);
-        expect(performance.now() - started).toBeLessThan(1000);
+        expect(performance.now() - started).toBeLessThan(2500);
         expect(res.status).toBe(400);
         expect(res.body.errors).toEqual([{ field: 'table', message: expect.any(String) }]);
       }
