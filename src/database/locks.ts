@@ -14,6 +14,8 @@ export enum DatabaseLock {
   RelatedLink = 0x4352454c,
   /** Invitations of one user to one folder ("INVT"). */
   FolderInvite = 0x494e5654,
+  /** One notification claim at a time across instances (the sending itself runs in parallel) ("NCLM"). */
+  NotificationClaim = 0x4e434c4d,
 }
 
 /** Holds `lock` for one record, named by `key`, until the transaction of `em` ends. */

@@ -5,6 +5,7 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { DatabaseLock } from '../database/locks';
 import { TransactionScope } from '../database/transaction-scope';
 import { TransactionalConnection } from '../database/transactional-connection';
 import { NotificationLog } from './entities/notification-log.entity';
@@ -31,7 +32,8 @@ const SENDER_TIMEOUT = 'notification-sender';
  * Sends the Pending rows of core_notification_log (the outbox) and settles them.
  *
  * Claiming: one UPDATE whose subquery selects due rows `FOR UPDATE SKIP LOCKED` marks them with a fresh claim
- * token and a lease (next_attempt = now + NOTIFY_LEASE_MS), so several instances never claim the same row,
+ * token and a lease (next_attempt = now + NOTIFY_LEASE_MS), under the NotificationClaim advisory lock, so
+ * several instances never claim the same row,
  * and a row claimed by an instance that died becomes due again when the lease runs out. Settling updates
  * only rows still holding this run's claim token.
  *
@@ -165,9 +167,21 @@ export class NotificationSender implements OnApplicationBootstrap, OnModuleDestr
     return this.connection.repository(this.scope, NotificationLog).createQueryBuilder();
   }
 
+  /**
+   * Claims a batch under the NotificationClaim advisory lock: instances take turns claiming (a few ms) and
+   * then send in parallel; SKIP LOCKED and the lease keep the claim correct even without the lock.
+   */
   private async claim(token: string): Promise<ClaimedRow[]> {
+    const scope = new TransactionScope();
+    return this.connection.inTransaction(scope, async (em) => {
+      await em.query('SELECT pg_advisory_xact_lock($1)', [DatabaseLock.NotificationClaim]);
+      return this.claimDue(scope, token);
+    });
+  }
+
+  private async claimDue(scope: TransactionScope, token: string): Promise<ClaimedRow[]> {
     const due = this.connection
-      .repository(this.scope, NotificationLog)
+      .repository(scope, NotificationLog)
       .createQueryBuilder('due')
       .select('due.id')
       .where(`due.status = 'Pending' AND due.next_attempt <= now()`)
@@ -176,7 +190,9 @@ export class NotificationSender implements OnApplicationBootstrap, OnModuleDestr
       .limit(this.settings.batchSize)
       .setLock('pessimistic_write')
       .setOnLocked('skip_locked');
-    const result = await this.log()
+    const result = await this.connection
+      .repository(scope, NotificationLog)
+      .createQueryBuilder()
       .update()
       .set({ claim_token: token, next_attempt: () => `now() + :leaseMs * interval '1 millisecond'` })
       .where(`id IN (${due.getQuery()})`)
