@@ -6,7 +6,7 @@ import { TransactionalConnection } from '../database/transactional-connection';
 // The file, not '../versioning': that index loads VersioningModule, whose controllers import auth's guards (a cycle).
 import { insertFirstVersion } from '../versioning/core-data';
 import { AuthTable, TABLE_SHAPES } from './auth-tables';
-import { ACCOUNT_ENTITIES } from './entities';
+import { ACCOUNT_ENTITIES, Customer, User } from './entities';
 
 /** An account row of one of the user tables, in one shape whatever the table. */
 export interface Account {
@@ -54,6 +54,14 @@ function toAccount(table: AuthTable, row: Record<string, unknown> | undefined): 
  * Reads and writes accounts of the three user tables, always within one app, through the table's entity
  * (ACCOUNT_ENTITIES) on the scope's manager.
  */
+/** The web-push columns of a core_customers row. */
+export interface PushSubscriptionColumns {
+  id: number;
+  pushsubscription: string | null;
+  p256dh: string | null;
+  auth: string | null;
+}
+
 @Injectable()
 export class AccountsService {
   constructor(private readonly connection: TransactionalConnection, private readonly sites: SitesService) {}
@@ -115,6 +123,44 @@ export class AccountsService {
       .where('app_id = :appId AND id = :id AND (floor(extract(epoch FROM password_changed) * 1000000))::bigint::text = :expected', { appId, id, expected: expectedChangedUs })
       .execute();
     return (result.affected ?? 0) > 0;
+  }
+
+  /** core_users.user_email of user ids of the app (notification cc/bcc), in one read. */
+  async userEmails(scope: TransactionScope, appId: number, ids: number[]): Promise<Map<number, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.connection
+      .repository(scope, User)
+      .createQueryBuilder('u')
+      .select('u.id', 'id')
+      .addSelect('u.user_email', 'user_email')
+      .where('u.id IN (:...ids) AND u.app_id = :appId', { ids, appId })
+      .getRawMany<{ id: number; user_email: string }>();
+    return new Map(rows.map((r) => [r.id, r.user_email]));
+  }
+
+  /** A customer's stored web-push subscription (secret columns, so selected explicitly); null without the customer. */
+  async pushSubscriptionOf(scope: TransactionScope, appId: number, customerId: number): Promise<PushSubscriptionColumns | null> {
+    const row = await this.connection
+      .repository(scope, Customer)
+      .createQueryBuilder('c')
+      .select('c.id', 'id')
+      .addSelect('c.pushsubscription', 'pushsubscription')
+      .addSelect('c.p256dh', 'p256dh')
+      .addSelect('c.auth', 'auth')
+      .where('c.id = :customerId AND c.app_id = :appId', { customerId, appId })
+      .getRawOne<PushSubscriptionColumns>();
+    return row ?? null;
+  }
+
+  /** Forgets a customer's subscription (the push service answered that it is gone). */
+  async forgetPushSubscription(scope: TransactionScope, appId: number, customerId: number): Promise<void> {
+    await this.connection
+      .repository(scope, Customer)
+      .createQueryBuilder()
+      .update()
+      .set({ pushsubscription: null, p256dh: null, auth: null })
+      .where('id = :customerId AND app_id = :appId', { customerId, appId })
+      .execute();
   }
 
   private select(scope: TransactionScope, table: AuthTable) {

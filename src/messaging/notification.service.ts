@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Site } from '../app-context';
-import { isAppAdmin } from '../auth';
+import { AccountsService, isAppAdmin } from '../auth';
 import { ApiError } from '../common/api-error';
 import { RequestContext } from '../common/request-context';
 import { RelatedLinks } from '../related';
@@ -38,6 +38,7 @@ export class NotificationService {
     private readonly links: RelatedLinks,
     private readonly sqlSource: SqlMergeSource,
     private readonly sender: NotificationSender,
+    private readonly accounts: AccountsService,
   ) {}
 
   async accept(ctx: RequestContext, request: SendNotificationRequest): Promise<AcceptResult> {
@@ -149,21 +150,10 @@ export class NotificationService {
     return email;
   }
 
-  /**
-   * core_users.user_email of user ids of the same app (email_cc / email_bcc), in one read. A minimal read of
-   * the auth module's table until AccountsService offers one by scope (it has no scope-taking lookup by id yet).
-   */
+  /** core_users.user_email of user ids of the same app (email_cc / email_bcc), the ones that are addresses. */
   private async userAddresses(scope: TransactionScope, appId: number, userIds: (number | null)[]): Promise<Map<number, string>> {
-    const ids = userIds.filter((id): id is number => !!id);
-    if (ids.length === 0) return new Map();
-    const rows = await this.connection
-      .manager(scope)
-      .createQueryBuilder()
-      .select(['u.id AS id', 'u.user_email AS user_email'])
-      .from('core_users', 'u')
-      .where('u.id IN (:...ids) AND u.app_id = :appId', { ids, appId })
-      .getRawMany<{ id: number; user_email: string }>();
-    return new Map(rows.filter((r) => isEmailAddress(r.user_email)).map((r) => [r.id, r.user_email]));
+    const emails = await this.accounts.userEmails(scope, appId, userIds.filter((id): id is number => !!id));
+    return new Map([...emails].filter(([, email]) => isEmailAddress(email)));
   }
 }
 

@@ -5,16 +5,8 @@ import { IdCipher } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { TransactionScope } from '../database/transaction-scope';
-import { TransactionalConnection } from '../database/transactional-connection';
+import { AccountsService, PushSubscriptionColumns } from '../auth';
 import { SendPushRequest } from './notification.dto';
-
-interface CustomerSubscriptionRow {
-  id: number;
-  pushsubscription: string | null;
-  p256dh: string | null;
-  auth: string | null;
-}
 
 interface PushSubscription {
   endpoint: string;
@@ -36,7 +28,7 @@ export class PushService {
   private readonly insecureAgent: Agent | undefined;
 
   constructor(
-    private readonly connection: TransactionalConnection,
+    private readonly accounts: AccountsService,
     private readonly cipher: IdCipher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
@@ -56,7 +48,7 @@ export class PushService {
     const site = ctx.app;
     const customerId = this.cipher.decryptId(site.id, request.customerID);
     if (customerId === null) return false;
-    const customer = await this.subscriptionOf(ctx, site.id, customerId);
+    const customer = await this.accounts.pushSubscriptionOf(ctx, site.id, customerId);
     if (!customer) return false;
     const subscription = toSubscription(customer);
     if (!subscription) return false;
@@ -79,33 +71,11 @@ export class PushService {
     } catch (error) {
       const statusCode = (error as { statusCode?: number }).statusCode;
       if (statusCode === 404 || statusCode === 410) {
-        await this.forgetSubscription(ctx, site.id, customer.id);
+        await this.accounts.forgetPushSubscription(ctx, site.id, customer.id);
       }
       this.logger.warn(`Push to customer ${customer.id} of app ${site.id} failed: ${statusCode ?? ''} ${(error as Error).message}`);
       return false;
     }
-  }
-
-  // core_customers belongs to the auth module, which offers no push-subscription read or reset by scope
-  // yet: minimal reads and writes of exactly these columns (secret ones, hence the explicit selects).
-  private async subscriptionOf(scope: TransactionScope, appId: number, customerId: number): Promise<CustomerSubscriptionRow | undefined> {
-    return this.connection
-      .manager(scope)
-      .createQueryBuilder()
-      .select(['c.id AS id', 'c.pushsubscription AS pushsubscription', 'c.p256dh AS p256dh', 'c.auth AS auth'])
-      .from('core_customers', 'c')
-      .where('c.id = :customerId AND c.app_id = :appId', { customerId, appId })
-      .getRawOne<CustomerSubscriptionRow>();
-  }
-
-  private async forgetSubscription(scope: TransactionScope, appId: number, customerId: number): Promise<void> {
-    await this.connection
-      .manager(scope)
-      .createQueryBuilder()
-      .update('core_customers')
-      .set({ pushsubscription: null, p256dh: null, auth: null })
-      .where('id = :customerId AND app_id = :appId', { customerId, appId })
-      .execute();
   }
 }
 
@@ -113,7 +83,7 @@ export class PushService {
  * The subscription of a customer row: `pushsubscription` holds the browser's subscription JSON
  * (`{ endpoint, keys: { p256dh, auth } }`) or only the endpoint URL; the p256dh and auth columns win when set.
  */
-export function toSubscription(row: Pick<CustomerSubscriptionRow, 'pushsubscription' | 'p256dh' | 'auth'>): PushSubscription | null {
+export function toSubscription(row: Pick<PushSubscriptionColumns, 'pushsubscription' | 'p256dh' | 'auth'>): PushSubscription | null {
   const stored = row.pushsubscription?.trim();
   if (!stored) return null;
   let endpoint: unknown = stored;
