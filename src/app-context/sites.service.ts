@@ -27,6 +27,10 @@ export class SitesService {
     return rows[0] ?? null;
   }
 
+  async count(scope: TransactionScope): Promise<number> {
+    return this.connection.repository(scope, Site).count();
+  }
+
   /** Inserts a tenant. Every key must be a column of the entity, else UnknownColumnError naming it. */
   async create(scope: TransactionScope, site: NewSite): Promise<Site> {
     const repository = this.connection.repository(scope, Site);

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { VersioningModule } from '../versioning';
 import { SeedService } from './seed.service';
 import { TenantService } from './tenant.service';
 
-@Module({ providers: [SeedService, TenantService], exports: [SeedService, TenantService] })
+@Module({ imports: [VersioningModule], providers: [SeedService, TenantService], exports: [SeedService, TenantService] })
 export class CliModule {}

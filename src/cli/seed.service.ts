@@ -6,8 +6,7 @@ import { SchemaCatalog } from '../database/schema-catalog.service';
 import { TransactionalConnection } from '../database/transactional-connection';
 import { TransactionScope } from '../database/transaction-scope';
 import { PasswordHasher } from '../auth';
-import { insertFirstVersion } from '../versioning';
-import { isLifecycleStatus } from '../versioning';
+import { insertFirstVersion, isLifecycleStatus, TableCatalog } from '../versioning';
 
 /** The seed fixture (DESIGN.md §2): one site and rows of any known table, loaded all or nothing. */
 export interface Fixture {
@@ -34,6 +33,7 @@ export class SeedService {
     private readonly catalog: SchemaCatalog,
     private readonly sites: SitesService,
     private readonly hasher: PasswordHasher,
+    private readonly tables: TableCatalog,
   ) {}
 
   async load(fixture: unknown): Promise<SeedResult> {
@@ -72,11 +72,11 @@ export class SeedService {
       : `INSERT INTO ${quoteIdentifier(table)} DEFAULT VALUES RETURNING id`;
     const [{ id }] = await em.query(sql, values);
 
-    const registration: { Live: boolean; title_field: string | null }[] = await em.query('SELECT "Live", title_field FROM core_tables WHERE table_name = $1', [table]);
+    const registration = await this.tables.find(scope, table);
     if (metaStatus !== undefined && !isLifecycleStatus(metaStatus)) throw new FixtureError(`Unknown meta_status "${String(metaStatus)}" in table "${table}"`);
-    if (metaStatus !== undefined && registration.length === 0) throw new FixtureError(`meta_status given for "${table}", which is not a versioned table`);
-    if (registration.length) {
-      const titleField = registration[0].title_field;
+    if (metaStatus !== undefined && !registration) throw new FixtureError(`meta_status given for "${table}", which is not a versioned table`);
+    if (registration) {
+      const titleField = registration.titleField;
       await insertFirstVersion(em, { appId, table, rowId: id, status: metaStatus, title: titleField ? String(row[titleField] ?? '') : null });
     }
     return id;

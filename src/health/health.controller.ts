@@ -23,7 +23,7 @@ export class HealthController {
   @ApiOperation({ summary: 'Readiness: the database answers (503 otherwise)' })
   async ready() {
     try {
-      await this.dataSource.query('SELECT 1');
+      await this.dataSource.query('SELECT 1'); // Raw SQL: a readiness ping, no table involved
     } catch {
       throw new ApiError(503, 'Database unavailable');
     }
