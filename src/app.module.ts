@@ -14,6 +14,7 @@ import { VersioningModule } from './versioning';
 import { DataRowsModule } from './data-rows';
 import { RelatedModule } from './related';
 import { RateLimitModule } from './rate-limit';
+import { OrdersModule } from './orders';
 
 @Module({})
 export class AppModule {
@@ -36,6 +37,7 @@ export class AppModule {
         MessagingModule,
         VersioningModule,
         DataRowsModule,
+        OrdersModule,
       ],
     };
   }

@@ -1,0 +1,11 @@
+export { Order } from './order.entity';
+export type { OrderStatus, PaymentStatus, PostalAddress } from './order.entity';
+export { OrderItem } from './order-item.entity';
+export type { ItemStatus, RedeemStatus } from './order-item.entity';
+export { PaymentEvent } from './payment-event.entity';
+
+import { Order } from './order.entity';
+import { OrderItem } from './order-item.entity';
+import { PaymentEvent } from './payment-event.entity';
+
+export const ORDER_ENTITIES = [Order, OrderItem, PaymentEvent];

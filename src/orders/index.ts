@@ -1,0 +1,2 @@
+/** The orders module's public surface: import from here, not from its files. */
+export { OrdersModule } from './orders.module';
