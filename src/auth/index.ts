@@ -1,7 +1,7 @@
 // The auth module's public surface: other modules import from '../auth', never from its files.
 export { AuthModule } from './auth.module';
 export { AuthCoreModule } from './auth-core.module';
-export { BearerGuard, OptionalBearerGuard, CustomerGuard, AdminGuard, isAppAdmin } from './auth.guards';
+export { BearerGuard, OptionalBearerGuard, CustomerGuard, AdminGuard, isAppAdmin, ADMIN_TABLE, CUSTOMER_TABLE } from './auth.guards';
 export { AUTH_TABLES, isAuthTable } from './auth-tables';
 export type { AuthTable } from './auth-tables';
 export { AccountsService } from './accounts.service';

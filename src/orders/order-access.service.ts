@@ -1,0 +1,92 @@
+import { Injectable } from '@nestjs/common';
+import { ADMIN_TABLE, CUSTOMER_TABLE, isAppAdmin } from '../auth';
+import { IdCipher } from '../common/id-cipher.service';
+import { RequestContext } from '../common/request-context';
+import { TransactionalConnection } from '../database/transactional-connection';
+import { Order } from './entities';
+import { ordersError } from './orders.errors';
+
+/**
+ * How a request names an order. An encrypted id (`_orderID`, or an `orderID` string) is a capability: it
+ * was handed to whoever created the order. A plain number can be guessed, so it only names an order of
+ * the caller's own (customer bearer) or of an app the caller administers.
+ */
+export interface OrderRef {
+  id: number;
+  encrypted: boolean;
+}
+
+export interface LoadOptions {
+  /** Lock the order row until the transaction ends (FOR UPDATE): writers of one order take turns. */
+  lock?: boolean;
+}
+
+/**
+ * Finds the order a request names, within the request's app, and decides whether the caller may use it.
+ * Unknown, another app's, another customer's and tampered ids all answer ORDER_NOT_FOUND.
+ *
+ * Reconciliation (SPEC "createOrder"): an order created without a customer JWT belongs to a placeholder
+ * customer; the first customer who uses it with a bearer (addCart, checkout, …) becomes its customer.
+ */
+@Injectable()
+export class OrderAccess {
+  constructor(
+    private readonly connection: TransactionalConnection,
+    private readonly cipher: IdCipher,
+  ) {}
+
+  /** The order a body names: `_orderID` (already decrypted), else `orderID` (an encrypted string or a plain number). */
+  refOf(ctx: RequestContext, body: { _orderID?: unknown; orderID?: unknown }): OrderRef {
+    if (body._orderID !== undefined) return { id: toId(body._orderID), encrypted: true };
+    if (typeof body.orderID === 'string') return this.encryptedRef(ctx, body.orderID);
+    return { id: toId(body.orderID), encrypted: false };
+  }
+
+  /** An encrypted order id from a path or a string field. */
+  encryptedRef(ctx: RequestContext, value: string): OrderRef {
+    return { id: this.cipher.decryptId(ctx.appId, value) ?? 0, encrypted: true };
+  }
+
+  /** The order, if the caller may use it; reconciles a placeholder order to an authenticated customer. */
+  async load(ctx: RequestContext, ref: OrderRef, options: LoadOptions = {}): Promise<Order> {
+    if (!(ref.id > 0)) throw ordersError('ORDER_NOT_FOUND');
+    const query = this.connection.repository(ctx, Order).createQueryBuilder('o').where('o.id = :id AND o.app_id = :appId', { id: ref.id, appId: ctx.appId });
+    if (options.lock) query.setLock('pessimistic_write');
+    const order = await query.getOne();
+    if (!order) throw ordersError('ORDER_NOT_FOUND');
+
+    const principal = ctx.principal?.appId === ctx.appId ? ctx.principal : null;
+    if (principal?.authTable === CUSTOMER_TABLE) {
+      if (order.customer_id === principal.userId) return order;
+      if (order.customer_is_placeholder && (await this.reconcile(ctx, order, principal.userId))) return order;
+      throw ordersError('ORDER_NOT_FOUND');
+    }
+    if (principal?.authTable === ADMIN_TABLE && isAppAdmin(principal)) return order;
+    if (ref.encrypted) return order;
+    throw ordersError('ORDER_NOT_FOUND');
+  }
+
+  /** Moves a placeholder order to `customerId`, unless another request reconciled it first. */
+  private async reconcile(ctx: RequestContext, order: Order, customerId: number): Promise<boolean> {
+    const result = await this.connection
+      .repository(ctx, Order)
+      .createQueryBuilder()
+      .update()
+      .set({ customer_id: customerId, customer_is_placeholder: false })
+      .where('id = :id AND app_id = :appId AND customer_is_placeholder', { id: order.id, appId: ctx.appId })
+      .execute();
+    if (!result.affected) return false;
+    order.customer_id = customerId;
+    order.customer_is_placeholder = false;
+    return true;
+  }
+
+  /** The encrypted form of an order id, for responses. */
+  encrypt(ctx: RequestContext, orderId: number): string {
+    return this.cipher.encryptId(ctx.appId, orderId);
+  }
+}
+
+function toId(value: unknown): number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : 0;
+}

@@ -1,0 +1,20 @@
+import { errorTable } from '../common/api-error';
+
+/**
+ * The shop's failures other than validation errors (those name a field: ApiError.field). An order that
+ * does not exist, belongs to another app or another customer, or is named by a tampered encrypted id is
+ * always ORDER_NOT_FOUND, so a caller cannot tell them apart.
+ */
+export const ordersError = errorTable({
+  ORDER_NOT_FOUND: { status: 404, message: 'Order not found' },
+  /** The order's status does not allow the action; detail: "<action> an order that is <status>". */
+  ORDER_STATE: { status: 400, message: (detail) => `Cannot ${detail}` },
+  /** The app has no private key for the chosen mode (detail: live or test), or no webhook secret. */
+  PAYMENT_NOT_CONFIGURED: { status: 400, message: (detail) => `Payments are not configured for this app (${detail})` },
+  /** The payment provider failed or could not be reached; detail: what it said. */
+  PAYMENT_PROVIDER_ERROR: { status: 502, message: (detail) => `Payment provider error: ${detail}` },
+  INVALID_WEBHOOK_SIGNATURE: { status: 400, message: 'Invalid payment webhook signature' },
+  PAYMENT_NOT_SUCCEEDED: { status: 400, message: 'Payment has not succeeded' },
+});
+
+export type OrdersErrorCode = keyof typeof ordersError.table;

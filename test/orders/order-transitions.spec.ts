@@ -1,0 +1,42 @@
+import { OrderStatus } from '../../src/orders/entities';
+import { allows, labelOf, ORDER_TRANSITIONS, OrderAction, requireTransition } from '../../src/orders/order-transitions';
+
+const STATUSES: OrderStatus[] = ['New', 'Paid', 'Ordered'];
+
+/** For each action, the statuses it applies to and what it sets (SPEC "Order status"). */
+function table(action: OrderAction): Record<OrderStatus, string> {
+  return Object.fromEntries(STATUSES.map((s) => [s, allows(action, s) ? `→ ${ORDER_TRANSITIONS[action].to ?? s}` : 'refused'])) as Record<OrderStatus, string>;
+}
+
+describe('order transitions', () => {
+  it('only a New order has a cart that changes, and emptying it leaves it New', () => {
+    expect(table('editCart')).toEqual({ New: '→ New', Paid: 'refused', Ordered: 'refused' });
+    expect(table('emptyCart')).toEqual({ New: '→ New', Paid: 'refused', Ordered: 'refused' });
+    expect(table('checkout')).toEqual({ New: '→ New', Paid: 'refused', Ordered: 'refused' });
+  });
+
+  it('a card payment makes a New order Paid, Order Only makes it Ordered, each once', () => {
+    expect(table('payByCard')).toEqual({ New: '→ Paid', Paid: 'refused', Ordered: 'refused' });
+    expect(table('submitOrderOnly')).toEqual({ New: '→ Ordered', Paid: 'refused', Ordered: 'refused' });
+  });
+
+  it('REDO re-runs a completed order and keeps its status', () => {
+    expect(table('redo')).toEqual({ New: 'refused', Paid: '→ Paid', Ordered: '→ Ordered' });
+  });
+
+  it('a refusal is a 400 that names the action and the status', () => {
+    expect(() => requireTransition('editCart', 'Paid')).toThrow('Cannot change the cart of an order that is Paid');
+    let refusal: unknown;
+    try {
+      requireTransition('payByCard', 'Ordered');
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toMatchObject({ httpStatus: 400, message: 'Cannot complete a card payment of an order that is Ordered' });
+    expect(requireTransition('payByCard', 'New').to).toBe('Paid');
+  });
+
+  it('the label mirrors the status', () => {
+    expect(STATUSES.map(labelOf)).toEqual(STATUSES);
+  });
+});
