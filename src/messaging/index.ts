@@ -1,5 +1,7 @@
 /** The messaging module's public surface: import from here, not from its files. */
 export { MailModule } from './mail.module';
+export { MailOutbox } from './mail-outbox.service';
+export type { OutboxMail } from './mail-outbox.service';
 export { MessagingModule } from './messaging.module';
 export { NotificationSender } from './notification-sender.service';
 export type { SenderRun } from './notification-sender.service';

@@ -5,6 +5,7 @@ import { Notification } from './entities/notification.entity';
 import { MessagingController } from './messaging.controller';
 import { NotificationSender } from './notification-sender.service';
 import { NotificationService } from './notification.service';
+import { MailOutbox } from './mail-outbox.service';
 import { PushService } from './push.service';
 import { SqlMergeSource } from './sql-merge-source';
 
@@ -12,7 +13,7 @@ import { SqlMergeSource } from './sql-merge-source';
 @Module({
   imports: [TypeOrmModule.forFeature([Notification, NotificationLog])],
   controllers: [MessagingController],
-  providers: [NotificationService, NotificationSender, SqlMergeSource, PushService],
-  exports: [NotificationService, NotificationSender],
+  providers: [NotificationService, NotificationSender, SqlMergeSource, PushService, MailOutbox],
+  exports: [NotificationService, NotificationSender, MailOutbox],
 })
 export class MessagingModule {}

@@ -11,8 +11,8 @@ import { TransactionalConnection } from '../database/transactional-connection';
 import { NotificationLog } from './entities/notification-log.entity';
 
 /** A claimed Pending row of core_notification_log: the mail as merged at request time. */
-type ClaimedRow = Pick<NotificationLog, 'id' | 'app_id' | 'email' | 'email_from' | 'email_cc' | 'email_bcc' | 'subject' | 'body' | 'attempts'>;
-const CLAIMED_COLUMNS: (keyof ClaimedRow)[] = ['id', 'app_id', 'email', 'email_from', 'email_cc', 'email_bcc', 'subject', 'body', 'attempts'];
+type ClaimedRow = Pick<NotificationLog, 'id' | 'app_id' | 'email' | 'email_from' | 'email_cc' | 'email_bcc' | 'subject' | 'body' | 'content_type' | 'attempts'>;
+const CLAIMED_COLUMNS: (keyof ClaimedRow)[] = ['id', 'app_id', 'email', 'email_from', 'email_cc', 'email_bcc', 'subject', 'body', 'content_type', 'attempts'];
 
 export interface SenderRun {
   claimed: number;
@@ -211,7 +211,7 @@ export class NotificationSender implements OnApplicationBootstrap, OnModuleDestr
         cc: row.email === null ? undefined : (row.email_cc ?? undefined),
         bcc: row.email_bcc ?? undefined,
         subject: row.subject,
-        html: row.body,
+        ...(row.content_type === 'text' ? { text: row.body } : { html: row.body }),
         messageId: `<notification-${row.id}.${row.app_id}@${domainOf(row.email_from)}>`,
       });
     } catch (error) {

@@ -3,6 +3,7 @@ import { Site } from '../../app-context';
 import { Notification } from './notification.entity';
 
 export type NotificationStatus = 'Pending' | 'Sent' | 'Failed';
+export type MailContentType = 'html' | 'text';
 
 /**
  * A row of core_notification_log: one accepted notification, merged at request time. It is also the
@@ -10,6 +11,7 @@ export type NotificationStatus = 'Pending' | 'Sent' | 'Failed';
  */
 @Entity('core_notification_log')
 @Check('core_notification_log_status_check', `status IN ('Pending', 'Sent', 'Failed')`)
+@Check('core_notification_log_content_type_check', `content_type IN ('html', 'text')`)
 @Index('core_notification_log_due_idx', ['next_attempt', 'id'], { where: `status = 'Pending'` }) // the sender's work queue
 @Index('core_notification_log_app_idx', ['app_id', 'created'])
 export class NotificationLog {
@@ -66,6 +68,10 @@ export class NotificationLog {
 
   @Column({ type: 'text' })
   body: string;
+
+  /** Whether `body` is sent as HTML (notifications, the order confirmation) or as plain text (the shop's admin mail). */
+  @Column({ type: 'varchar', length: 10, default: 'html' })
+  content_type: MailContentType;
 
   @Column({ type: 'integer', default: 0 })
   attempts: number;
