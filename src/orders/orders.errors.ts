@@ -13,7 +13,16 @@ export const ordersError = errorTable({
   PAYMENT_NOT_CONFIGURED: { status: 400, message: (detail) => `Payments are not configured for this app (${detail})` },
   /** The payment provider failed or could not be reached; detail: what it said. */
   PAYMENT_PROVIDER_ERROR: { status: 502, message: (detail) => `Payment provider error: ${detail}` },
+  /** The provider refused a payment request as invalid (detail: its message), e.g. an idempotency key reused with other parameters. */
+  PAYMENT_REQUEST_INVALID: { status: 400, message: (detail) => `Payment request rejected by the provider: ${detail}` },
+  /** A card error from the provider (detail: its message). */
+  PAYMENT_DECLINED: { status: 400, message: (detail) => `Payment declined: ${detail}` },
+  /** A payment intent id that is malformed, or unknown to the provider under the app's key. */
+  PAYMENT_INTENT_NOT_FOUND: { status: 404, message: 'Payment intent not found' },
+  /** No stripe-signature header, a malformed, wrong or too old signature, or an altered body (the reason goes to the log). */
   INVALID_WEBHOOK_SIGNATURE: { status: 400, message: 'Invalid payment webhook signature' },
+  /** A correctly signed body that is not a JSON event. */
+  INVALID_WEBHOOK_PAYLOAD: { status: 400, message: 'Invalid payment webhook payload' },
   PAYMENT_NOT_SUCCEEDED: { status: 400, message: 'Payment has not succeeded' },
 });
 

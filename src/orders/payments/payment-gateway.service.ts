@@ -1,0 +1,217 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import Stripe from 'stripe';
+import { ApiError } from '../../common/api-error';
+import { TenantSite } from '../../common/request-context';
+import { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/config.module';
+import { ordersError } from '../orders.errors';
+
+/** A payment intent as the shop needs it (the provider's object has far more). */
+export interface PaymentIntentView {
+  id: string;
+  clientSecret: string;
+  status: string;
+  amount: number;
+  currency: string;
+  metadata: Record<string, string>;
+}
+
+export interface CreateIntentRequest {
+  /** Smallest currency unit (cents). */
+  amount: number;
+  /** ISO 4217, any case (sent lower-case). */
+  currency: string;
+  metadata: Record<string, string>;
+  /** The same key returns the same intent (the provider's idempotent requests); one per order and amount. */
+  idempotencyKey: string;
+}
+
+/**
+ * How long one request to the provider may take, and how often the SDK retries a connection failure, a
+ * 409 or a 5xx. A retry reuses the request's idempotency key, so it never creates a second intent; one
+ * retry rides over a dropped keep-alive socket or a blip, more would only hold the shopper's checkout
+ * open (each attempt may take the whole timeout).
+ */
+export const PAYMENT_NETWORK_DEFAULTS = { timeoutMs: 15_000, maxNetworkRetries: 1 };
+
+/** Webhook timestamps older (or newer) than this are refused: replayed deliveries (SPEC "payment-webhook"). */
+export const WEBHOOK_TOLERANCE_SECONDS = 300;
+
+/** Clients kept, one per private key, least recently used dropped first. */
+const MAX_CLIENTS = 256;
+
+/** What a payment intent id looks like; anything else is not sent to the provider. */
+const INTENT_ID = /^pi_[A-Za-z0-9_]{1,250}$/;
+
+/**
+ * The payment provider through its own SDK (`stripe`). Keys are per app (core_sites
+ * `payment_test_private_key` / `payment_live_private_key`, chosen by `production`); one SDK client per key,
+ * cached. PAYMENT_API_URL points every client at another host (a local double of the provider's API in
+ * tests) through the SDK's host, port and protocol options; only the URL's origin is used.
+ *
+ * Failures become ApiErrors of the orders' table: a missing key 400 naming the column, invalid requests and
+ * card errors 400, an unknown intent 404, anything else the provider or the network does 502
+ * `Payment provider error: …`.
+ */
+@Injectable()
+export class PaymentGateway {
+  private readonly logger = new Logger(PaymentGateway.name);
+  private readonly clients = new Map<string, Stripe>();
+  private readonly endpoint: Pick<Stripe.StripeConfig, 'host' | 'port' | 'protocol'>;
+  /** Per-request network settings (PAYMENT_NETWORK_DEFAULTS); a fault test may shorten the timeout. */
+  readonly network = { ...PAYMENT_NETWORK_DEFAULTS };
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.endpoint = config.paymentApiUrl ? endpointOf(config.paymentApiUrl) : {};
+  }
+
+  async createIntent(site: TenantSite, production: boolean, request: CreateIntentRequest): Promise<PaymentIntentView> {
+    const client = this.client(site, production);
+    try {
+      const intent = await client.paymentIntents.create(
+        {
+          amount: request.amount,
+          currency: request.currency.toLowerCase(),
+          metadata: request.metadata,
+          // Card payments only (this API version's name for the old payment_method_types): the client
+          // confirms with the card details it sends to the provider itself.
+          allowed_payment_method_types: ['card'],
+        },
+        { idempotencyKey: request.idempotencyKey, ...this.requestOptions() },
+      );
+      return viewOf(intent);
+    } catch (error) {
+      throw this.failure(error, site, production, 'create payment intent');
+    }
+  }
+
+  async retrieveIntent(site: TenantSite, production: boolean, intentId: string): Promise<PaymentIntentView> {
+    const client = this.client(site, production);
+    if (typeof intentId !== 'string' || !INTENT_ID.test(intentId)) throw ordersError('PAYMENT_INTENT_NOT_FOUND');
+    try {
+      return viewOf(await client.paymentIntents.retrieve(intentId, undefined, this.requestOptions()));
+    } catch (error) {
+      throw this.failure(error, site, production, 'retrieve payment intent');
+    }
+  }
+
+  /**
+   * The event the provider signed, checked on the exact bytes received (`stripe-signature` header, the
+   * app's payment_webhook_secret, 300 s tolerance). No client and no network: the SDK's webhooks helper.
+   */
+  verifyEvent(rawBody: Buffer, signature: string | undefined, webhookSecret: string | null): Stripe.Event {
+    if (typeof webhookSecret !== 'string' || webhookSecret.trim() === '') throw ordersError('PAYMENT_NOT_CONFIGURED', { detail: 'payment_webhook_secret is not set' });
+    if (typeof signature !== 'string' || signature.trim() === '') throw this.refused('no stripe-signature header');
+    if (!Buffer.isBuffer(rawBody)) throw this.refused('no raw request body');
+    let event: Stripe.Event;
+    try {
+      event = Stripe.webhooks.constructEvent(rawBody, signature, webhookSecret, WEBHOOK_TOLERANCE_SECONDS);
+    } catch (error) {
+      if (error instanceof Stripe.errors.StripeSignatureVerificationError) throw this.refused(signatureFailure(error.message));
+      throw ordersError('INVALID_WEBHOOK_PAYLOAD'); // signed, but not JSON
+    }
+    if (!event || typeof event !== 'object' || typeof event.id !== 'string' || typeof event.type !== 'string') throw ordersError('INVALID_WEBHOOK_PAYLOAD');
+    return event;
+  }
+
+  /** A refused webhook: one answer for every reason (the reason goes to the log, for whoever set the secret up). */
+  private refused(reason: string): ApiError {
+    this.logger.warn({ reason }, 'payment webhook refused');
+    return ordersError('INVALID_WEBHOOK_SIGNATURE');
+  }
+
+  private requestOptions(): Stripe.RequestOptions {
+    return { timeout: this.network.timeoutMs, maxNetworkRetries: this.network.maxNetworkRetries };
+  }
+
+  /** The cached client of the key `production` selects; 400 naming the column when the app has none. */
+  private client(site: TenantSite, production: boolean): Stripe {
+    const column = keyColumn(production);
+    const key = site[column];
+    if (typeof key !== 'string' || key.trim() === '') throw ordersError('PAYMENT_NOT_CONFIGURED', { detail: `${column} is not set` });
+    let client = this.clients.get(key);
+    if (client) {
+      this.clients.delete(key); // most recently used goes last
+    } else {
+      client = new Stripe(key, {
+        ...this.endpoint,
+        timeout: PAYMENT_NETWORK_DEFAULTS.timeoutMs,
+        maxNetworkRetries: PAYMENT_NETWORK_DEFAULTS.maxNetworkRetries,
+        telemetry: false,
+      });
+      if (this.clients.size >= MAX_CLIENTS) this.clients.delete(this.clients.keys().next().value as string);
+    }
+    this.clients.set(key, client);
+    return client;
+  }
+
+  /** A provider or network failure as the ApiError to answer with; logged with the app and the provider's request id. */
+  private failure(error: unknown, site: TenantSite, production: boolean, operation: string): ApiError {
+    if (error instanceof ApiError) return error;
+    if (!(error instanceof Stripe.errors.StripeError)) {
+      this.logger.error({ appId: site.id, err: (error as Error)?.message }, `${operation} failed`);
+      return ordersError('PAYMENT_PROVIDER_ERROR', { detail: 'unexpected failure' });
+    }
+    this.logger.warn(
+      { appId: site.id, type: error.type, statusCode: error.statusCode, code: error.code, requestId: error.requestId, err: oneLine(error.message) },
+      `${operation} failed at the payment provider`,
+    );
+    if (error instanceof Stripe.errors.StripeCardError) return ordersError('PAYMENT_DECLINED', { detail: oneLine(error.message) });
+    if (error instanceof Stripe.errors.StripeInvalidRequestError || error instanceof Stripe.errors.StripeIdempotencyError) {
+      if (error.statusCode === 404 || error.code === 'resource_missing') return ordersError('PAYMENT_INTENT_NOT_FOUND');
+      return ordersError('PAYMENT_REQUEST_INVALID', { detail: oneLine(error.message) });
+    }
+    if (error instanceof Stripe.errors.StripeAuthenticationError || error instanceof Stripe.errors.StripePermissionError) {
+      // The provider's message quotes part of the key: not for the shopper.
+      return ordersError('PAYMENT_PROVIDER_ERROR', { detail: `the provider refused the app's ${keyColumn(production)} (HTTP ${error.statusCode ?? 401})` });
+    }
+    if (error instanceof Stripe.errors.StripeConnectionError) {
+      const timedOut = /timeout/i.test(error.message);
+      return ordersError('PAYMENT_PROVIDER_ERROR', {
+        detail: timedOut ? `no answer within ${Math.round(this.network.timeoutMs / 1000)} s` : 'could not connect to the provider',
+      });
+    }
+    const status = error.statusCode ? ` (HTTP ${error.statusCode})` : '';
+    return ordersError('PAYMENT_PROVIDER_ERROR', { detail: `${oneLine(error.message)}${status}` });
+  }
+}
+
+function keyColumn(production: boolean): 'payment_live_private_key' | 'payment_test_private_key' {
+  return production ? 'payment_live_private_key' : 'payment_test_private_key';
+}
+
+function viewOf(intent: Stripe.PaymentIntent): PaymentIntentView {
+  return {
+    id: intent.id,
+    clientSecret: intent.client_secret ?? '',
+    status: intent.status,
+    amount: intent.amount,
+    currency: intent.currency,
+    metadata: { ...(intent.metadata ?? {}) },
+  };
+}
+
+/** PAYMENT_API_URL as the SDK's host, port and protocol options. */
+function endpointOf(url: string): Pick<Stripe.StripeConfig, 'host' | 'port' | 'protocol'> {
+  const parsed = new URL(url);
+  const protocol = parsed.protocol === 'http:' ? 'http' : 'https';
+  return {
+    host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'), // an IPv6 literal without its brackets
+    port: parsed.port || (protocol === 'http' ? 80 : 443),
+    protocol,
+  };
+}
+
+/** The SDK's verification failures, shortened for the answer. */
+function signatureFailure(message: string): string {
+  if (message.startsWith('Unable to extract timestamp and signatures')) return 'malformed stripe-signature header';
+  if (message.startsWith('Timestamp outside the tolerance zone')) return `timestamp outside the ${WEBHOOK_TOLERANCE_SECONDS} s tolerance`;
+  if (message.startsWith('No signatures found matching')) return 'signature does not match the payload';
+  return oneLine(message);
+}
+
+/** A provider message on one line, never longer than 200 characters. */
+function oneLine(message: string): string {
+  const line = (message ?? '').replace(/\s+/g, ' ').trim();
+  return line.length > 200 ? `${line.slice(0, 197)}...` : line || 'unknown error';
+}
