@@ -168,7 +168,7 @@ export class PaymentGateway {
     if (error instanceof Stripe.errors.StripeConnectionError) {
       const timedOut = /timeout/i.test(error.message);
       return ordersError('PAYMENT_PROVIDER_ERROR', {
-        detail: timedOut ? `no answer within ${Math.round(this.network.timeoutMs / 1000)} s` : 'could not connect to the provider',
+        detail: timedOut ? `no answer within ${this.network.timeoutMs / 1000} s` : 'could not connect to the provider',
       });
     }
     const status = error.statusCode ? ` (HTTP ${error.statusCode})` : '';
