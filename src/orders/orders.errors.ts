@@ -9,7 +9,7 @@ export const ordersError = errorTable({
   ORDER_NOT_FOUND: { status: 404, message: 'Order not found' },
   /** The order's status does not allow the action; detail: "<action> an order that is <status>". */
   ORDER_STATE: { status: 400, message: (detail) => `Cannot ${detail}` },
-  /** The app has no private key for the chosen mode (detail: live or test), or no webhook secret. */
+  /** The app has no private key for the chosen mode, or no webhook secret (detail: `<core_sites column> is not set`). */
   PAYMENT_NOT_CONFIGURED: { status: 400, message: (detail) => `Payments are not configured for this app (${detail})` },
   /** The payment provider failed or could not be reached; detail: what it said. */
   PAYMENT_PROVIDER_ERROR: { status: 502, message: (detail) => `Payment provider error: ${detail}` },

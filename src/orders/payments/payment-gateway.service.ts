@@ -158,7 +158,7 @@ export class PaymentGateway {
     );
     if (error instanceof Stripe.errors.StripeCardError) return ordersError('PAYMENT_DECLINED', { detail: oneLine(error.message) });
     if (error instanceof Stripe.errors.StripeInvalidRequestError || error instanceof Stripe.errors.StripeIdempotencyError) {
-      if (error.statusCode === 404 || error.code === 'resource_missing') return ordersError('PAYMENT_INTENT_NOT_FOUND');
+      if (error.statusCode === 404) return ordersError('PAYMENT_INTENT_NOT_FOUND'); // the only object we name is the intent
       return ordersError('PAYMENT_REQUEST_INVALID', { detail: oneLine(error.message) });
     }
     if (error instanceof Stripe.errors.StripeAuthenticationError || error instanceof Stripe.errors.StripePermissionError) {
