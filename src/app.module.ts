@@ -15,6 +15,7 @@ import { DataRowsModule } from './data-rows';
 import { RelatedModule } from './related';
 import { RateLimitModule } from './rate-limit';
 import { OrdersModule } from './orders';
+import { TokensModule } from './tokens';
 
 @Module({})
 export class AppModule {
@@ -37,6 +38,7 @@ export class AppModule {
         MessagingModule,
         VersioningModule,
         DataRowsModule,
+        TokensModule,
         OrdersModule,
       ],
     };

@@ -36,6 +36,24 @@ export class RelatedLinks {
     return rows[0]?.expires ?? null;
   }
 
+  /**
+   * The `linked` ids of the app's links named `name` from the record `masterId` of `parentTable`, newest
+   * first. A link names its parent by master_id (/addrelated sets it) or only by parent_id (fixture rows
+   * leave master_id null): both count. Expired links do not.
+   */
+  async linkedFrom(scope: TransactionScope, appId: number, parentTable: string, masterId: number, name: string): Promise<number[]> {
+    const rows = await this.connection
+      .repository(scope, Related)
+      .createQueryBuilder('r')
+      .select('r.linked', 'linked')
+      .where('r.app_id = :appId AND r.parent_table = :parentTable AND r.name = :name', { appId, parentTable, name })
+      .andWhere('(r.master_id = :masterId OR r.parent_id = :masterId)', { masterId })
+      .andWhere('(r.expires IS NULL OR r.expires > now())')
+      .orderBy('r.id', 'DESC')
+      .getRawMany<{ linked: number }>();
+    return rows.map((r) => r.linked);
+  }
+
   /** The `linked` ids of the app's links named `name` from the record `masterId` that have not expired. */
   async activeLinked(scope: TransactionScope, appId: number, masterId: number, name: string): Promise<number[]> {
     const rows = await this.connection

@@ -1,0 +1,68 @@
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Site } from '../../app-context';
+import type { TokenStatus } from '../token-transitions';
+
+/**
+ * A row of core_tokens (SPEC "Token columns"): one digital access token, issued by order completion for
+ * one unit (`item_unit`, 1..Qty) of an IsDigital order item. UNIQUE (order_item_id, item_unit) makes a
+ * second issuance for the same item impossible. product_id is the product version row current at
+ * purchase (it maps to the master id through core_data). There is deliberately no foreign key to
+ * core_orders: the tokens module does not depend on the orders module.
+ */
+@Entity('core_tokens')
+@Check('core_tokens_status_check', `status IN ('pending', 'gift_pending', 'active', 'expired')`)
+@Check('core_tokens_item_unit_check', 'item_unit >= 1')
+@Unique('core_tokens_token_value_key', ['token_value'])
+@Unique('core_tokens_order_item_id_item_unit_key', ['order_item_id', 'item_unit'])
+@Index('core_tokens_app_customer_idx', ['app_id', 'customer_id'])
+export class Token {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ type: 'integer' })
+  app_id: number;
+
+  @ManyToOne(() => Site, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'app_id', foreignKeyConstraintName: 'core_tokens_app_id_fkey' })
+  site?: Site;
+
+  /** 64 hex characters: 32 bytes from the operating system's secure random source. */
+  @Column({ type: 'varchar', length: 100 })
+  token_value: string;
+
+  @Column({ type: 'integer' })
+  product_id: number;
+
+  /** The owning customer; null for a gift token until it is redeemed. */
+  @Column({ type: 'integer', nullable: true })
+  customer_id: number | null;
+
+  @Column({ type: 'integer' })
+  order_id: number;
+
+  @Column({ type: 'integer' })
+  order_item_id: number;
+
+  /** Which unit of the order item (1..Qty) this token is for. */
+  @Column({ type: 'integer' })
+  item_unit: number;
+
+  @Column({ type: 'varchar', length: 20, default: 'pending' })
+  status: TokenStatus;
+
+  /** Null: never expires. */
+  @Column({ type: 'timestamptz', nullable: true })
+  expiry_date: Date | null;
+
+  @Column({ type: 'integer', default: 0 })
+  activations: number;
+
+  @Column({ type: 'integer', default: 3 })
+  maximum_activations: number;
+
+  @CreateDateColumn({ type: 'timestamptz' })
+  created_date: Date;
+
+  @Column({ type: 'timestamptz', nullable: true })
+  last_activated: Date | null;
+}

@@ -1,0 +1,50 @@
+/** The values of core_tokens.status (SPEC "Token status"). */
+export const TOKEN_STATUSES = ['pending', 'gift_pending', 'active', 'expired'] as const;
+export type TokenStatus = (typeof TOKEN_STATUSES)[number];
+
+/** One row of the token status table: the statuses a trigger applies to and the status it leaves. */
+export interface TokenTransition {
+  /** The statuses the trigger changes; empty for issuance (the token does not exist yet). */
+  from: readonly TokenStatus[];
+  to: TokenStatus;
+  /** What else happens (documentation, and what the service writes in the same statement). */
+  also: string;
+}
+
+/**
+ * The token status table of SPEC "Token status", one entry per trigger. Services read `from` for the
+ * WHERE of their conditional UPDATE and `to` for its SET, so a status change is decided here only.
+ */
+export const TOKEN_TRANSITIONS = {
+  /** Order completion, an IsDigital item that is not a gift. A linked template's status_default (pending or active) replaces `to`. */
+  issue: { from: [], to: 'pending', also: 'activations 0; expiry from the template; linked to the purchaser (core_related core_customers → core_tokens)' },
+  /** Order completion, an item whose RedeemStatus is gift or gift_pending. */
+  issueGift: { from: [], to: 'gift_pending', also: 'no customer and no ownership link; the value goes to the confirmation mail and orderStatus' },
+  /** activateToken on a valid token (not expired by date, activations below the maximum). */
+  activate: { from: ['pending', 'active'], to: 'active', also: 'activations + 1; last_activated now' },
+  /** validateToken or activateToken find expiry_date passed. */
+  reachExpiry: { from: ['pending', 'active'], to: 'expired', also: "validation fails with 'Token has expired'" },
+  /** expireToken (admin): always. */
+  expire: { from: TOKEN_STATUSES, to: 'expired', also: 'nothing else' },
+  /** extendToken (admin): an expired token becomes active; every other status keeps its status and only gets the new expiry. */
+  extend: { from: ['expired'], to: 'active', also: 'expiry_date = the later of now and expiry_date, plus days' },
+  /** redeemToken by an authenticated customer, on a token not expired by date and below its maximum. */
+  redeem: { from: ['gift_pending'], to: 'active', also: 'customer_id = the caller, activations 1, last_activated now, ownership link to the caller' },
+} as const satisfies Record<string, TokenTransition>;
+
+export type TokenTrigger = keyof typeof TOKEN_TRANSITIONS;
+
+export function isTokenStatus(value: unknown): value is TokenStatus {
+  return (TOKEN_STATUSES as readonly unknown[]).includes(value);
+}
+
+/** The status `trigger` leaves a token of `status` in, or null when the trigger does not apply to it. */
+export function statusAfter(trigger: TokenTrigger, status: TokenStatus): TokenStatus | null {
+  const transition: TokenTransition = TOKEN_TRANSITIONS[trigger];
+  return transition.from.includes(status) ? transition.to : null;
+}
+
+/** `trigger`'s from-statuses, for the `status IN (:...from)` of its conditional UPDATE. */
+export function fromStatuses(trigger: TokenTrigger): TokenStatus[] {
+  return [...TOKEN_TRANSITIONS[trigger].from];
+}

@@ -1,0 +1,177 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Res, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { AdminGuard, CustomerGuard, OptionalBearerGuard } from '../auth';
+import { ApiError } from '../common/api-error';
+import { success } from '../common/envelope';
+import { MAX_ID } from '../common/id-cipher.service';
+import { Ctx, RequestContext } from '../common/request-context';
+import { Transactional } from '../common/transactional';
+import { customerRow, publicRow, TokenRow } from './token-rows';
+import { ActivateTokenRequest, CustomerTokensRequest, ExpireTokenRequest, ExtendTokenRequest, RedeemTokenRequest, ValidateTokenRequest } from './tokens.dto';
+import { failureMessage, TokenFailure, tokensError } from './tokens.errors';
+import { TokensService } from './tokens.service';
+
+const CUSTOMERS = 'core_customers';
+const MAX_EXTEND_DAYS = 36_500;
+
+const ROW = 'id, token_value, product_id, customer_id, order_id, status, expiry_date, activations, maximum_activations, created_date, last_activated';
+const VALIDATION_MESSAGES =
+  "Token not found (also a token of another product) / No valid token found for customer and product (mode 2) / Token product version not found / Gift token must be redeemed first (status gift_pending) / Token has expired / Token activation limit exceeded / Error validating token";
+const NOT_FOUND_404 = '{ status: Failed, message: Token not found, data: null } (also a token of another app)';
+const ADMIN_401 = 'Unauthorized: no bearer, or an invalid one';
+const ADMIN_403 = 'Insufficient permissions: the bearer is a customer or a non-admin user';
+
+/**
+ * Digital access tokens (SPEC "Digital access tokens"). Tokens are issued by order completion
+ * (TokenIssuer), never here. `productId` is always a product master id. Every query names the request's app.
+ */
+@ApiTags('Digital access tokens')
+@Controller('ecommerce')
+export class TokensController {
+  constructor(private readonly tokens: TokensService) {}
+
+  /*
+   * Mode 1 (tokenValue) needs no bearer; an Authorization header that is sent must still be valid. Its only
+   * write is the conditional UPDATE that turns a token past its expiry date `expired`.
+   */
+  @Post('validateToken')
+  @HttpCode(200)
+  @UseGuards(OptionalBearerGuard)
+  @Transactional()
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Check a token for a product: mode 1 by tokenValue, mode 2 (no tokenValue) the customer bearer’s token for the product' })
+  @ApiResponse({ status: 200, description: `{ status: Success, message: Token is valid, data: { ${ROW} } }, or a failure, also HTTP 200: { status: Failed, message, data: <token row or null> } with message ${VALIDATION_MESSAGES}. A token past its expiry date becomes expired.` })
+  @ApiResponse({ status: 400, description: 'Validation error (productId, tokenValue)' })
+  @ApiResponse({ status: 401, description: 'No tokenValue and no customer bearer (mode 2), or an invalid bearer' })
+  async validateToken(@Ctx() ctx: RequestContext, @Body() body: ValidateTokenRequest) {
+    const appId = ctx.appId;
+    let outcome;
+    if (body.tokenValue) {
+      outcome = await this.tokens.validate(ctx, appId, body.tokenValue, body.productId);
+    } else {
+      const customerId = customerOf(ctx);
+      if (customerId === null) throw tokensError('CUSTOMER_REQUIRED');
+      outcome = await this.tokens.validateForCustomer(ctx, appId, customerId, body.productId);
+    }
+    if (!outcome.ok) return failed(outcome.failure, outcome.row && publicRow(outcome.row));
+    return success({ message: 'Token is valid', data: publicRow(outcome.row) });
+  }
+
+  @Post('activateToken')
+  @HttpCode(200)
+  @UseGuards(OptionalBearerGuard)
+  @Transactional()
+  @ApiOperation({ summary: 'Validate and count one activation in one conditional update (status becomes active)' })
+  @ApiResponse({ status: 200, description: `{ status: Success, message: Token activated, data: { ${ROW} } }` })
+  @ApiResponse({ status: 400, description: `Our failure body (the spec shows none): { status: Failed, message, data: <token row or null> } with the validation messages: ${VALIDATION_MESSAGES}; or Validation error (tokenValue, productId)` })
+  async activateToken(@Ctx() ctx: RequestContext, @Body() body: ActivateTokenRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const outcome = await this.tokens.activate(ctx, ctx.appId, body.tokenValue, body.productId);
+    if (!outcome.ok) {
+      // Answered, not thrown: the transaction commits, so a token found past its expiry date stays `expired`.
+      reply.status(400);
+      return failed(outcome.failure, outcome.row && publicRow(outcome.row));
+    }
+    return success({ message: 'Token activated', data: publicRow(outcome.row) });
+  }
+
+  @Post('redeemToken')
+  @HttpCode(200)
+  @UseGuards(CustomerGuard)
+  @Transactional()
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Redeem a gift token: ownership moves to the customer of the bearer, activations 1, status active (one conditional update)' })
+  @ApiResponse({ status: 200, description: '{ status: Success, message: Gift token redeemed, data: { id, token_value, customer_id, status: active, activations: 1, master_product_id } }' })
+  @ApiResponse({ status: 400, description: '{ status: Failed, message, data: null }: Token not found (also a token of another product than productId) / Token has expired / Token activation limit exceeded / Token product version not found / Token is not redeemable as a gift (not gift_pending, e.g. already redeemed); or Validation error' })
+  @ApiResponse({ status: 401, description: 'No customer bearer' })
+  async redeemToken(@Ctx() ctx: RequestContext, @Body() body: RedeemTokenRequest) {
+    const outcome = await this.tokens.redeem(ctx, ctx.appId, ctx.principal!.userId, body.tokenValue, body.productId);
+    if (!outcome.ok) throw tokensError(outcome.failure, { body: { data: null } });
+    return success({ message: 'Gift token redeemed', data: outcome.token });
+  }
+
+  @Post('expireToken')
+  @HttpCode(200)
+  @UseGuards(AdminGuard)
+  @Transactional()
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Admin: the token becomes expired, whatever its status' })
+  @ApiResponse({ status: 200, description: '{ status: Success, message: Token expired }' })
+  @ApiResponse({ status: 400, description: 'Validation error (tokenId)' })
+  @ApiResponse({ status: 401, description: ADMIN_401 })
+  @ApiResponse({ status: 403, description: ADMIN_403 })
+  @ApiResponse({ status: 404, description: NOT_FOUND_404 })
+  async expireToken(@Ctx() ctx: RequestContext, @Body() body: ExpireTokenRequest) {
+    await this.tokens.expire(ctx, ctx.appId, body.tokenId);
+    return success({ message: 'Token expired' });
+  }
+
+  @Post('extendToken')
+  @HttpCode(200)
+  @UseGuards(AdminGuard)
+  @Transactional()
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Admin: expiry = the later of now and the current expiry (now when it has none), plus days; an expired token becomes active' })
+  @ApiResponse({ status: 200, description: '{ status: Success, message: Token extended by <days> day(s), data: { newExpiry: <ISO datetime> } }' })
+  @ApiResponse({ status: 400, description: '{ status: Failed, message: tokenId and days (>= 1) are required, errors: [{ field, message }] }' })
+  @ApiResponse({ status: 401, description: ADMIN_401 })
+  @ApiResponse({ status: 403, description: ADMIN_403 })
+  @ApiResponse({ status: 404, description: NOT_FOUND_404 })
+  async extendToken(@Ctx() ctx: RequestContext, @Body() body: ExtendTokenRequest) {
+    const tokenId = body.tokenId;
+    const days = body.days;
+    if (!isInteger(tokenId, 1, MAX_ID)) throw extendInput('tokenId', `tokenId must be an integer from 1 to ${MAX_ID}`);
+    if (!isInteger(days, 1, MAX_EXTEND_DAYS)) throw extendInput('days', `days must be an integer from 1 to ${MAX_EXTEND_DAYS}`);
+    const token = await this.tokens.extend(ctx, ctx.appId, tokenId, days);
+    return success({ message: `Token extended by ${days} day(s)`, data: { newExpiry: token.expiry_date!.toISOString() } });
+  }
+
+  @Get('getToken/:id')
+  @UseGuards(AdminGuard)
+  @ApiBearerAuth()
+  @ApiParam({ name: 'id', type: Number, description: 'Token id' })
+  @ApiOperation({ summary: 'Admin: one token of the app, including order_item_id' })
+  @ApiResponse({ status: 200, description: `{ status: Success, message: Token found, data: { ${ROW}, order_item_id } }` })
+  @ApiResponse({ status: 400, description: 'Validation error (id must be a positive integer)' })
+  @ApiResponse({ status: 401, description: ADMIN_401 })
+  @ApiResponse({ status: 403, description: ADMIN_403 })
+  @ApiResponse({ status: 404, description: NOT_FOUND_404 })
+  async getToken(@Ctx() ctx: RequestContext, @Param('id') id: string) {
+    const tokenId = /^\d{1,10}$/.test(id) ? Number(id) : NaN;
+    if (!(tokenId >= 1 && tokenId <= MAX_ID)) throw ApiError.field('id', 'id must be a positive integer');
+    return success({ message: 'Token found', data: await this.tokens.get(ctx, ctx.appId, tokenId) });
+  }
+
+  @Post('getCustomerTokens')
+  @HttpCode(200)
+  @UseGuards(CustomerGuard)
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'The tokens of the customer of the bearer (never of a customer id in the body), oldest first' })
+  @ApiResponse({ status: 200, description: '{ status: Success, message: Tokens found, data: [ { id, token_value, product_id, order_id, status, expiry_date, activations, maximum_activations, created_date, last_activated } ] } (an empty array when none match)' })
+  @ApiResponse({ status: 400, description: 'Validation error (productId)' })
+  @ApiResponse({ status: 401, description: 'No customer bearer' })
+  async getCustomerTokens(@Ctx() ctx: RequestContext, @Body() body: CustomerTokensRequest) {
+    const rows = await this.tokens.customerTokens(ctx, ctx.appId, ctx.principal!.userId, body.productId);
+    return success({ message: 'Tokens found', data: rows.map(customerRow) });
+  }
+}
+
+/** The spec's failure body of a token check: `{ status: Failed, message, data }`. */
+function failed(failure: TokenFailure, data: Omit<TokenRow, 'order_item_id'> | null) {
+  return { status: 'Failed' as const, message: failureMessage(failure), data };
+}
+
+/** The customer of the request's bearer, or null (no bearer, or one of an admin or app user). */
+function customerOf(ctx: RequestContext): number | null {
+  return ctx.principal?.authTable === CUSTOMERS ? ctx.principal.userId : null;
+}
+
+function isInteger(value: unknown, min: number, max: number): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
+}
+
+function extendInput(field: string, message: string): ApiError {
+  const error = tokensError('EXTEND_INPUT');
+  return new ApiError(error.httpStatus, error.message, [{ field, message }]);
+}
+
