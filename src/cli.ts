@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { SeedService } from './cli/seed.service';
 import { TenantService } from './cli/tenant.service';
+import { PaymentPeer } from './cli/payment-double';
 import { ConfigError, loadConfig } from './config/app-config';
 import { withDevSecrets } from './config/dev-secrets';
 import { openDatabase } from './database/embedded-database';
@@ -13,7 +14,9 @@ import { migrate } from './database/migrate';
 const USAGE = `Usage: npm run cli -- <command>
   migrate                                   apply pending migrations
   seed FILE.json                            load a tenant fixture, all or nothing; prints { appID, ids }
-  tenant:create --name NAME --domain DOMAIN create a tenant with generated keys; prints its JSON`;
+  tenant:create --name NAME --domain DOMAIN create a tenant with generated keys; prints its JSON
+  payment:double [--port 12111] [--webhook-url URL --webhook-secret SECRET]
+                                            run a local double of the payment provider's API (development)`;
 
 async function run(argv: string[]): Promise<unknown> {
   const [command, ...rest] = argv;
@@ -21,6 +24,7 @@ async function run(argv: string[]): Promise<unknown> {
     console.log(USAGE);
     return undefined;
   }
+  if (command === 'payment:double') return runPaymentDouble(rest);
   if (!['migrate', 'seed', 'tenant:create'].includes(command)) throw new UsageError(`Unknown command "${command}"`);
 
   let fixture: unknown;
@@ -53,6 +57,27 @@ async function run(argv: string[]): Promise<unknown> {
   } finally {
     await database.stop();
   }
+}
+
+/**
+ * A local double of the payment provider for trying the shop without it (README "Trying the shop"): the
+ * service's PAYMENT_API_URL points at it; confirming an intent there delivers the signed webhook. Runs
+ * until interrupted; needs no database.
+ */
+async function runPaymentDouble(args: string[]): Promise<undefined> {
+  const { values } = parseArgs({ args, options: { port: { type: 'string', default: '12111' }, host: { type: 'string', default: '127.0.0.1' }, 'webhook-url': { type: 'string' }, 'webhook-secret': { type: 'string' } } });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a port number');
+  if (!values['webhook-url'] !== !values['webhook-secret']) throw new UsageError('--webhook-url and --webhook-secret go together');
+  const webhook = values['webhook-url'] ? { url: values['webhook-url'], secret: values['webhook-secret']! } : undefined;
+  const double = await PaymentPeer.start({ port, host: values.host, webhook });
+  console.log(JSON.stringify({ paymentApiUrl: double.url, webhook: webhook?.url ?? null }));
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await double.stop();
+  return undefined;
 }
 
 class UsageError extends Error {}

@@ -32,11 +32,20 @@ export interface PeerRequest {
   body: Record<string, unknown>;
 }
 
-type Answer = { status: number; body: unknown; headers?: Record<string, string> };
+type Answer = { status: number; body: unknown; headers?: Record<string, string>; deliver?: PeerIntent };
+
+/** Where the double delivers `payment_intent.succeeded` when an intent is confirmed (the provider's webhook endpoint). */
+export interface DoubleWebhook {
+  url: string;
+  secret: string;
+}
 
 /**
- * A local double of the payment provider's REST API for the provider's own SDK (`stripe`), on 127.0.0.1
- * and a free port: POST /v1/payment_intents (form-encoded, `metadata[...]`) and GET /v1/payment_intents/:id,
+ * A local double of the payment provider's REST API for the provider's own SDK (`stripe`), on 127.0.0.1:
+ * the tests' payment peer (test/support/payment-peer.ts) and, for trying the shop without the provider,
+ * `npm run cli -- payment:double`. POST /v1/payment_intents (form-encoded, `metadata[...]`),
+ * GET /v1/payment_intents/:id and POST /v1/payment_intents/:id/confirm (the customer paid: `succeeded`, and
+ * with a webhook configured a signed `payment_intent.succeeded` is delivered, as the provider does),
  * authenticated by the secret key as a bearer (401 without one), with the provider's idempotency: the same
  * Idempotency-Key (per key) replays the first answer, the same key with other parameters is a 400
  * idempotency_error. Intents are per secret key, like per account. Faults: `delayMs` before every answer,
@@ -53,15 +62,19 @@ export class PaymentPeer {
   private readonly replays = new Map<string, { params: string; answer: Answer }>(); // `${key} ${idempotency key}`
   private readonly timers = new Set<NodeJS.Timeout>();
 
-  private constructor(private readonly server: Server) {}
+  private constructor(
+    private readonly server: Server,
+    private readonly webhook: DoubleWebhook | null,
+  ) {}
 
-  static async start(): Promise<PaymentPeer> {
+  /** Listens on 127.0.0.1:`port` (0: a free port); with `webhook`, confirmed intents are announced there. */
+  static async start(options: { port?: number; host?: string; webhook?: DoubleWebhook } = {}): Promise<PaymentPeer> {
     const server = createServer();
-    const peer = new PaymentPeer(server);
+    const peer = new PaymentPeer(server, options.webhook ?? null);
     server.on('request', (req, res) => void peer.handle(req, res));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
+      server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
     });
     return peer;
   }
@@ -129,7 +142,21 @@ export class PaymentPeer {
       if (this.failure.mode === 'drop') return void req.socket.destroy();
       return send(res, { status: 500, body: apiError('api_error', 'An unknown error occurred') });
     }
-    send(res, this.answer(req.method ?? '', path, apiKey, idempotencyKey, body, raw));
+    const answer = this.answer(req.method ?? '', path, apiKey, idempotencyKey, body, raw);
+    send(res, answer);
+    if (answer.deliver) await this.deliver(answer.deliver);
+  }
+
+  /** Delivers `payment_intent.succeeded` for a confirmed intent to the configured webhook endpoint. */
+  private async deliver(intent: PeerIntent): Promise<void> {
+    if (!this.webhook) return;
+    const { payload, signature } = this.signedEvent('payment_intent.succeeded', intent, this.webhook.secret);
+    try {
+      const response = await fetch(this.webhook.url, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body: payload });
+      console.log(`webhook payment_intent.succeeded for ${intent.id} → ${response.status} ${await response.text()}`);
+    } catch (error) {
+      console.log(`webhook payment_intent.succeeded for ${intent.id} failed: ${(error as Error).message}`);
+    }
   }
 
   private answer(method: string, path: string, apiKey: string | null, idempotencyKey: string | null, body: Record<string, unknown>, raw: string): Answer {
@@ -155,14 +182,19 @@ export class PaymentPeer {
       this.replays.set(slot, { params: raw, answer });
       return answer;
     }
-    const retrieve = /^\/v1\/payment_intents\/([^/]+)$/.exec(path);
-    if (method === 'GET' && retrieve) {
-      const id = decodeURIComponent(retrieve[1]);
+    const one = /^\/v1\/payment_intents\/([^/]+)(\/confirm)?$/.exec(path);
+    if (one && (method === 'GET' ? !one[2] : method === 'POST' && one[2])) {
+      const id = decodeURIComponent(one[1]);
       const intent = this.intents.get(id);
       if (!intent || this.owners.get(id) !== apiKey) {
         return { status: 404, body: apiError('invalid_request_error', `No such payment_intent: '${id}'`, { code: 'resource_missing', param: 'intent' }) };
       }
-      return { status: 200, body: intent };
+      if (method === 'GET') return { status: 200, body: intent };
+      if (intent.status === 'succeeded') {
+        return { status: 400, body: apiError('invalid_request_error', 'This PaymentIntent has already succeeded.', { code: 'payment_intent_unexpected_state' }) };
+      }
+      const paid = this.succeed(id);
+      return { status: 200, body: paid, deliver: paid };
     }
     return { status: 404, body: apiError('invalid_request_error', `Unrecognized request URL (${method}: ${path}).`) };
   }
