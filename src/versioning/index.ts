@@ -8,3 +8,5 @@ export { NEVER_CONTENT_TABLES, TableCatalog } from './table-catalog.service';
 export type { CatalogColumn, ColumnKind, RegisteredTable } from './table-catalog.service';
 export { clientDataError, MAX_TEXT_VALUE, toColumnValue } from './column-values';
 export { ContentService } from './content.service';
+export { ProductCatalog } from './product-catalog.service';
+export type { PublishedProduct } from './product-catalog.service';

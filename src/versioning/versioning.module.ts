@@ -4,6 +4,7 @@ import { ContentController } from './content.controller';
 import { ContentService } from './content.service';
 import { ExpiryJob } from './expiry.job';
 import { LifecycleService } from './lifecycle.service';
+import { ProductCatalog } from './product-catalog.service';
 import { TableCatalog } from './table-catalog.service';
 import { CoreData } from './entities/core-data.entity';
 import { CoreTable } from './entities/core-table.entity';
@@ -13,7 +14,7 @@ import { Product } from './entities/product.entity';
 @Module({
   imports: [TypeOrmModule.forFeature([CoreData, CoreTable, Product])],
   controllers: [ContentController],
-  providers: [TableCatalog, ContentService, LifecycleService, ExpiryJob],
-  exports: [TableCatalog, ContentService],
+  providers: [TableCatalog, ContentService, LifecycleService, ExpiryJob, ProductCatalog],
+  exports: [TableCatalog, ContentService, ProductCatalog],
 })
 export class VersioningModule {}
