@@ -95,6 +95,24 @@ export class AccountsService {
     return created;
   }
 
+  /**
+   * A core_customers row with no email and no password, and its core_data row, in the scope's transaction:
+   * the owner of an order created without a customer JWT until a customer takes it over. It cannot log in
+   * (no email to find it by, no hash to match) and never holds a unique email.
+   */
+  async createPlaceholderCustomer(scope: TransactionScope, appId: number): Promise<number> {
+    const inserted = await this.connection
+      .repository(scope, Customer)
+      .createQueryBuilder()
+      .insert()
+      .values({ app_id: appId, email: null, password: null })
+      .returning(['id'])
+      .execute();
+    const id = (inserted.raw as { id: number }[])[0].id;
+    await insertFirstVersion(this.connection.manager(scope), { appId, table: 'core_customers', rowId: id, title: null, userId: null });
+    return id;
+  }
+
   async siteOf(scope: TransactionScope, appId: number): Promise<Site | null> {
     return this.sites.findById(scope, appId);
   }
