@@ -1,0 +1,129 @@
+import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { OptionalBearerGuard } from '../auth';
+import { ApiError } from '../common/api-error';
+import { FieldError, success, successData } from '../common/envelope';
+import { Ctx, RequestContext } from '../common/request-context';
+import { Transactional } from '../common/transactional';
+import { AddCartRequest, RemoveCartRequest } from './cart.dto';
+import { CartLine, CartService } from './cart.service';
+import { OrderAccess, OrderRef } from './order-access.service';
+import { CreateOrderRequest, GetOrderRequest } from './orders.dto';
+import { OrdersService } from './orders.service';
+
+const ORDER_VIEW =
+  '{ _id (encrypted order id), orderID, orderNumber, status, orderStatusLabel, paymentStatus, paymentMethod, currency, total (cents), created, orderDate, ' +
+  'billing: { firstName, lastName, email, address, suburb, postCode }, billingAddress, shippingAddress, notes, ' +
+  'items: [{ id, product_ID (version row), product_mid (master id), title, Qty, Price, tax, bond, subtotal, ItemStatus, IsDigital, IsEvent, RedeemStatus }] }';
+const NOT_FOUND = 'Order not found: unknown, another app\'s, another customer\'s, a tampered encrypted id, or a plain id without the order\'s customer or an app admin bearer';
+const VALIDATION = 'Validation error, errors[] naming the field: items[i].productID (not a published product of this app), items[i].Price (not the current price), Qty/quantity (1..1000), …';
+const ORDER_ID_REQUIRED = 'sessionID (or _orderID / orderID) is required';
+
+/**
+ * Orders and cart (SPEC "Orders and cart"): createOrder, addCart, removeCart, getOrder. Money is integer
+ * cents. Each route takes an optional customer bearer: it names the customer (never a body field) and
+ * takes over an order created anonymously (OrderAccess).
+ */
+@ApiTags('Orders and cart')
+@ApiBearerAuth()
+@UseGuards(OptionalBearerGuard)
+@Controller('ecommerce')
+export class OrdersController {
+  constructor(
+    private readonly orders: OrdersService,
+    private readonly cart: CartService,
+    private readonly access: OrderAccess,
+  ) {}
+
+  @Post('createOrder')
+  @HttpCode(201)
+  @Transactional()
+  @ApiOperation({
+    summary: 'Create a New order; its customer is the customer bearer\'s, else a placeholder customer taken over by the first customer who uses the order with a bearer',
+    description: 'Any customerID in the body is ignored. items[] are checked like addCart\'s (published product of this app, price = its current price). orderNumber is the order id zero-padded to 8 digits.',
+  })
+  @ApiResponse({ status: 201, description: '{ status: Success, data: { _id (encrypted order id: the sessionID / _orderID of later calls), orderID, orderNumber, total (cents), status: New } }' })
+  @ApiResponse({ status: 400, description: VALIDATION })
+  @ApiResponse({ status: 401, description: 'An invalid bearer token' })
+  async createOrder(@Ctx() ctx: RequestContext, @Body() body: CreateOrderRequest) {
+    return successData(await this.orders.create(ctx, body));
+  }
+
+  @Post('addCart')
+  @HttpCode(200)
+  @Transactional()
+  @ApiOperation({
+    summary: 'Add products to a New order: shape A { sessionID, productID, quantity, price } or shape B { appID, _orderID | orderID, items[]: { productID, Qty, Price, redeemStatus? } }',
+    description:
+      'sessionID is the encrypted _id createOrder answered. Only published products of the app, at their current published price (cents). ' +
+      'A product already in the cart as a Pending non-gift line of the same version has its Qty raised; gift lines (redeemStatus gift | gift_pending) are always new lines. ' +
+      'The total (Σ Qty × (Price + bond), Cancelled items excluded) is recomputed with the order locked.',
+  })
+  @ApiResponse({ status: 200, description: `{ status: Success, message: Added to cart, data: ${ORDER_VIEW} }` })
+  @ApiResponse({ status: 400, description: `${VALIDATION}; Cannot change the cart of an order that is Paid (or Ordered)` })
+  @ApiResponse({ status: 404, description: NOT_FOUND })
+  async addCart(@Ctx() ctx: RequestContext, @Body() body: AddCartRequest) {
+    let ref: OrderRef;
+    let lines: CartLine[];
+    let totalField: string;
+    if (body.items !== undefined) {
+      ref = this.shapeBRef(ctx, body, 'orderID');
+      lines = body.items.map((item, i) => ({
+        productID: item.productID,
+        quantity: item.Qty,
+        price: item.Price,
+        redeemStatus: item.redeemStatus ?? null,
+        fields: { productID: `items[${i}].productID`, quantity: `items[${i}].Qty`, price: `items[${i}].Price` },
+      }));
+      totalField = 'items';
+    } else {
+      const missing: FieldError[] = [];
+      for (const field of ['sessionID', 'productID', 'quantity', 'price'] as const) {
+        if (body[field] === undefined) missing.push({ field, message: `${field} is required (shape A; or send items[] with _orderID, shape B)` });
+      }
+      if (missing.length) throw ApiError.validation(missing);
+      ref = this.access.encryptedRef(ctx, body.sessionID!);
+      lines = [{ productID: body.productID!, quantity: body.quantity!, price: body.price!, fields: { productID: 'productID', quantity: 'quantity', price: 'price' } }];
+      totalField = 'quantity';
+    }
+    const order = await this.cart.add(ctx, ref, lines, totalField);
+    return success({ message: 'Added to cart', data: await this.orders.view(ctx, order.id) });
+  }
+
+  @Post('removeCart')
+  @HttpCode(200)
+  @Transactional()
+  @ApiOperation({
+    summary: 'Remove a product\'s Pending items (gift lines included) from a New order: { sessionID, productID } (or _orderID / orderID instead of sessionID)',
+    description: 'When no item other than Cancelled ones is left the order is reset to New (orderstatus and orderstatuslabel). Removing a product the cart does not hold changes nothing and answers 200 with removed 0.',
+  })
+  @ApiResponse({ status: 200, description: `{ status: Success, message: Removed from cart | Product not in cart, removed (items deleted), data: ${ORDER_VIEW} }` })
+  @ApiResponse({ status: 400, description: 'Validation error (sessionID, productID); Cannot change the cart of an order that is Paid (or Ordered)' })
+  @ApiResponse({ status: 404, description: NOT_FOUND })
+  async removeCart(@Ctx() ctx: RequestContext, @Body() body: RemoveCartRequest) {
+    const ref = body.sessionID !== undefined ? this.access.encryptedRef(ctx, body.sessionID) : this.shapeBRef(ctx, body, 'sessionID');
+    const { order, removed } = await this.cart.remove(ctx, ref, body.productID);
+    return success({ message: removed ? 'Removed from cart' : 'Product not in cart', removed, data: await this.orders.view(ctx, order.id) });
+  }
+
+  @Post('getOrder')
+  @HttpCode(200)
+  @Transactional() // a customer bearer may take over a placeholder order (a write)
+  @ApiOperation({
+    summary: 'An order with its items: orderID as a plain number (the order\'s customer bearer or an app admin only), or the encrypted id as an orderID string or _orderID',
+  })
+  @ApiResponse({ status: 200, description: `{ status: Success, data: ${ORDER_VIEW} }` })
+  @ApiResponse({ status: 400, description: 'Validation error (orderID is required; orderID must be an encrypted order id (string) or a positive integer order id)' })
+  @ApiResponse({ status: 404, description: NOT_FOUND })
+  async getOrder(@Ctx() ctx: RequestContext, @Body() body: GetOrderRequest) {
+    return successData(await this.orders.get(ctx, this.shapeBRef(ctx, body, 'orderID')));
+  }
+
+  /** `_orderID`, else `orderID` (encrypted string or plain number); 400 naming `field` when neither is sent. */
+  private shapeBRef(ctx: RequestContext, body: { _orderID?: number; orderID?: string | number }, field: string): OrderRef {
+    if (body._orderID === undefined && body.orderID === undefined) {
+      throw ApiError.field(field, field === 'sessionID' ? ORDER_ID_REQUIRED : `${field} is required (or _orderID)`);
+    }
+    return this.access.refOf(ctx, body);
+  }
+}
