@@ -31,8 +31,8 @@ interface NumberOptions {
 export function IntField(name: string, min: number, max: number, options: NumberOptions = {}): PropertyDecorator {
   return applyDecorators(
     ...(options.required
-      ? [ApiProperty(options.doc ?? {}), IsNotEmpty({ message: `${name} is required` })]
-      : [ApiPropertyOptional(options.doc ?? {}), Transform(({ value }) => (value === null ? undefined : value)), IsOptional()]),
+      ? [ApiProperty({ type: 'integer', minimum: min, maximum: max, ...options.doc }), IsNotEmpty({ message: `${name} is required` })]
+      : [ApiPropertyOptional({ type: 'integer', minimum: min, maximum: max, ...options.doc }), Transform(({ value }) => (value === null ? undefined : value)), IsOptional()]),
     IsInt({ message: `${name} must be an integer` }),
     Min(min, { message: `${name} must be at least ${min}` }),
     Max(max, { message: `${name} must be at most ${max}` }),
@@ -42,7 +42,7 @@ export function IntField(name: string, min: number, max: number, options: Number
 /** `orderID`: an encrypted order id (string) or a plain order id (number: only for the order's customer or an app admin). */
 export function OrderIdField(name: string, doc: ApiPropertyOptions): PropertyDecorator {
   return applyDecorators(
-    ApiPropertyOptional(doc),
+    ApiPropertyOptional({ oneOf: [{ type: 'string' }, { type: 'integer' }], ...doc } as ApiPropertyOptions),
     Transform(({ value }) => (value === null ? undefined : value)),
     IsOptional(),
     ValidateBy({
@@ -93,7 +93,7 @@ export class CartItemB {
 }
 
 /** An optional array of `min`..50 item objects, each validated (errors name `items[i].<field>`). */
-export function ItemsField(itemType: () => new () => object, min: number, description: string): PropertyDecorator {
+export function ItemsField(itemType: new () => object, min: number, description: string): PropertyDecorator {
   return applyDecorators(
     ApiPropertyOptional({ type: itemType, isArray: true, description }),
     Transform(({ value }) => (value === null ? undefined : value)),
@@ -102,7 +102,7 @@ export function ItemsField(itemType: () => new () => object, min: number, descri
     ArrayMinSize(min, { message: `items must hold at least ${min} item` }),
     ArrayMaxSize(MAX_ITEMS_PER_REQUEST, { message: `items must hold at most ${MAX_ITEMS_PER_REQUEST} items` }),
     ValidateNested({ each: true, message: 'each item must be an object' }),
-    Type(itemType),
+    Type(() => itemType),
   );
 }
 
@@ -136,7 +136,7 @@ export class AddCartRequest {
   @OrderIdField('orderID', { description: 'Shape B, instead of _orderID: the encrypted order id (string), or the plain order id (number) for the order\'s customer or an app admin' })
   orderID?: string | number;
 
-  @ItemsField(() => CartItemB, 1, 'Shape B: the lines to add')
+  @ItemsField(CartItemB, 1, 'Shape B: the lines to add')
   items?: CartItemB[];
 }
 

@@ -55,7 +55,7 @@ export class CreateOrderRequest {
   @IdField('appID', { doc: { description: 'App id; the site-id header is preferred. Read from the body only outside production.' } })
   appID?: number;
 
-  @ItemsField(() => CreateOrderItem, 0, 'Optional first lines of the cart')
+  @ItemsField(CreateOrderItem, 0, 'Optional first lines of the cart')
   items?: CreateOrderItem[];
 
   @AddressField('shippingAddress')

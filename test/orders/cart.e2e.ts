@@ -365,6 +365,16 @@ describe('orders and cart', () => {
     });
   });
 
+  it('documents the four routes and their answers in the OpenAPI document', async () => {
+    const doc = (await t.request('GET', '/docs/openapi.json')).body;
+    for (const route of ['createOrder', 'addCart', 'removeCart', 'getOrder']) expect(doc.paths).toHaveProperty([`/ecommerce/${route}`, 'post']);
+    expect(doc.paths['/ecommerce/createOrder'].post.responses['201'].description).toMatch(/orderNumber/);
+    expect(doc.paths['/ecommerce/addCart'].post.responses['200'].description).toMatch(/items: \[\{ id, product_ID/);
+    expect(doc.paths['/ecommerce/removeCart'].post.responses['200'].description).toMatch(/removed/);
+    expect(doc.paths['/ecommerce/getOrder'].post.responses['404'].description).toMatch(/Order not found/);
+    expect(Object.keys(doc.components.schemas.CartItemB.properties).sort()).toEqual(['Price', 'Qty', 'productID', 'redeemStatus']);
+  });
+
   describe('getOrder', () => {
     it('shows the order to its customer by plain id, to an app admin, and to holders of the encrypted id; never customer data', async () => {
       const created = await createOrder({ billingAddress: { city: 'Perth' } }, bearer(customer1));
