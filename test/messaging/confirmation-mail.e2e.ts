@@ -1,60 +1,60 @@
-import { MailerService } from '@nestjs-modules/mailer';
+import { MailOutbox } from '../../src/messaging';
 import { startTestApp, TestApp } from '../support/test-app';
-import { SmtpPeer } from './support/smtp-peer';
 
-const order = {
+/** The context OrderMails gives templates/confirmation.html (src/orders/order-mails.ts). */
+const context = {
+  domain: 'shop.example.test',
   siteName: 'Shop & Co',
-  orderNumber: 'A-1001',
+  logoUrl: 'https://shop.example.test/img/logo.png?a=1&b=2',
+  orderId: 1001,
+  orderDate: '23 Nov 2026, 10:05 UTC',
   billingName: 'Ann <script>alert(1)</script>',
   items: [
-    { name: 'Mug <b>big</b>', qty: 2, price: '€ 12.50', booking: null },
-    { name: 'Concert', qty: 1, price: '€ 40.00', booking: '12 Dec 2026 20:00, Hall <A>' },
+    { title: 'Mug <b>big</b>', quantity: 2, unitPrice: '$12.50', subtotal: '$25.00', tax: '$2.27', bond: null, giftTokens: [] },
+    { title: 'Kayak hire', quantity: 1, unitPrice: '$40.00', subtotal: '$40.00', tax: '$3.64', bond: '$100.00', giftTokens: [] },
+    { title: 'Gift e-book', quantity: 1, unitPrice: '$10.00', subtotal: '$10.00', tax: '$0.91', bond: null, giftTokens: ['ab'.repeat(32)] },
   ],
-  subtotal: '€ 65.00',
-  shipping: null,
-  tax: '€ 11.28',
-  total: '€ 65.00',
+  totalTax: '$6.82',
+  total: '$175.00',
+  qrCodeUrl: 'https://shop.example.test/ecommerce/genCode/1001',
+  closing: 'Thank you for your booking.',
 };
 
-describe('templates/confirmation.hbs through MailerService', () => {
-  let smtp: SmtpPeer;
+/**
+ * templates/confirmation.html as the mailer's handlebars adapter renders it (strict, escaped). The
+ * confirmation of a real completed order, with its recipients, is checked in test/orders/completion.e2e.ts.
+ */
+describe('templates/confirmation.html', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    smtp = await SmtpPeer.start();
-    t = await startTestApp({ SMTP_URL: smtp.url, NOTIFY_SENDER_ENABLED: 'false' });
+    t = await startTestApp({ NOTIFY_SENDER_ENABLED: 'false' });
   });
   afterAll(async () => {
     await t.close();
-    await smtp.stop();
-  });
-  beforeEach(() => {
-    smtp.mails.length = 0;
   });
 
-  it('renders the order with its values escaped and the booking line only for the event', async () => {
-    await t.get(MailerService).sendMail({ from: 'shop@example.test', to: 'ann@example.test', subject: 'Your order A-1001', template: 'confirmation', context: order });
-
-    expect(smtp.mails).toHaveLength(1);
-    const [{ parsed, envelope }] = smtp.mails;
-    expect(envelope.to).toEqual(['ann@example.test']);
-    expect(parsed.subject).toBe('Your order A-1001');
-    const html = String(parsed.html);
-    expect(html).toContain('Shop &amp; Co: order A-1001');
+  it('renders every field of the order with its values escaped, the bond only where it is not zero', async () => {
+    const html = await t.get(MailOutbox).render('confirmation.html', context);
+    expect(html).toContain('Order ID: <strong class="order-id">1001</strong>');
+    expect(html).toContain('23 Nov 2026, 10:05 UTC');
     expect(html).toContain('Ann &lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).not.toContain('<script');
     expect(html).toContain('Mug &lt;b&gt;big&lt;/b&gt;');
     expect(html).not.toContain('<b>');
-    expect(html).toContain('Booking: 12 Dec 2026 20:00, Hall &lt;A&gt;');
-    expect(html.match(/Booking:/g)).toHaveLength(1);
-    expect(html).toContain('Tax: € 11.28');
-    expect(html).not.toContain('Shipping:');
-    expect(html).toContain('Total: € 65.00');
+    expect(html).toContain('https://shop.example.test/img/logo.png?a=1&amp;b=2');
+    expect(html.match(/class="bond"/g)).toHaveLength(1);
+    expect(html).toContain('Bond/deposit: $100.00');
+    expect(html.match(/class="tax"/g)).toHaveLength(3);
+    expect(html).toContain(`Gift token: <code>${'ab'.repeat(32)}</code>`);
+    expect(html).toContain('Total (inc GST): $175.00');
+    expect(html).toContain('href="https://shop.example.test/ecommerce/genCode/1001"');
+    expect(html).toContain('Thank you for your booking.');
+    expect(html).toContain('https://shop.example.test');
   });
 
-  it('refuses a context without a field the template uses (strict mode) and sends nothing', async () => {
-    const { billingName: _omitted, ...incomplete } = order;
-    await expect(t.get(MailerService).sendMail({ from: 'shop@example.test', to: 'ann@example.test', subject: 'x', template: 'confirmation', context: incomplete })).rejects.toThrow(/billingName/);
-    expect(smtp.mails).toHaveLength(0);
+  it('refuses a context without a field the template uses (strict mode)', async () => {
+    const { total: _omitted, ...incomplete } = context;
+    await expect(t.get(MailOutbox).render('confirmation.html', incomplete)).rejects.toThrow(/total/);
   });
 });
