@@ -24,6 +24,12 @@ export const ordersError = errorTable({
   /** A correctly signed body that is not a JSON event. */
   INVALID_WEBHOOK_PAYLOAD: { status: 400, message: 'Invalid payment webhook payload' },
   PAYMENT_NOT_SUCCEEDED: { status: 400, message: 'Payment has not succeeded' },
+  /** checkout or createPaymentIntent for an order without items that count (all removed or Cancelled). */
+  ORDER_EMPTY: { status: 400, message: 'The order has no items to pay for' },
+  /** paymentComplete: the intent's metadata names another app or order. */
+  PAYMENT_NOT_FOR_ORDER: { status: 400, message: 'Payment intent does not belong to this order' },
+  /** paymentComplete: the intent's amount or currency is not the order's total (the cart changed after checkout). */
+  PAYMENT_AMOUNT_MISMATCH: { status: 400, message: 'Payment amount does not match the order total' },
 });
 
 export type OrdersErrorCode = keyof typeof ordersError.table;

@@ -1,17 +1,27 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { MessagingModule } from '../messaging';
+import { TokensModule } from '../tokens';
 import { VersioningModule } from '../versioning';
 import { CartService } from './cart.service';
+import { CheckoutController } from './checkout.controller';
+import { CheckoutService } from './checkout.service';
 import { ORDER_ENTITIES } from './entities';
 import { OrderAccess } from './order-access.service';
+import { OrderCompletion } from './order-completion.service';
+import { OrderMails } from './order-mails';
+import { OrderStatusController } from './order-status.controller';
+import { OrderStatusService } from './order-status.service';
 import { OrdersController } from './orders.controller';
 import { OrdersService } from './orders.service';
+import { PaymentWebhookController } from './payment-webhook.controller';
+import { PaymentWebhooks } from './payment-webhook.service';
 import { PaymentGateway } from './payments/payment-gateway.service';
 
 /** Orders, cart, checkout, the payment webhook, order completion and QR codes (SPEC "Orders and cart"). */
 @Module({
-  imports: [TypeOrmModule.forFeature(ORDER_ENTITIES), VersioningModule],
-  controllers: [OrdersController],
-  providers: [PaymentGateway, OrderAccess, OrdersService, CartService],
+  imports: [TypeOrmModule.forFeature(ORDER_ENTITIES), VersioningModule, TokensModule, MessagingModule],
+  controllers: [OrdersController, CheckoutController, PaymentWebhookController, OrderStatusController],
+  providers: [PaymentGateway, OrderAccess, OrdersService, CartService, OrderMails, OrderCompletion, CheckoutService, PaymentWebhooks, OrderStatusService],
 })
 export class OrdersModule {}

@@ -1,0 +1,93 @@
+import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { OptionalBearerGuard } from '../auth';
+import { success, successData } from '../common/envelope';
+import { Ctx, RequestContext } from '../common/request-context';
+import { CheckoutRequest, CreatePaymentIntentRequest, PaymentCompleteRequest, SubmitOrderRequest } from './checkout.dto';
+import { CheckoutService } from './checkout.service';
+import { OrderAccess } from './order-access.service';
+
+const INTENT_ANSWER = '{ status: Success, data: { clientSecret, paymentIntentID } }';
+const STATUS_ANSWER = '{ status: Success, data: { orderStatus, orderStatusLabel, paymentStatus } }';
+const ORDER_FAILURES = 'Order not found (404: unknown, another app\'s or another customer\'s order, or a tampered id)';
+const INTENT_FAILURES =
+  'Validation error (naming the field) / amount must equal the order total / The order has no items to pay for / Cannot check out an order that is Paid|Ordered / ' +
+  'Payment is not configured for this app (no private key for the mode) / Payment request rejected by the provider';
+
+/**
+ * Paying for an order (README "Checkout and payment"): checkout, the legacy createPaymentIntent and
+ * paymentComplete, and submitOrder. An optional customer bearer links a placeholder order to the customer.
+ */
+@ApiTags('Shop: checkout and payment')
+@ApiBearerAuth()
+@UseGuards(OptionalBearerGuard)
+@Controller('ecommerce')
+export class CheckoutController {
+  constructor(
+    private readonly checkouts: CheckoutService,
+    private readonly access: OrderAccess,
+  ) {}
+
+  @Post('checkout')
+  @HttpCode(201)
+  @ApiOperation({
+    summary: 'Save the billing fields and create the card payment intent (metadata appID, orderID, customerID)',
+    description:
+      '`amount` must equal the order total (items not Cancelled); `data` takes only the six billing fields: card data is refused with 400, never stored or forwarded. ' +
+      'A retried checkout (same order, amount, currency, customer) returns the same intent.',
+  })
+  @ApiResponse({ status: 201, description: INTENT_ANSWER })
+  @ApiResponse({ status: 400, description: INTENT_FAILURES })
+  @ApiResponse({ status: 404, description: ORDER_FAILURES })
+  @ApiResponse({ status: 502, description: 'Payment provider error: … (unreachable, timed out, failed)' })
+  async checkout(@Ctx() ctx: RequestContext, @Body() body: CheckoutRequest) {
+    return successData(await this.checkouts.checkout(ctx, this.access.refOf(ctx, body), body, body.data));
+  }
+
+  @Post('createPaymentIntent')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Legacy two-step flow, step 1: the card payment intent of an order (checkout without billing fields)' })
+  @ApiResponse({ status: 200, description: INTENT_ANSWER })
+  @ApiResponse({ status: 400, description: INTENT_FAILURES })
+  @ApiResponse({ status: 404, description: ORDER_FAILURES })
+  @ApiResponse({ status: 502, description: 'Payment provider error: …' })
+  async createPaymentIntent(@Ctx() ctx: RequestContext, @Body() body: CreatePaymentIntentRequest) {
+    return successData(await this.checkouts.createPaymentIntent(ctx, this.access.refOf(ctx, body), body));
+  }
+
+  @Post('paymentComplete')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Legacy two-step flow, step 2: complete the order once the provider says the intent succeeded',
+    description: 'Idempotent with the payment webhook: whichever comes second changes nothing and answers the order status. `production` (default false) picks the key the intent was made with.',
+  })
+  @ApiResponse({ status: 200, description: STATUS_ANSWER })
+  @ApiResponse({
+    status: 400,
+    description: 'Payment has not succeeded / Payment intent does not belong to this order / Payment amount does not match the order total / Cannot complete a card payment of an order that is Ordered / Validation error',
+  })
+  @ApiResponse({ status: 404, description: `${ORDER_FAILURES} / Payment intent not found` })
+  @ApiResponse({ status: 502, description: 'Payment provider error: …' })
+  async paymentComplete(@Ctx() ctx: RequestContext, @Body() body: PaymentCompleteRequest) {
+    return successData(await this.checkouts.paymentComplete(ctx, this.access.refOf(ctx, body), body.paymentIntentID, body.production ?? false));
+  }
+
+  @Post('submitOrder')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Complete an order without card payment (`Order Only` → Ordered), or re-run a completion without emails (`REDO`, app admins)',
+    description:
+      '`Order Only`: a New order becomes Ordered with payment_status Success and no payment reference, then the completion steps run (emails, tokens); ' +
+      'an order with digital items needs an app admin\'s bearer. `REDO`: an app admin re-runs the steps of a Paid or Ordered order without emails (missing tokens issued, none doubled). ' +
+      'Other methods: 400 naming paymentMethod (card payments complete through checkout and the payment webhook).',
+  })
+  @ApiResponse({ status: 200, description: STATUS_ANSWER })
+  @ApiResponse({ status: 400, description: 'Validation error (paymentMethod) / Cannot submit an order that is Paid / Cannot redo the completion of an order that is New' })
+  @ApiResponse({ status: 401, description: 'REDO without a bearer' })
+  @ApiResponse({ status: 403, description: 'REDO by someone who is not an admin of the app' })
+  @ApiResponse({ status: 404, description: ORDER_FAILURES })
+  async submitOrder(@Ctx() ctx: RequestContext, @Body() body: SubmitOrderRequest) {
+    const data = await this.checkouts.submitOrder(ctx, this.access.refOf(ctx, body), body.paymentMethod, body.notes);
+    return success({ message: body.paymentMethod === 'REDO' ? 'Order completion re-run' : 'Order submitted', data });
+  }
+}

@@ -1,0 +1,206 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  registerDecorator,
+  ValidateIf,
+  ValidateNested,
+  ValidationArguments,
+} from 'class-validator';
+import { EmailField, TextField } from '../common/dto-fields';
+import { MAX_ID } from '../common/id-cipher.service';
+import { MAX_ORDER_TOTAL } from './order-totals';
+
+/** The billing fields checkout's `data` takes (SPEC "POST /ecommerce/checkout"), and the order columns they fill. */
+export const BILLING_FIELDS = {
+  firstName: 'BillingFirstName',
+  lastName: 'BillingLastName',
+  email: 'BillingEmail',
+  address: 'BillingAddress',
+  suburb: 'BillingSuburb',
+  postCode: 'BillingPostCode',
+} as const;
+export type BillingField = keyof typeof BILLING_FIELDS;
+
+/**
+ * `data` takes the six billing fields and nothing else. Card details never come here (the client sends
+ * them to the payment provider with the clientSecret), so any other key (cardNumber, cvc, exp, …) is
+ * refused with 400 naming it: refused, not silently dropped, so an integration that sends card data
+ * learns at once, and the value is neither stored nor forwarded nor logged.
+ */
+function BillingFieldsOnly(): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'billingFieldsOnly',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      validator: {
+        validate: (value: unknown) => value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).every((key) => Object.hasOwn(BILLING_FIELDS, key)),
+        defaultMessage: (args?: ValidationArguments) => {
+          const value = args?.value;
+          if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'data must be an object of billing fields';
+          const extra = Object.keys(value).find((key) => !Object.hasOwn(BILLING_FIELDS, key)) ?? '';
+          return `data.${extra.slice(0, 50)} is not accepted: data takes only the billing fields ${Object.keys(BILLING_FIELDS).join(', ')}; card details go to the payment provider with the clientSecret, never to this service`;
+        },
+      },
+    });
+}
+
+export class BillingData {
+  @TextField('data.firstName', 100)
+  firstName?: string;
+
+  @TextField('data.lastName', 100)
+  lastName?: string;
+
+  @EmailField('data.email', {})
+  email?: string;
+
+  @TextField('data.address', 500)
+  address?: string;
+
+  @TextField('data.suburb', 100)
+  suburb?: string;
+
+  @TextField('data.postCode', 20)
+  postCode?: string;
+}
+
+/** `amount`: a positive integer in the smallest currency unit, at most the largest order total. */
+function AmountField(): PropertyDecorator {
+  return (target, key) => {
+    ApiProperty({ example: 2500, description: 'Smallest currency unit (cents); must equal the order total (items not Cancelled)' })(target, key);
+    IsNotEmpty({ message: 'amount is required' })(target, key);
+    IsInt({ message: 'amount must be an integer (smallest currency unit)' })(target, key);
+    Min(1, { message: 'amount must be a positive integer' })(target, key);
+    Max(MAX_ORDER_TOTAL, { message: `amount must be at most ${MAX_ORDER_TOTAL}` })(target, key);
+  };
+}
+
+/** `currency`: optional ISO 4217 code, any case (stored lower-case); `aud` when absent. */
+function CurrencyField(): PropertyDecorator {
+  return (target, key) => {
+    ApiPropertyOptional({ example: 'aud', description: 'ISO 4217 code; default aud' })(target, key);
+    Transform(({ value }) => (value === null ? undefined : typeof value === 'string' ? value.toLowerCase() : value))(target, key);
+    IsOptional()(target, key);
+    IsString({ message: 'currency must be a string' })(target, key);
+    Matches(/^[a-z]{3}$/, { message: 'currency must be a three-letter ISO 4217 code' })(target, key);
+  };
+}
+
+function ProductionField(): PropertyDecorator {
+  return (target, key) => {
+    ApiPropertyOptional({ example: false, description: '`true` uses the app\'s live private key, `false` (default) its test key' })(target, key);
+    Transform(({ value }) => (value === null ? undefined : value))(target, key);
+    IsOptional()(target, key);
+    IsBoolean({ message: 'production must be true or false' })(target, key);
+  };
+}
+
+/**
+ * An order named by `orderID`: an encrypted order id (string, as `_id` of createOrder) or a plain number
+ * (only the order's customer or an app admin may use that), or by `_orderID` (encrypted, decrypted before
+ * validation). OrderAccess.refOf reads them.
+ */
+export class OrderNamedRequest {
+  @ApiPropertyOptional({ description: 'Encrypted order id (`_id` of createOrder)' })
+  @IsOptional()
+  @IsInt({ message: '_orderID must be an encrypted order id' })
+  @Max(MAX_ID, { message: `_orderID must be at most ${MAX_ID}` })
+  _orderID?: number;
+
+  @ApiPropertyOptional({ oneOf: [{ type: 'string' }, { type: 'integer' }], description: 'Encrypted order id (string), or the plain order id (number: only for the order\'s customer or an app admin)' })
+  @ValidateIf((body: OrderNamedRequest) => body._orderID === undefined)
+  @IsNotEmpty({ message: 'orderID is required' })
+  @OrderIdValue()
+  orderID?: string | number;
+}
+
+function OrderIdValue(): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'orderIdValue',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      validator: {
+        validate: (value: unknown) =>
+          (typeof value === 'string' && value.length <= 500 && !value.includes('\u0000')) || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1 && value <= MAX_ID),
+        defaultMessage: () => 'orderID must be an encrypted order id (string) or a positive integer',
+      },
+    });
+}
+
+/** POST /ecommerce/checkout (SPEC table). */
+export class CheckoutRequest {
+  @ApiProperty({ description: 'Encrypted order id from createOrder (`_id`)' })
+  @IsNotEmpty({ message: '_orderID is required' })
+  @IsInt({ message: '_orderID must be an encrypted order id' })
+  @Max(MAX_ID, { message: `_orderID must be at most ${MAX_ID}` })
+  _orderID: number;
+
+  @ApiPropertyOptional({ description: 'Tenant (outside production it may name the app instead of the site-id header)' })
+  @IsOptional()
+  appID?: unknown;
+
+  @AmountField()
+  amount: number;
+
+  @CurrencyField()
+  currency?: string;
+
+  @ProductionField()
+  production?: boolean;
+
+  @ApiProperty({ type: BillingData, description: 'Billing fields only; any other key (card data) is refused with 400' })
+  @IsNotEmpty({ message: 'data is required' })
+  @IsObject({ message: 'data must be an object of billing fields' })
+  @BillingFieldsOnly()
+  @ValidateNested()
+  @Type(() => BillingData)
+  data: BillingData;
+}
+
+/** POST /ecommerce/createPaymentIntent (legacy two-step flow). */
+export class CreatePaymentIntentRequest extends OrderNamedRequest {
+  @AmountField()
+  amount: number;
+
+  @CurrencyField()
+  currency?: string;
+
+  @ProductionField()
+  production?: boolean;
+}
+
+/** POST /ecommerce/paymentComplete (legacy two-step flow). */
+export class PaymentCompleteRequest extends OrderNamedRequest {
+  @TextField('paymentIntentID', 255, { required: true, doc: { example: 'pi_3Nabc…', description: 'paymentIntentID from createPaymentIntent or checkout' } })
+  paymentIntentID: string;
+
+  @ProductionField()
+  production?: boolean;
+}
+
+/** The paymentMethod values submitOrder takes (README "Checkout and payment"). */
+export const SUBMIT_METHODS = ['Order Only', 'REDO'] as const;
+export type SubmitMethod = (typeof SUBMIT_METHODS)[number];
+
+/** POST /ecommerce/submitOrder. */
+export class SubmitOrderRequest extends OrderNamedRequest {
+  @ApiProperty({ enum: SUBMIT_METHODS, description: '`Order Only`: complete without card payment (Ordered). `REDO` (app admin): re-run the completion steps of a Paid or Ordered order, without emails' })
+  @IsNotEmpty({ message: 'paymentMethod is required' })
+  @IsIn(SUBMIT_METHODS, { message: `paymentMethod must be one of: ${SUBMIT_METHODS.join(', ')} (card payments complete through checkout and the payment webhook)` })
+  paymentMethod: SubmitMethod;
+
+  @TextField('notes', 2000, { doc: { description: 'Stored on the order (core_orders.notes)' } })
+  notes?: string;
+}

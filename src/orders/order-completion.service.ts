@@ -1,0 +1,184 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { TenantSite } from '../common/request-context';
+import { TransactionScope } from '../database/transaction-scope';
+import { TransactionalConnection } from '../database/transactional-connection';
+import { DigitalItem, TokenIssuer, TokenRow } from '../tokens';
+import { Order, OrderItem } from './entities';
+import { OrderMails } from './order-mails';
+import { counts, orderTotal } from './order-totals';
+import { allows, labelOf, ORDER_TRANSITIONS, OrderAction, requireTransition } from './order-transitions';
+
+/** How an order is completed (core_orders.paymentMethodRef): by card, without payment, or re-run. */
+export type CompletionMethod = 'Card' | 'Order Only' | 'REDO';
+
+export interface CompletionPayment {
+  method: CompletionMethod;
+  /** The payment intent (Card): AuthCode and TrxnReference. */
+  intentId?: string | null;
+  /** What the provider says was paid (Card): must be the order's total and currency, checked under the lock. */
+  paid?: { amount: number; currency: string };
+  /** Stored on the order in step 1 (submitOrder's notes). */
+  notes?: string;
+}
+
+/**
+ * What a completion did: `completed` (New → Paid or Ordered, now), `redone` (REDO re-ran the steps),
+ * `already_complete` (someone else completed it first: nothing done), `order_not_found` (no such order
+ * of the app), `amount_mismatch` (the payment does not cover this order's items: nothing done).
+ */
+export type CompletionOutcome = 'completed' | 'redone' | 'already_complete' | 'order_not_found' | 'amount_mismatch';
+
+export interface CompletionResult {
+  outcome: CompletionOutcome;
+  /** The order as it is after the completion (null when not found). */
+  order: Order | null;
+  /** Tokens of the order's digital items (issued now or before); empty when provisioning failed. */
+  tokens: TokenRow[];
+  /** Outbox mails written (0 for REDO, disabled mail, or when nothing was done). */
+  mails: number;
+}
+
+const ACTION_OF: Record<CompletionMethod, OrderAction> = { Card: 'payByCard', 'Order Only': 'submitOrderOnly', REDO: 'redo' };
+
+/**
+ * Order completion (SPEC "Order completion"), run by the payment webhook, paymentComplete and submitOrder,
+ * in one transaction (the caller's, or its own):
+ *
+ *   1. persist the remaining order fields and the payment reference;
+ *   2. orderstatus + label Paid (Card) or Ordered (Order Only), payment_status Success, AuthCode and
+ *      TrxnReference = the intent id, order_date = now;
+ *   3. Pending items → Ordered;
+ *   4. the admin email, 5. the customer email (outbox rows: sent by the background sender after commit);
+ *   6. tokens for digital items, in a savepoint whose failure is logged and rolls back nothing else.
+ *
+ * Exactly once: the order row is locked, and New → Paid/Ordered is one conditional UPDATE, so of 20
+ * concurrent deliveries (or a webhook racing paymentComplete) one completes and the others find the order
+ * already complete and do nothing. REDO (an order already Paid or Ordered) re-runs steps 1, 3 and 6 only:
+ * status, payment fields and emails stay, missing tokens are issued and none doubled (TokenIssuer's key).
+ */
+@Injectable()
+export class OrderCompletion {
+  private readonly logger = new Logger(OrderCompletion.name);
+
+  constructor(
+    private readonly connection: TransactionalConnection,
+    private readonly tokens: TokenIssuer,
+    private readonly mails: OrderMails,
+  ) {}
+
+  async complete(scope: TransactionScope, site: TenantSite, orderId: number, payment: CompletionPayment): Promise<CompletionResult> {
+    return this.connection.inTransaction(scope, async (em) => {
+      const action = ACTION_OF[payment.method];
+      const locked = await this.lockOrder(em, site.id, orderId);
+      if (!locked) return { outcome: 'order_not_found', order: null, tokens: [], mails: 0 };
+      if (!allows(action, locked.orderstatus)) {
+        if (payment.method === 'REDO') requireTransition(action, locked.orderstatus); // throws: only a completed order is redone
+        return { outcome: 'already_complete', order: locked, tokens: [], mails: 0 };
+      }
+      const before = await this.itemsOf(em, site.id, orderId);
+      if (payment.paid && !(payment.paid.amount === orderTotal(before) && payment.paid.currency.toLowerCase() === locked.currency.toLowerCase())) {
+        this.logger.error(
+          { appId: site.id, orderId, intentId: payment.intentId, paid: payment.paid, total: orderTotal(before), currency: locked.currency },
+          'payment does not match the order total: the order is not completed (refund or complete it by hand)',
+        );
+        return { outcome: 'amount_mismatch', order: locked, tokens: [], mails: 0 };
+      }
+
+      // Steps 1 and 2.
+      const order = payment.method === 'REDO' ? await this.redoFields(em, locked, payment) : await this.markComplete(em, locked, action, payment);
+      if (!order) return { outcome: 'already_complete', order: locked, tokens: [], mails: 0 };
+
+      // Step 3.
+      await em
+        .createQueryBuilder()
+        .update(OrderItem)
+        .set({ ItemStatus: 'Ordered' })
+        .where('"Order_ID" = :orderId AND app_id = :appId AND "ItemStatus" = :pending', { orderId, appId: site.id, pending: 'Pending' })
+        .execute();
+      const items = await this.itemsOf(em, site.id, orderId);
+
+      // Step 6 runs here, before the emails are written: the confirmation (step 5) lists the gift tokens'
+      // values, so they must exist when it is rendered. Nothing leaves before the commit (the emails are
+      // outbox rows the sender sends afterwards, the tokens become visible with the order), so to everyone
+      // outside this transaction the steps still happen in the spec's order, all at once.
+      const tokens = await this.provisionTokens(scope, em, site.id, order, items);
+
+      // Steps 4 and 5 (none for REDO).
+      const mails = payment.method === 'REDO' ? 0 : await this.mails.write(scope, site, order, items, tokens);
+      return { outcome: payment.method === 'REDO' ? 'redone' : 'completed', order, tokens, mails };
+    });
+  }
+
+  /** The order row of the app, locked until the transaction ends (writers of one order take turns). */
+  private lockOrder(em: EntityManager, appId: number, orderId: number): Promise<Order | null> {
+    return em.getRepository(Order).createQueryBuilder('o').where('o.id = :orderId AND o.app_id = :appId', { orderId, appId }).setLock('pessimistic_write').getOne();
+  }
+
+  private itemsOf(em: EntityManager, appId: number, orderId: number): Promise<OrderItem[]> {
+    return em.getRepository(OrderItem).find({ where: { Order_ID: orderId, app_id: appId }, order: { id: 'ASC' } });
+  }
+
+  /**
+   * Steps 1 and 2 in one conditional UPDATE: New → Paid (Card) or Ordered (Order Only) with the payment
+   * fields, only while the order is still in a status the action applies to. Null: another completion won.
+   * Order Only has no payment reference: AuthCode and TrxnReference stay null.
+   */
+  private async markComplete(em: EntityManager, order: Order, action: OrderAction, payment: CompletionPayment): Promise<Order | null> {
+    const transition = ORDER_TRANSITIONS[action];
+    const to = transition.to!;
+    const intentId = payment.method === 'Card' ? (payment.intentId ?? null) : null;
+    const result = await em
+      .createQueryBuilder()
+      .update(Order)
+      .set({
+        paymentMethodRef: payment.method,
+        ...(payment.notes !== undefined ? { notes: payment.notes } : {}),
+        orderstatus: to,
+        orderstatuslabel: labelOf(to),
+        payment_status: 'Success',
+        AuthCode: intentId,
+        TrxnReference: intentId,
+        order_date: () => 'now()',
+      })
+      .where('id = :id AND app_id = :appId AND orderstatus IN (:...from)', { id: order.id, appId: order.app_id, from: transition.from })
+      .returning('*')
+      .execute();
+    const row = (result.raw as Order[])[0];
+    return row ? Object.assign(new Order(), row) : null;
+  }
+
+  /** REDO's step 1: only the notes, when given; status, payment fields and paymentMethodRef stay as completed. */
+  private async redoFields(em: EntityManager, order: Order, payment: CompletionPayment): Promise<Order> {
+    if (payment.notes === undefined) return order;
+    await em.createQueryBuilder().update(Order).set({ notes: payment.notes }).where('id = :id AND app_id = :appId', { id: order.id, appId: order.app_id }).execute();
+    return Object.assign(order, { notes: payment.notes });
+  }
+
+  /**
+   * Step 6: one token per unit of each digital item that is not Cancelled (gift items' tokens gift_pending),
+   * in a savepoint on the completion's connection: a failure rolls back only the tokens, is logged, and
+   * leaves the order and the emails to commit. The tokens of the order's digital items (also those issued
+   * by an earlier run), or none after a failure.
+   */
+  private async provisionTokens(scope: TransactionScope, em: EntityManager, appId: number, order: Order, items: OrderItem[]): Promise<TokenRow[]> {
+    const digital: DigitalItem[] = items
+      .filter((item) => item.IsDigital === 1 && counts(item))
+      .map((item) => ({
+        orderId: order.id,
+        orderItemId: item.id,
+        productVersionId: item.product_ID,
+        productMasterId: item.product_mid,
+        quantity: item.Qty,
+        gift: item.RedeemStatus === 'gift' || item.RedeemStatus === 'gift_pending',
+      }));
+    if (digital.length === 0) return [];
+    try {
+      // em.transaction inside the open transaction is a SAVEPOINT on the same connection (scope.manager is em).
+      return await em.transaction(() => this.tokens.issue(scope, appId, order.customer_id, digital));
+    } catch (error) {
+      this.logger.error({ appId, orderId: order.id, err: (error as Error)?.message }, 'token provisioning failed: the order and its emails stand, run submitOrder REDO to issue the tokens');
+      return [];
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
+import { RequestContext } from '../common/request-context';
+import { TransactionalConnection } from '../database/transactional-connection';
+import { TokenIssuer, TokenStatus } from '../tokens';
+import { OrderItem } from './entities';
+import { OrderAccess } from './order-access.service';
+import { counts } from './order-totals';
+import { OrderStatusAnswer, statusOf } from './checkout.service';
+
+export interface GiftToken {
+  id: number;
+  token_value: string;
+  product_id: number;
+  order_item_id: number;
+  status: TokenStatus;
+  product_title: string;
+}
+
+export type OrderStatusData = OrderStatusAnswer & { giftTokens?: GiftToken[] };
+
+/** GET /ecommerce/orderStatus/:id (SPEC): what a client polls after checkout until the webhook completed the order. */
+@Injectable()
+export class OrderStatusService {
+  constructor(
+    private readonly connection: TransactionalConnection,
+    private readonly access: OrderAccess,
+    private readonly tokens: TokenIssuer,
+  ) {}
+
+  /**
+   * The order named by an encrypted id (a tampered or another app's id: Order not found). giftTokens is
+   * present once the order is paid (payment_status Success) and has gift digital items that are not
+   * Cancelled: their tokens, with the item's title.
+   */
+  async status(ctx: RequestContext, encryptedId: string): Promise<OrderStatusData> {
+    const order = await this.access.load(ctx, this.access.encryptedRef(ctx, encryptedId));
+    const answer: OrderStatusData = statusOf(order);
+    if (order.payment_status !== 'Success') return answer;
+    const gifts = (
+      await this.connection.repository(ctx, OrderItem).find({
+        select: { id: true, title: true, ItemStatus: true },
+        where: { Order_ID: order.id, app_id: ctx.appId, IsDigital: 1, RedeemStatus: In(['gift', 'gift_pending']) },
+        order: { id: 'ASC' },
+      })
+    ).filter(counts);
+    if (gifts.length === 0) return answer;
+    const titles = new Map(gifts.map((item) => [item.id, item.title]));
+    const rows = await this.tokens.ofOrderItems(ctx, ctx.appId, gifts.map((item) => item.id));
+    answer.giftTokens = rows.map((row) => ({
+      id: row.id,
+      token_value: row.token_value,
+      product_id: row.product_id,
+      order_item_id: row.order_item_id,
+      status: row.status,
+      product_title: titles.get(row.order_item_id) ?? '',
+    }));
+    return answer;
+  }
+}
