@@ -96,7 +96,8 @@ export class OrderCompletion {
         .set({ ItemStatus: 'Ordered' })
         .where('"Order_ID" = :orderId AND app_id = :appId AND "ItemStatus" = :pending', { orderId, appId: site.id, pending: 'Pending' })
         .execute();
-      const items = await this.itemsOf(em, site.id, orderId);
+      // The order's items as that UPDATE left them (the row lock keeps every other writer of the cart out).
+      const items = before.map((item) => (item.ItemStatus === 'Pending' ? Object.assign(item, { ItemStatus: 'Ordered' as const }) : item));
 
       // Step 6 runs here, before the emails are written: the confirmation (step 5) lists the gift tokens'
       // values, so they must exist when it is rendered. Nothing leaves before the commit (the emails are

@@ -175,20 +175,28 @@ function isAddress(value: string | undefined): value is string {
   return typeof value === 'string' && value.trim() !== '';
 }
 
-/** Cents as an amount with 2 decimals in the order's currency (`$25.00` for aud). */
+const MONEY_FORMATS = new Map<string, Intl.NumberFormat | null>();
+
+/** Cents as an amount with 2 decimals in the order's currency (`$25.00` for aud). Formatters are cached: building one costs far more than using it. */
 export function moneyFormat(currency: string): (cents: number) => string {
-  let format: Intl.NumberFormat | null = null;
-  try {
-    format = new Intl.NumberFormat('en-AU', { style: 'currency', currency: currency.toUpperCase(), minimumFractionDigits: 2, maximumFractionDigits: 2 });
-  } catch {
-    // not a currency Intl knows: the plain amount and the code
+  const code = currency.toUpperCase();
+  let format = MONEY_FORMATS.get(code);
+  if (format === undefined) {
+    try {
+      format = new Intl.NumberFormat('en-AU', { style: 'currency', currency: code, minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    } catch {
+      format = null; // not a currency Intl knows: the plain amount and the code
+    }
+    if (MONEY_FORMATS.size < 200) MONEY_FORMATS.set(code, format);
   }
-  return (cents) => (format ? format.format(cents / 100) : `${(cents / 100).toFixed(2)} ${currency.toUpperCase()}`);
+  return (cents) => (format ? format.format(cents / 100) : `${(cents / 100).toFixed(2)} ${code}`);
 }
+
+const DATE_FORMAT = new Intl.DateTimeFormat('en-AU', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' });
 
 /** `23 Nov 2026, 10:05 UTC`: the server records UTC, and the app has no time zone of its own. */
 function formatDate(date: Date): string {
-  const parts = new Intl.DateTimeFormat('en-AU', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' }).formatToParts(date);
+  const parts = DATE_FORMAT.formatToParts(date);
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
   return `${part('day')} ${part('month')} ${part('year')}, ${part('hour')}:${part('minute')} UTC`;
 }

@@ -80,7 +80,7 @@ export class PaymentWebhooks {
         .createQueryBuilder()
         .insert()
         .into(PaymentEvent)
-        .values({ event_id: event.id.slice(0, 255), app_id: site.id, type: event.type.slice(0, 100), order_id: orderId, payment_intent_id: intent.id?.slice(0, 255) ?? null, outcome: 'processing' })
+        .values({ event_id: event.id.slice(0, 255), app_id: site.id, type: event.type.slice(0, 100), order_id: orderId, payment_intent_id: intent.id?.slice(0, 255) ?? null, outcome: 'completed' })
         .orIgnore() // ON CONFLICT DO NOTHING: waits for a concurrent delivery of the same event to commit, then finds it
         .returning(['event_id'])
         .updateEntity(false)
@@ -90,7 +90,8 @@ export class PaymentWebhooks {
         orderId === null
           ? ({ outcome: 'order_not_found' } as const)
           : await this.completion.complete(scope, site, orderId, { method: 'Card', intentId: intent.id, paid: { amount: intent.amount, currency: intent.currency } });
-      await em.createQueryBuilder().update(PaymentEvent).set({ outcome: result.outcome }).where('event_id = :id', { id: event.id.slice(0, 255) }).execute();
+      // Written as `completed`, what nearly every event does; corrected in the same transaction otherwise.
+      if (result.outcome !== 'completed') await em.createQueryBuilder().update(PaymentEvent).set({ outcome: result.outcome }).where('event_id = :id', { id: event.id.slice(0, 255) }).execute();
       return result.outcome;
     });
     const log = { appId: site.id, eventId: event.id, intentId: intent.id, orderId, outcome };
