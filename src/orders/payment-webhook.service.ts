@@ -90,6 +90,10 @@ export class PaymentWebhooks {
         orderId === null
           ? ({ outcome: 'order_not_found' } as const)
           : await this.completion.complete(scope, site, orderId, { method: 'Card', intentId: intent.id, paid: { amount: intent.amount, currency: intent.currency } });
+      if (result.outcome === 'already_complete' && result.order && result.order.AuthCode !== intent.id) {
+        // Completed otherwise (Order Only, or paid with another intent): this payment is attached to nothing.
+        this.logger.error({ appId: site.id, orderId, intentId: intent.id, orderStatus: result.order.orderstatus, authCode: result.order.AuthCode }, 'payment for an order already completed otherwise: refund it or attach it by hand');
+      }
       // Written as `completed`, what nearly every event does; corrected in the same transaction otherwise.
       if (result.outcome !== 'completed') await em.createQueryBuilder().update(PaymentEvent).set({ outcome: result.outcome }).where('event_id = :id', { id: event.id.slice(0, 255) }).execute();
       return result.outcome;
