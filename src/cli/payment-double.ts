@@ -131,7 +131,7 @@ export class PaymentPeer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
     const path = (req.url ?? '/').split('?')[0];
-    const apiKey = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? null;
+    const apiKey = secretKeyOf(req.headers.authorization);
     const idempotencyKey = header(req, 'idempotency-key');
     const body = parseForm(raw);
     this.requests.push({ method: req.method ?? '', path, apiKey, idempotencyKey, body });
@@ -252,6 +252,14 @@ function send(res: ServerResponse, answer: Answer): void {
   if (res.destroyed) return;
   res.writeHead(answer.status, { 'content-type': 'application/json', 'request-id': `req_${token(14)}`, ...answer.headers });
   res.end(JSON.stringify(answer.body));
+}
+
+/** The secret key of `Authorization: Bearer <key>`, or of basic auth with the key as user name (`curl -u sk_test_…:`), as the provider takes it. */
+function secretKeyOf(authorization: string | undefined): string | null {
+  const [scheme, value] = (authorization ?? '').split(' ');
+  if (scheme === 'Bearer' && value) return value;
+  if (scheme === 'Basic' && value) return Buffer.from(value, 'base64').toString('utf8').split(':')[0] || null;
+  return null;
 }
 
 function header(req: IncomingMessage, name: string): string | null {

@@ -59,6 +59,16 @@ describe('payment double', () => {
 
       await expect(stripe.paymentIntents.confirm(intent.id)).rejects.toThrow('This PaymentIntent has already succeeded.');
       expect(hook.deliveries).toHaveLength(1);
+
+      // The provider's curl form: the secret key as the basic-auth user name.
+      const other = await stripe.paymentIntents.create({ amount: 900, currency: 'aud' });
+      const basic = { authorization: `Basic ${Buffer.from('sk_test_double:').toString('base64')}` };
+      const confirmed = await fetch(`${double.url}/v1/payment_intents/${other.id}/confirm`, { method: 'POST', headers: basic });
+      expect(confirmed.status).toBe(200);
+      expect((await confirmed.json()).status).toBe('succeeded');
+      await waitFor(() => hook.deliveries.length === 2);
+      const refused = await fetch(`${double.url}/v1/payment_intents/${other.id}`, { headers: { authorization: `Basic ${Buffer.from('sk_test_other:').toString('base64')}` } });
+      expect(refused.status).toBe(404); // intents belong to the key that made them
     } finally {
       await double.stop();
       hook.server.close();
