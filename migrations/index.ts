@@ -6,6 +6,7 @@ import { Content1764000300000 } from './1764000300000-content';
 import { MailOutboxText1764000400000 } from './1764000400000-mail-outbox-text';
 import { Tokens1764000500000 } from './1764000500000-tokens';
 import { Orders1764000600000 } from './1764000600000-orders';
+import { Identities1764000700000 } from './1764000700000-identities';
 
 /** Every migration, in order. A new migration is a new file here, never an edit of an applied one. */
-export const migrations = [Foundation1764000000000, Accounts1764000100000, AuthSmsCodes1764000110000, Messaging1764000200000, Content1764000300000, MailOutboxText1764000400000, Tokens1764000500000, Orders1764000600000];
+export const migrations = [Foundation1764000000000, Accounts1764000100000, AuthSmsCodes1764000110000, Messaging1764000200000, Content1764000300000, MailOutboxText1764000400000, Tokens1764000500000, Orders1764000600000, Identities1764000700000];

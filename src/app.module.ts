@@ -16,6 +16,7 @@ import { RelatedModule } from './related';
 import { RateLimitModule } from './rate-limit';
 import { OrdersModule } from './orders';
 import { TokensModule } from './tokens';
+import { IdpModule } from './idp';
 
 @Module({})
 export class AppModule {
@@ -40,6 +41,7 @@ export class AppModule {
         DataRowsModule,
         TokensModule,
         OrdersModule,
+        IdpModule,
       ],
     };
   }

@@ -23,6 +23,16 @@ export interface Account {
   passwordChangedUs: string;
 }
 
+/** The profile of an account made for an external identity (SSO), and what `profileOf` reads. */
+export interface ExternalProfile {
+  email: string | null;
+  firstname: string | null;
+  lastname: string | null;
+  displayname: string | null;
+  photourl: string | null;
+  emailverified: boolean;
+}
+
 export interface NewAccount {
   email: string;
   passwordHash: string;
@@ -111,6 +121,49 @@ export class AccountsService {
     const id = (inserted.raw as { id: number }[])[0].id;
     await insertFirstVersion(this.connection.manager(scope), { appId, table: 'core_customers', rowId: id, title: null, userId: null });
     return id;
+  }
+
+  /**
+   * An account created for an external identity (SSO), with no password (it cannot log in by password until a
+   * reset sets one), and its core_data row, in the scope's transaction. `email` may be null for core_customers
+   * and core_app_users (the IdP gave none, or one another account already holds); core_users needs one.
+   * Throws PostgreSQL's unique violation when the email is taken (the caller retries its use case).
+   */
+  async createExternal(scope: TransactionScope, appId: number, table: AuthTable, profile: ExternalProfile): Promise<Account> {
+    const values: Record<string, unknown> = {
+      app_id: appId,
+      [TABLE_SHAPES[table].email]: profile.email?.trim() ?? null,
+      password: null,
+      firstname: profile.firstname,
+      lastname: profile.lastname,
+    };
+    if (table !== 'core_users') Object.assign(values, { displayname: profile.displayname, photourl: profile.photourl, emailverified: profile.emailverified });
+    const inserted = await this.connection.repository(scope, ACCOUNT_ENTITIES[table]).createQueryBuilder().insert().values(values).returning(['id']).execute();
+    const created = (await this.findById(scope, appId, table, (inserted.raw as { id: number }[])[0].id))!;
+    await insertFirstVersion(this.connection.manager(scope), { appId, table, rowId: created.id, title: created.email || null, userId: created.id });
+    return created;
+  }
+
+  /** The profile columns of an account (core_users has no displayname, photourl or emailverified: null, null, false). */
+  async profileOf(scope: TransactionScope, appId: number, table: AuthTable, id: number): Promise<ExternalProfile | null> {
+    const query = this.connection
+      .repository(scope, ACCOUNT_ENTITIES[table])
+      .createQueryBuilder('a')
+      .select(`a.${TABLE_SHAPES[table].email}`, 'email')
+      .addSelect('a.firstname', 'firstname')
+      .addSelect('a.lastname', 'lastname')
+      .where('a.app_id = :appId AND a.id = :id', { appId, id });
+    if (table !== 'core_users') query.addSelect('a.displayname', 'displayname').addSelect('a.photourl', 'photourl').addSelect('a.emailverified', 'emailverified');
+    const row = await query.getRawOne<Partial<ExternalProfile>>();
+    if (!row) return null;
+    return {
+      email: row.email ?? null,
+      firstname: row.firstname ?? null,
+      lastname: row.lastname ?? null,
+      displayname: row.displayname ?? null,
+      photourl: row.photourl ?? null,
+      emailverified: row.emailverified === true,
+    };
   }
 
   async siteOf(scope: TransactionScope, appId: number): Promise<Site | null> {

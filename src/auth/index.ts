@@ -5,7 +5,7 @@ export { BearerGuard, OptionalBearerGuard, CustomerGuard, AdminGuard, isAppAdmin
 export { AUTH_TABLES, isAuthTable } from './auth-tables';
 export type { AuthTable } from './auth-tables';
 export { AccountsService } from './accounts.service';
-export type { Account, NewAccount, PushSubscriptionColumns } from './accounts.service';
+export type { Account, ExternalProfile, NewAccount, PushSubscriptionColumns } from './accounts.service';
 export { PasswordHasher } from './password-hasher.service';
 export { PasswordAuthService } from './password-auth.service';
 export { SmsTransport } from './sms-transport.service';

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+// The file, not '../auth': the list of user tables only (the auth module's index loads Nest modules).
+import { AUTH_TABLES } from '../auth/auth-tables';
 
 /**
  * The whole typed configuration of the service. It is read from the environment once, at start,
@@ -58,14 +60,25 @@ export interface AppConfig {
    */
   auth: { resetTokenTtlSeconds: number; loginMaxPerAccount: number; loginMaxPerAccountAllAddresses: number };
   logLevel: string;
+  /**
+   * SSO through an OpenID Connect IdP (README "Single sign-on"). `redirectUri` is the relay URI registered at
+   * the IdP: IDP_REDIRECT_URI with `/auth/oauth/idp/redirect` appended when missing (`redirectUriSetting` is
+   * the variable as set). Discovery that failed is tried again at most every `discoveryRetryMs`; every call
+   * to the IdP gives up after `timeoutMs`.
+   */
   idp: {
     issuerUrl: string | null;
     clientId: string | null;
     apiKey: string | null;
     redirectUri: string | null;
+    redirectUriSetting: string | null;
     cookiePassword: string | null;
     debug: boolean;
     allowedAuthTables: string[];
+    /** How the client secret (IDP_API_KEY) is sent to the token endpoint (IDP_TOKEN_AUTH_METHOD). */
+    tokenAuthMethod: 'client_secret_basic' | 'client_secret_post';
+    discoveryRetryMs: number;
+    timeoutMs: number;
   };
   /** Versioned content and /getDataRows: expiry job interval (0 = off), page and result size limits. */
   content: { expiryTickMs: number; maxPerPage: number; maxRows: number };
@@ -176,6 +189,74 @@ export function decodeKey(raw: string, bytes: number): Buffer | null {
   return null;
 }
 
+/** The path of the relay the IdP redirects to (SPEC "External identity login"). */
+export const IDP_RELAY_PATH = '/auth/oauth/idp/redirect';
+
+/** IDP_REDIRECT_URI with the relay path appended unless it already ends with it (or with its alias `/auth/oauth/idp/callback`). */
+export function idpRelayUri(setting: string): string {
+  const url = new URL(setting);
+  const path = url.pathname.replace(/\/+$/, '');
+  if (!path.endsWith(IDP_RELAY_PATH) && !path.endsWith('/auth/oauth/idp/callback')) url.pathname = `${path}${IDP_RELAY_PATH}`;
+  return url.href;
+}
+
+/**
+ * The IdP settings. SSO is on when IDP_CLIENT_ID is set; then IDP_ISSUER_URL and IDP_REDIRECT_URI are
+ * required, and IDP_COOKIE_PASSWORD (at least 32 characters) is required in production and generated per
+ * process, with a warning, outside it. An http issuer is refused in production (tests and local IdPs only).
+ */
+function readIdp(r: Reader): AppConfig['idp'] {
+  const clientId = r.str('IDP_CLIENT_ID');
+  const issuerUrl = r.url('IDP_ISSUER_URL', ['http:', 'https:']);
+  const redirectUriSetting = r.url('IDP_REDIRECT_URI', ['http:', 'https:']);
+  let redirectUri: string | null = null;
+  if (redirectUriSetting !== null) {
+    const parsed = new URL(redirectUriSetting);
+    if (parsed.search || parsed.hash || parsed.username || parsed.password) r.errors.push('IDP_REDIRECT_URI must have no query, fragment or user info');
+    else redirectUri = idpRelayUri(redirectUriSetting);
+  }
+  if (r.production && issuerUrl !== null && new URL(issuerUrl).protocol !== 'https:') r.errors.push('IDP_ISSUER_URL must be an https URL in production');
+  if (r.production && redirectUri !== null && new URL(redirectUri).protocol !== 'https:') r.errors.push('IDP_REDIRECT_URI must be an https URL in production');
+  if (clientId !== null && issuerUrl === null && r.str('IDP_ISSUER_URL') === null) r.errors.push('IDP_ISSUER_URL is required when IDP_CLIENT_ID is set (the IdP\'s issuer, for discovery)');
+  if (clientId !== null && redirectUriSetting === null && r.str('IDP_REDIRECT_URI') === null) r.errors.push('IDP_REDIRECT_URI is required when IDP_CLIENT_ID is set (this service\'s public base URL or relay URI)');
+
+  let cookiePassword = r.str('IDP_COOKIE_PASSWORD');
+  if (cookiePassword !== null && cookiePassword.length < 32) r.errors.push('IDP_COOKIE_PASSWORD must be at least 32 characters');
+  else if (cookiePassword !== null && r.production && isSample(cookiePassword)) r.errors.push('IDP_COOKIE_PASSWORD holds a sample value; set a real secret');
+  else if (cookiePassword === null && clientId !== null) {
+    if (r.production) r.errors.push('IDP_COOKIE_PASSWORD is required in production when IDP_CLIENT_ID is set');
+    else {
+      r.warnings.push('IDP_COOKIE_PASSWORD');
+      cookiePassword = randomBytes(32).toString('hex');
+    }
+  }
+
+  const allowedAuthTables = (r.str('IDP_ALLOWED_AUTH_TABLES') ?? 'core_customers').split(',').map((t) => t.trim()).filter(Boolean);
+  const unknown = allowedAuthTables.filter((table) => !(AUTH_TABLES as readonly string[]).includes(table));
+  if (unknown.length > 0) r.errors.push(`IDP_ALLOWED_AUTH_TABLES names unknown tables (${unknown.join(', ')}); allowed: ${AUTH_TABLES.join(', ')}`);
+
+  return {
+    issuerUrl,
+    clientId,
+    apiKey: r.str('IDP_API_KEY'),
+    redirectUri,
+    redirectUriSetting,
+    cookiePassword,
+    debug: r.bool('IDP_DEBUG_AUTH', false),
+    allowedAuthTables,
+    tokenAuthMethod: readTokenAuthMethod(r),
+    discoveryRetryMs: r.int('IDP_DISCOVERY_RETRY_MS', 5000, 0, 600000),
+    timeoutMs: r.int('IDP_TIMEOUT_MS', 10000, 100, 120000),
+  };
+}
+
+function readTokenAuthMethod(r: Reader): AppConfig['idp']['tokenAuthMethod'] {
+  const value = r.str('IDP_TOKEN_AUTH_METHOD') ?? 'client_secret_basic';
+  if (value === 'client_secret_basic' || value === 'client_secret_post') return value;
+  r.errors.push(`IDP_TOKEN_AUTH_METHOD must be client_secret_basic or client_secret_post (got "${value}")`);
+  return 'client_secret_basic';
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const production = env.NODE_ENV === 'production';
   const r = new Reader(env, production);
@@ -240,15 +321,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       loginMaxPerAccountAllAddresses: r.int('AUTH_LOGIN_MAX_PER_ACCOUNT_ALL_ADDRESSES', 10 * loginMaxPerAccount, 1),
     },
     logLevel: r.str('LOG_LEVEL') ?? (env.NODE_ENV === 'test' ? 'warn' : 'info'),
-    idp: {
-      issuerUrl: r.url('IDP_ISSUER_URL', ['http:', 'https:']),
-      clientId: r.str('IDP_CLIENT_ID'),
-      apiKey: r.str('IDP_API_KEY'),
-      redirectUri: r.url('IDP_REDIRECT_URI', ['http:', 'https:']),
-      cookiePassword: r.str('IDP_COOKIE_PASSWORD'),
-      debug: r.bool('IDP_DEBUG_AUTH', false),
-      allowedAuthTables: (r.str('IDP_ALLOWED_AUTH_TABLES') ?? 'core_customers').split(',').map((t) => t.trim()).filter(Boolean),
-    },
+    idp: readIdp(r),
     content: {
       expiryTickMs: r.int('CONTENT_EXPIRY_TICK_MS', 60000, 0),
       maxPerPage: r.int('DATA_ROWS_MAX_PER_PAGE', 100, 1, 10000),
@@ -260,8 +333,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (config.jwt.accessSecret && config.jwt.accessSecret === config.jwt.refreshSecret) {
     r.errors.push('JWT_REFRESH_SECRET must differ from JWT_ACCESS_SECRET');
   }
-  const cookiePassword = config.idp.cookiePassword;
-  if (cookiePassword !== null && cookiePassword.length < 32) r.errors.push('IDP_COOKIE_PASSWORD must be at least 32 characters');
 
   if (production && config.pushInsecureTls) r.errors.push('PUSH_INSECURE_TLS is for tests only and is refused in production');
   if (r.errors.length > 0) {

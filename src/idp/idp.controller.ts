@@ -1,0 +1,150 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { success } from '../common/envelope';
+import { AppContext, Ctx, RequestContext } from '../common/request-context';
+import { IdpCallbackRequest, IdpLogoutRequest, IdpStartRequest } from './idp.dto';
+import { APP_CTX_COOKIE, APP_CTX_TTL_SECONDS, IdpLoginService, RelayAnswer } from './idp-login.service';
+import { RELAY_HEADERS, relayPage } from './relay-page';
+
+const UNAVAILABLE = 'Identity provider unavailable: try again later (discovery or a call to the IdP failed; the rest of the service is unaffected)';
+const NOT_CONFIGURED = 'Identity provider clientId (IDP_CLIENT_ID) is not configured';
+
+/**
+ * External identity login (SPEC "External identity login (IdP facade)"): the JSON routes the app calls, and
+ * the two relays the IdP sends the browser to, which answer a meta-refresh page to the app's own URL.
+ */
+@ApiTags('SSO')
+@Controller('auth/oauth/idp')
+export class IdpController {
+  constructor(private readonly sso: IdpLoginService) {}
+
+  @Post('start')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "The IdP's authorization URL for this app (scope openid email profile, PKCE S256, nonce) and the encrypted state",
+    description:
+      'Send the browser to authorizationUrl. Public clients generate a PKCE pair first and send codeChallenge (base64url SHA-256 of the verifier); ' +
+      'with IDP_API_KEY set the service is a confidential client and PKCE is optional. The state (AES-256-GCM under IDP_COOKIE_PASSWORD) carries ' +
+      'the app, authTable, the client state, the nonce and a 10-minute expiry.',
+  })
+  @ApiResponse({ status: 200, description: '{ status: Success, authorizationUrl, state }' })
+  @ApiResponse({
+    status: 400,
+    description: `Missing app context: provide appID/site-id for OAuth start / redirectUri must match server configuration (<configured URI>) / ${NOT_CONFIGURED} / OAuth login into authTable '<table>' is not allowed by configuration. / Validation error (codeChallenge, codeChallengeMethod: only S256, flow)`,
+  })
+  @ApiResponse({ status: 404, description: 'App not found (a site-id naming no app)' })
+  @ApiResponse({ status: 503, description: UNAVAILABLE })
+  async start(@Ctx() ctx: RequestContext, @Body() body: IdpStartRequest) {
+    return success(await this.sso.start(ctx, body));
+  }
+
+  @Post('callback')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Exchange the code for service tokens: the identity is found, linked by verified email, or created',
+    description:
+      'The app comes from the state (a site-id, when sent, must name the same app). The code is exchanged with the verifier; the ID token is checked ' +
+      '(signature, issuer, audience, nonce). An existing identity logs into its user; else a user of (app, authTable) with the email is linked only when ' +
+      'the IdP asserts email_verified; else a new user and identity are created. The IdP\'s tokens are never returned or stored. ' +
+      'clientState is the state the client gave to start, when it gave one.',
+  })
+  @ApiResponse({
+    status: 200,
+    description:
+      '{ status: Success, token: { access_token, refresh_token, expires_in: 3600 }, user: { _id (encrypted), email, firstname, lastname, displayname, photourl, emailverified, sessionid? }, clientState? }',
+  })
+  @ApiResponse({
+    status: 400,
+    description:
+      "code is required / Missing app context in OAuth state payload (errors[]: state missing, altered or expired) / the IdP's error text, e.g. invalid_grant: … (bad, used or expired code, wrong PKCE verifier) / " +
+      `OAuth login into authTable '<table>' is not allowed by configuration. / ${NOT_CONFIGURED} / redirectUri must match server configuration (<configured URI>) / Validation error (codeVerifier, authTable not the one of start)`,
+  })
+  @ApiResponse({ status: 503, description: UNAVAILABLE })
+  @ApiResponse({ status: 500, description: 'An error occurred while processing your request' })
+  async callback(@Ctx() ctx: RequestContext, @Body() body: IdpCallbackRequest) {
+    return success(await this.sso.callback(ctx, body));
+  }
+
+  @Post('logout')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "The IdP's logout URL (end_session_endpoint): open it in the browser, then clear the tokens",
+    description:
+      'With an app (site-id, or appID outside production) the IdP returns the browser to GET /auth/oauth/idp/logout/redirect with a sealed state, which ' +
+      'sends it on to the app (idp_app_logout_url, oauth_logout_url, auth_logout_url, else returnTo, else /index.html on its domain). The session id goes as ' +
+      'logout_hint; the IdP ends its session when the browser visits logoutUrl (its tokens are not kept, so there is no id_token_hint).',
+  })
+  @ApiResponse({ status: 200, description: '{ status: Success, message: Signed out successfully, logoutUrl }' })
+  @ApiResponse({ status: 400, description: `sessionId is required / ${NOT_CONFIGURED} / Validation error (returnTo not on the app's domain)` })
+  @ApiResponse({ status: 503, description: UNAVAILABLE })
+  async logout(@Ctx() ctx: RequestContext, @Body() body: IdpLogoutRequest) {
+    const { logoutUrl } = await this.sso.logout(ctx, body);
+    return success({ message: 'Signed out successfully', logoutUrl });
+  }
+
+  @Get(['redirect', 'callback'])
+  @AppContext({ none: true }) // the state names the app; still rate limited per address
+  @ApiOperation({
+    summary: 'Relay for the IdP (not for clients): forwards the browser to the app callback URL with every query parameter',
+    description:
+      'Registered at the IdP as redirect URI (IDP_REDIRECT_URI). Sets the HttpOnly, SameSite=Lax idp_app_ctx cookie (Secure over https). The target is the ' +
+      "app's idp_app_callback_url, oauth_callback_url, auth_callback_url, else https://<domain>/auth/callback; a relative path is resolved against the " +
+      'domain. Answers a page with a meta refresh and a continue link, no script (Content-Security-Policy default-src none).',
+  })
+  @ApiQuery({ name: 'code', required: false })
+  @ApiQuery({ name: 'state', required: true, description: 'The encrypted state from start' })
+  @ApiQuery({ name: 'error', required: false })
+  @ApiQuery({ name: 'error_description', required: false })
+  @ApiProduces('text/html', 'application/json')
+  @ApiResponse({ status: 200, description: 'text/html: meta refresh and continue link to the app callback URL' })
+  @ApiResponse({ status: 400, description: 'JSON: Invalid or missing OAuth state / Unable to resolve app redirect URL' })
+  async redirect(@Ctx() ctx: RequestContext, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const answer = await this.sso.relay(ctx, queryOf(request));
+    this.sendPage(request, reply, answer);
+  }
+
+  @Get('logout/redirect')
+  @AppContext({ none: true })
+  @ApiOperation({
+    summary: 'Post-logout relay for the IdP (not for clients): forwards the browser to the app logout URL',
+    description:
+      "Registered at the IdP as post-logout redirect URI. The app comes from the sealed state (query), else from the idp_app_ctx cookie. The target is the app's " +
+      "idp_app_logout_url, oauth_logout_url, auth_logout_url, else the logout's returnTo, else https://<domain>/index.html.",
+  })
+  @ApiQuery({ name: 'state', required: false, description: 'The sealed logout state' })
+  @ApiProduces('text/html', 'application/json')
+  @ApiResponse({ status: 200, description: 'text/html: meta refresh and continue link to the app logout URL' })
+  @ApiResponse({ status: 400, description: 'JSON: Invalid or missing OAuth logout state / Unable to resolve app logout redirect URL' })
+  async logoutRedirect(@Ctx() ctx: RequestContext, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const states = queryOf(request).getAll('state').filter((s) => s !== '');
+    const answer = await this.sso.logoutRelay(ctx, states.length > 0 ? states[0] : null, request.headers.cookie);
+    this.sendPage(request, reply, answer);
+  }
+
+  @Get('logout/redirect/:state')
+  @AppContext({ none: true })
+  @ApiOperation({ summary: 'Post-logout relay with the sealed state as a path segment (for IdPs that drop the state parameter)' })
+  @ApiParam({ name: 'state', description: 'The sealed logout state' })
+  @ApiProduces('text/html', 'application/json')
+  @ApiResponse({ status: 200, description: 'text/html: meta refresh and continue link to the app logout URL' })
+  @ApiResponse({ status: 400, description: 'JSON: Invalid or missing OAuth logout state / Unable to resolve app logout redirect URL' })
+  async logoutRedirectWithState(@Ctx() ctx: RequestContext, @Param('state') state: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const answer = await this.sso.logoutRelay(ctx, state, request.headers.cookie);
+    this.sendPage(request, reply, answer);
+  }
+
+  private sendPage(request: FastifyRequest, reply: FastifyReply, answer: RelayAnswer): void {
+    if (answer.appCookie !== null) {
+      const secure = request.protocol === 'https' ? '; Secure' : '';
+      reply.header('set-cookie', `${APP_CTX_COOKIE}=${answer.appCookie}; Path=${this.sso.cookiePath}; Max-Age=${APP_CTX_TTL_SECONDS}; HttpOnly; SameSite=Lax${secure}`);
+    }
+    reply.status(200).headers(RELAY_HEADERS).send(relayPage(answer.target));
+  }
+}
+
+/** Every query parameter of the request, in order, repeated names kept. */
+function queryOf(request: FastifyRequest): URLSearchParams {
+  const index = request.url.indexOf('?');
+  return new URLSearchParams(index === -1 ? '' : request.url.slice(index + 1));
+}
