@@ -3,7 +3,8 @@ import { contentScenarios } from './content';
 import { getAppScenario } from './get-app';
 import { messagingScenarios } from './messaging';
 import { shopScenarios } from './shop';
+import { tokensScenarios } from './tokens';
 import { Scenario } from './types';
 
 /** Every scenario `npm run bench` runs, in order. */
-export const scenarios: Scenario[] = [getAppScenario, ...authScenarios, ...messagingScenarios, ...contentScenarios, ...shopScenarios];
+export const scenarios: Scenario[] = [getAppScenario, ...authScenarios, ...messagingScenarios, ...contentScenarios, ...tokensScenarios, ...shopScenarios];
