@@ -184,9 +184,10 @@ export class IdpClient implements OnApplicationBootstrap {
       if (SERVER_SIDE_ERRORS.has(code) || error.status >= 500) return this.unavailable(error, during);
       return idpError('GRANT_FAILED', { detail: description ? `${code}: ${description}` : code });
     }
-    if (error instanceof TypeError || (error instanceof oidc.ClientError && UNAVAILABLE_CODES.has(error.code ?? ''))) return this.unavailable(error, during);
+    if (isNetworkError(error) || (error instanceof oidc.ClientError && (UNAVAILABLE_CODES.has(error.code ?? '') || isNetworkError(error.cause)))) return this.unavailable(error, during);
     if (error instanceof oidc.ClientError) {
-      const reason = error.cause instanceof Error ? error.cause.message : error.message;
+      const cause = error.cause as { message?: unknown } | undefined;
+      const reason = typeof cause?.message === 'string' ? cause.message : error.message;
       this.logger.warn({ err: describe(error), during }, 'Identity provider answer rejected');
       return idpError('ID_TOKEN_REJECTED', { detail: reason });
     }
@@ -232,8 +233,18 @@ function toClaims(claims: Record<string, unknown>): IdpClaims {
   };
 }
 
-function describe(error: unknown): Record<string, unknown> {
-  if (!(error instanceof Error)) return { value: String(error) };
-  const cause = error.cause instanceof Error ? { cause: error.cause.message, causeCode: (error.cause as { code?: string }).code } : {};
-  return { type: error.name, message: error.message, code: (error as { code?: string }).code, ...cause };
+/**
+ * fetch's failure to reach the IdP (refused, reset, DNS, TLS): a TypeError `fetch failed` whose cause is the
+ * system or TLS error. Matched by name, not instanceof: the error may come from another realm than the library's.
+ */
+function isNetworkError(error: unknown): boolean {
+  const e = error as { name?: unknown; message?: unknown; cause?: { code?: unknown } } | null;
+  return typeof e === 'object' && e !== null && e.name === 'TypeError' && (e.message === 'fetch failed' || typeof e.cause?.code === 'string');
+}
+
+/** An error for the log, with its cause chain (duck-typed: errors of fetch come from another realm under jest). */
+function describe(error: unknown, depth = 0): Record<string, unknown> {
+  const e = error as { name?: unknown; message?: unknown; code?: unknown; cause?: unknown } | null;
+  if (typeof e !== 'object' || e === null) return { value: String(error) };
+  return { type: e.name, message: e.message, code: e.code, ...(e.cause !== undefined && depth < 3 ? { cause: describe(e.cause, depth + 1) } : {}) };
 }
