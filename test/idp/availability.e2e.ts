@@ -36,6 +36,28 @@ describe('SSO availability and configuration', () => {
       expect((await t.request('GET', '/auth/oauth/idp/redirect?code=c&state=s')).body.message).toBe('Invalid or missing OAuth state');
       expect((await t.request('GET', '/auth/oauth/idp/logout/redirect')).body.message).toBe('Invalid or missing OAuth logout state');
     });
+
+    it('every SSO route is in the OpenAPI document with its summary and answers', async () => {
+      const doc = (await t.request('GET', '/docs/openapi.json')).body;
+      const routes: [string, string, string[]][] = [
+        ['/auth/oauth/idp/start', 'post', ['200', '400', '503']],
+        ['/auth/oauth/idp/callback', 'post', ['200', '400', '500', '503']],
+        ['/auth/oauth/idp/logout', 'post', ['200', '400', '503']],
+        ['/auth/oauth/idp/redirect', 'get', ['200', '400']],
+        ['/auth/oauth/idp/callback', 'get', ['200', '400']],
+        ['/auth/oauth/idp/logout/redirect', 'get', ['200', '400']],
+        ['/auth/oauth/idp/logout/redirect/{state}', 'get', ['200', '400']],
+      ];
+      for (const [path, method, statuses] of routes) {
+        const operation = doc.paths[path]?.[method];
+        expect(operation?.summary).toEqual(expect.any(String));
+        expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(statuses));
+      }
+      const start = doc.components.schemas.IdpStartRequest.properties;
+      expect(Object.keys(start).sort()).toEqual(['appID', 'authTable', 'codeChallenge', 'codeChallengeMethod', 'flow', 'redirectUri', 'state']);
+      expect(Object.keys(doc.components.schemas.IdpCallbackRequest.properties).sort()).toEqual(['authTable', 'code', 'codeVerifier', 'redirectUri', 'state']);
+      expect(Object.keys(doc.components.schemas.IdpLogoutRequest.properties).sort()).toEqual(['appID', 'returnTo', 'sessionId']);
+    });
   });
 
   describe('an IdP that is down', () => {
@@ -103,7 +125,7 @@ describe('SSO availability and configuration', () => {
     beforeAll(async () => {
       peer = await OidcPeer.start({ clients: [PUBLIC] });
       peer.trustInProcess();
-      t = await startTestApp(ssoEnv(peer, { IDP_CLIENT_ID: PUBLIC.client_id, IDP_API_KEY: '', IDP_REDIRECT_URI: RELAY_URI }));
+      t = await startTestApp(ssoEnv(peer, { IDP_CLIENT_ID: PUBLIC.client_id, IDP_API_KEY: '', IDP_REDIRECT_URI: RELAY_URI, IDP_ALLOWED_AUTH_TABLES: 'core_customers,core_users' }));
     });
     afterAll(async () => {
       await t?.close();
@@ -120,6 +142,30 @@ describe('SSO availability and configuration', () => {
       const res = await ssoLogin(t, peer, { headers: app.headers, account: sub });
       expect(res.status).toBe(200);
       expect(t.get(IdCipher).decryptId(app.appId, res.body.user._id)).toEqual(expect.any(Number));
+    });
+
+    it('admin SSO into core_users when configured: a verified email logs into the admin (role kept); another email needs a free one', async () => {
+      const seeded = await t.seed({ site: siteFixture(), tables: { core_users: [{ user_email: 'root@example.test', password: 'Root@12345', primary_role: 'admin' }, { user_email: 'taken@example.test', password: 'Taken@1234' }] } });
+      const headers = { 'site-id': String(seeded.appID) };
+      const admin = peer.account('admin-sso', { email: 'ROOT@example.test', email_verified: true });
+      const res = await ssoLogin(t, peer, { headers, account: admin, authTable: 'core_users' });
+      expect(res.status).toBe(200);
+      expect(t.get(IdCipher).decryptId(seeded.appID, res.body.user._id)).toBe(seeded.ids.core_users[0]);
+      expect(res.body.user).toMatchObject({ email: 'root@example.test', emailverified: false, displayname: null, photourl: null });
+      const claims = JSON.parse(Buffer.from(res.body.token.access_token.split('.')[1], 'base64url').toString());
+      expect(claims).toMatchObject({ app: seeded.appID, tbl: 'core_users', role: 'admin' });
+
+      const newcomer = peer.account('new-admin-user', { email: 'new-user@example.test', email_verified: false });
+      const created = await ssoLogin(t, peer, { headers, account: newcomer, authTable: 'core_users' });
+      expect(created.status).toBe(200);
+      const [row] = await t.dataSource.query('SELECT user_email, password, primary_role FROM core_users WHERE id = $1', [t.get(IdCipher).decryptId(seeded.appID, created.body.user._id)]);
+      expect(row).toEqual({ user_email: 'new-user@example.test', password: null, primary_role: 'user' });
+
+      const squatter = peer.account('squatter', { email: 'taken@example.test', email_verified: false });
+      const refused = await ssoLogin(t, peer, { headers, account: squatter, authTable: 'core_users' });
+      expect(refused.status).toBe(400);
+      expect(refused.body.message).toBe('The identity provider gave no email address that can be used for a new account of this table');
+      expect(await t.dataSource.query('SELECT 1 FROM core_identities WHERE app_id = $1 AND provider_user_id = $2', [seeded.appID, 'squatter'])).toHaveLength(0);
     });
   });
 

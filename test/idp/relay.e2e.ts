@@ -32,7 +32,7 @@ describe('SSO relay pages', () => {
   beforeAll(async () => {
     peer = await OidcPeer.start({ clients: [CONFIDENTIAL] });
     peer.trustInProcess();
-    t = await startTestApp(ssoEnv(peer, { TRUST_PROXY: 'true' }));
+    t = await startTestApp(ssoEnv(peer, { TRUST_PROXY: 'true', IDP_DEBUG_AUTH: 'true' }));
   });
   afterAll(async () => {
     await t?.close();
