@@ -6,7 +6,8 @@ export type SealPurpose = 'idp-state' | 'idp-app-ctx' | 'idp-logout';
 const VERSION = 1;
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
-const MAX_SEALED = 4096;
+/** The longest sealed value opened: a state with the longest client state (512 characters, JSON-escaped) fits. */
+const MAX_SEALED = 8192;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /**

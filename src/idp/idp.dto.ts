@@ -20,7 +20,7 @@ export class IdpStartRequest {
   @TextField('redirectUri', 2000, { doc: REDIRECT_DOC })
   redirectUri?: string;
 
-  @TextField('state', 1024, { doc: { description: "The client's own state, carried inside the encrypted state and answered back by the callback" } })
+  @TextField('state', 512, { doc: { description: "The client's own state, carried inside the encrypted state and answered back by the callback as clientState" } })
   state?: string;
 
   @ApiPropertyOptional({ enum: ['signin', 'signup'], description: "Becomes the IdP's screen_hint" })
@@ -39,7 +39,7 @@ export class IdpCallbackRequest {
   @TextField('code', 2048, { doc: { description: 'Authorization code from the IdP redirect (required)' } })
   code?: string;
 
-  @TextField('state', 4096, { doc: { description: 'The encrypted state from start, as the relay forwarded it (required)' } })
+  @TextField('state', 8192, { doc: { description: 'The encrypted state from start, as the relay forwarded it (required)' } })
   state?: string;
 
   @TextField('redirectUri', 2000, { doc: REDIRECT_DOC })

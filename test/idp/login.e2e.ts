@@ -150,6 +150,15 @@ describe('SSO login (IdP facade) against a real OpenID Connect provider', () => 
     });
   });
 
+  it('carries the longest client state (512 characters, JSON-escaped) through the IdP and back', async () => {
+    const clientState = '"\u0001\\é'.repeat(128);
+    const sub = peer.account(unique('long'), { email: `${unique('long')}@example.test`, email_verified: true });
+    const res = await ssoLogin(t, peer, { headers: siteA.headers, account: sub, state: clientState });
+    expect(res.status).toBe(200);
+    expect(res.body.clientState).toBe(clientState);
+    expect((await t.post('/auth/oauth/idp/start', { state: clientState + 'x' }, siteA.headers)).body.errors).toEqual([{ field: 'state', message: 'state must be at most 512 characters' }]);
+  });
+
   describe('PKCE and codes', () => {
     it('right verifier logs in; a wrong one gets the IdP\'s invalid_grant; a missing one is refused before the code is spent', async () => {
       const sub = peer.account(unique('pkce'), { email: `${unique('pkce')}@example.test`, email_verified: true });
