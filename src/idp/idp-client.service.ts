@@ -184,7 +184,8 @@ export class IdpClient implements OnApplicationBootstrap {
       if (SERVER_SIDE_ERRORS.has(code) || error.status >= 500) return this.unavailable(error, during);
       return idpError('GRANT_FAILED', { detail: description ? `${code}: ${description}` : code });
     }
-    if (isNetworkError(error) || (error instanceof oidc.ClientError && (UNAVAILABLE_CODES.has(error.code ?? '') || isNetworkError(error.cause)))) return this.unavailable(error, during);
+    // A ClientError without a code is the library's "something went wrong" around an error it did not expect.
+    if (isNetworkError(error) || (error instanceof oidc.ClientError && (!error.code || UNAVAILABLE_CODES.has(error.code) || isNetworkError(error.cause)))) return this.unavailable(error, during);
     if (error instanceof oidc.ClientError) {
       const cause = error.cause as { message?: unknown } | undefined;
       const reason = typeof cause?.message === 'string' ? cause.message : error.message;
@@ -220,7 +221,7 @@ function oauthError(error: oidc.ResponseBodyError | oidc.WWWAuthenticateChalleng
 function toClaims(claims: Record<string, unknown>): IdpClaims {
   const text = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null);
   const sub = text(claims.sub);
-  if (sub === null || sub.length > 255) throw new oidc.ClientError('the ID token has no subject of at most 255 characters');
+  if (sub === null || sub.length > 255) throw new oidc.ClientError('the ID token has no subject of at most 255 characters', { code: 'OAUTH_INVALID_RESPONSE' });
   return {
     sub,
     email: text(claims.email),
@@ -234,12 +235,15 @@ function toClaims(claims: Record<string, unknown>): IdpClaims {
 }
 
 /**
- * fetch's failure to reach the IdP (refused, reset, DNS, TLS): a TypeError `fetch failed` whose cause is the
- * system or TLS error. Matched by name, not instanceof: the error may come from another realm than the library's.
+ * fetch's failure to reach the IdP (refused, reset, DNS, TLS: a TypeError `fetch failed` whose cause is the
+ * system or TLS error) or to get its answer in time. Matched by name, not instanceof: the error may come from
+ * another realm than the library's.
  */
 function isNetworkError(error: unknown): boolean {
   const e = error as { name?: unknown; message?: unknown; cause?: { code?: unknown } } | null;
-  return typeof e === 'object' && e !== null && e.name === 'TypeError' && (e.message === 'fetch failed' || typeof e.cause?.code === 'string');
+  if (typeof e !== 'object' || e === null) return false;
+  if (e.name === 'TimeoutError' || e.name === 'AbortError') return true; // IDP_TIMEOUT_MS ran out
+  return e.name === 'TypeError' && (e.message === 'fetch failed' || typeof e.cause?.code === 'string');
 }
 
 /** An error for the log, with its cause chain (duck-typed: errors of fetch come from another realm under jest). */

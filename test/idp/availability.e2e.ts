@@ -75,7 +75,7 @@ describe('SSO availability and configuration', () => {
     });
 
     it('does not stop the service from starting: other routes work, the SSO routes answer 503, until the IdP is back', async () => {
-      t = await startTestApp(ssoEnv(peer));
+      t = await startTestApp(ssoEnv(peer, { IDP_TIMEOUT_MS: '500' }));
       const app = await tenant(t);
       expect((await t.request('GET', '/health')).status).toBe(200);
       expect((await t.post('/getApp', {}, app.headers)).status).toBe(200);
@@ -116,6 +116,25 @@ describe('SSO availability and configuration', () => {
       const res = await t.post('/auth/oauth/idp/callback', { code: at.code, state: at.state, codeVerifier: at.verifier }, app.headers);
       expect(res.status).toBe(200);
       expect(res.body.user.email).toBe('flaky@example.test');
+    });
+
+    it('answers 503 when the IdP does not answer the code exchange within IDP_TIMEOUT_MS', async () => {
+      const app = await tenant(t);
+      const sub = peer.account('slow', { email: 'slow@example.test', email_verified: true });
+      const at = await codeForApp(t, peer, { headers: app.headers, account: sub });
+      peer.tokenDelayMs = 1500;
+      try {
+        const began = Date.now();
+        const res = await t.post('/auth/oauth/idp/callback', { code: at.code, state: at.state, codeVerifier: at.verifier }, app.headers);
+        expect(res.body).toEqual({ status: 'Failed', message: UNAVAILABLE });
+        expect(res.status).toBe(503);
+        expect(Date.now() - began).toBeLessThan(1400);
+      } finally {
+        peer.tokenDelayMs = 0;
+        await peer.settled();
+      }
+      // The IdP never saw the exchange: the code still works.
+      expect((await t.post('/auth/oauth/idp/callback', { code: at.code, state: at.state, codeVerifier: at.verifier }, app.headers)).status).toBe(200);
     });
   });
 

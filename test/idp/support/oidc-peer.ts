@@ -110,8 +110,24 @@ export class OidcPeer {
       cookies: { keys: ['oidc-peer-cookie-key-0123456789'] },
       ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Session: 3600, Grant: 3600 },
     }));
-    this.handler = provider.callback();
+    const handle = provider.callback();
+    // The token endpoint can be made silent (an IdP that does not answer in time): the request is held, then dropped unserved.
+    this.handler = (req, res) => {
+      const delay = this.tokenDelayMs;
+      if (delay > 0 && (req as { url?: string }).url?.startsWith('/token')) {
+        this.delayed.push(new Promise<void>((resolve) => setTimeout(resolve, delay)).then(() => void (res as { destroy(): void }).destroy()));
+      } else handle(req, res);
+    };
     server.on('request', this.handler);
+  }
+
+  /** Milliseconds the token endpoint holds a request before dropping it unanswered (0: it answers at once). */
+  tokenDelayMs = 0;
+  private readonly delayed: Promise<void>[] = [];
+
+  /** Waits until every held request was dropped. */
+  async settled(): Promise<void> {
+    await Promise.all(this.delayed.splice(0));
   }
 
   get issuer(): string {
