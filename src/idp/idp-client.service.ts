@@ -178,6 +178,7 @@ export class IdpClient implements OnApplicationBootstrap {
   /** An error of the OpenID Connect client as the answer to give. */
   private failure(error: unknown, during: string): ApiError | unknown {
     if (error instanceof ApiError) return error;
+    if (error instanceof UnusableClaims) return idpError('ID_TOKEN_REJECTED', { detail: error.message });
     if (error instanceof oidc.ResponseBodyError || error instanceof oidc.WWWAuthenticateChallengeError) {
       const { code, description } = oauthError(error);
       this.debug('IdP refused', { during, error: code, status: error.status });
@@ -212,6 +213,9 @@ export class IdpClient implements OnApplicationBootstrap {
   }
 }
 
+/** Valid claims the service cannot use (no usable subject). */
+class UnusableClaims extends Error {}
+
 function oauthError(error: oidc.ResponseBodyError | oidc.WWWAuthenticateChallengeError): { code: string; description: string | null } {
   if (error instanceof oidc.ResponseBodyError) return { code: error.error, description: error.error_description ?? null };
   const challenge = error.cause.find((c) => c.parameters.error);
@@ -221,7 +225,7 @@ function oauthError(error: oidc.ResponseBodyError | oidc.WWWAuthenticateChalleng
 function toClaims(claims: Record<string, unknown>): IdpClaims {
   const text = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null);
   const sub = text(claims.sub);
-  if (sub === null || sub.length > 255) throw new oidc.ClientError('the ID token has no subject of at most 255 characters', { code: 'OAUTH_INVALID_RESPONSE' });
+  if (sub === null || sub.length > 255) throw new UnusableClaims('the ID token has no subject of at most 255 characters');
   return {
     sub,
     email: text(claims.email),
