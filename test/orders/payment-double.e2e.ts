@@ -65,7 +65,7 @@ describe('payment double', () => {
       const basic = { authorization: `Basic ${Buffer.from('sk_test_double:').toString('base64')}` };
       const confirmed = await fetch(`${double.url}/v1/payment_intents/${other.id}/confirm`, { method: 'POST', headers: basic });
       expect(confirmed.status).toBe(200);
-      expect((await confirmed.json()).status).toBe('succeeded');
+      expect(((await confirmed.json()) as { status: string }).status).toBe('succeeded');
       await waitFor(() => hook.deliveries.length === 2);
       const refused = await fetch(`${double.url}/v1/payment_intents/${other.id}`, { headers: { authorization: `Basic ${Buffer.from('sk_test_other:').toString('base64')}` } });
       expect(refused.status).toBe(404); // intents belong to the key that made them
