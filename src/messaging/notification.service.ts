@@ -103,12 +103,11 @@ export class NotificationService {
   }
 
   private async template(scope: TransactionScope, appId: number, event: string): Promise<Template> {
-    const template = await this.connection
-      .repository(scope, Notification)
-      .createQueryBuilder('n')
-      .select(['n.id AS id', 'n.subject AS subject', 'n.content AS content', 'n.from AS "from"', 'n.bcc AS bcc'])
-      .where('n.app_id = :appId AND n.event = :event AND n.enabled', { appId, event })
-      .getRawOne<Template>();
+    // Raw SQL: a measured hot path (/message/notification): building this select with the query builder
+    // cost about 12% of the route's throughput in the benchmark. The columns are Notification's.
+    const [template]: Template[] = await this.connection
+      .manager(scope)
+      .query('SELECT id, subject, content, "from", bcc FROM core_notifications WHERE app_id = $1 AND event = $2 AND enabled', [appId, event]);
     if (!template) throw ApiError.field('event', 'No enabled notification template for this event');
     return template;
   }
