@@ -3,28 +3,33 @@ import { quoteIdentifier } from '../database/identifiers';
 import { TransactionalConnection } from '../database/transactional-connection';
 import { TransactionScope } from '../database/transaction-scope';
 import { Site } from './entities/site.entity';
+import { SiteCache } from './site-cache';
 
 /** Columns a caller may set when creating a tenant (CLI, seed). */
 export type NewSite = Partial<Omit<Site, 'id' | 'created' | 'updated'>> & { id?: number; name: string; domain: string };
 
 @Injectable()
 export class SitesService {
-  constructor(private readonly connection: TransactionalConnection) {}
+  constructor(
+    private readonly connection: TransactionalConnection,
+    private readonly cache: SiteCache,
+  ) {}
 
   /**
    * The tenant with every column, secrets included (the request context carries them to the services that
-   * pay, push and mail for it). Raw SQL: every request runs this, and the benchmark's cheapest route
-   * (/getApp) measured the repository's query building as a visible share of its cost.
+   * pay, push and mail for it). Outside a transaction from SiteCache when it can (every request runs this);
+   * inside one always from the transaction, which may have just written it. Raw SQL: the benchmark's
+   * cheapest route (/getApp) measured the repository's query building as a visible share of its cost.
    */
   async findById(scope: TransactionScope, id: number): Promise<Site | null> {
-    const rows: Site[] = await this.connection.manager(scope).query('SELECT * FROM core_sites WHERE id = $1', [id]);
-    return rows[0] ?? null;
+    const load = async () => ((await this.connection.manager(scope).query('SELECT * FROM core_sites WHERE id = $1', [id])) as Site[])[0] ?? null;
+    return scope.manager ? load() : this.cache.site(id, load);
   }
 
-  /** By domain, case-insensitively (the unique index is on lower(domain)); raw SQL for the reason above. */
+  /** By domain, case-insensitively (the unique index is on lower(domain)); cached and raw like findById. */
   async findByDomain(scope: TransactionScope, domain: string): Promise<Site | null> {
-    const rows: Site[] = await this.connection.manager(scope).query('SELECT * FROM core_sites WHERE lower(domain) = lower($1)', [domain]);
-    return rows[0] ?? null;
+    const load = async () => ((await this.connection.manager(scope).query('SELECT * FROM core_sites WHERE lower(domain) = lower($1)', [domain])) as Site[])[0] ?? null;
+    return scope.manager ? load() : this.cache.siteOfDomain(domain, load);
   }
 
   async count(scope: TransactionScope): Promise<number> {

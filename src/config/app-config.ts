@@ -47,6 +47,11 @@ export interface AppConfig {
   rateLimit: { windowMs: number; maxRequests: number };
   /** Proxy mode (SPEC "App identification"): app id from a setting, then the proxy's site-id, then x-original-host. */
   proxy: { enabled: boolean; appId: number | null };
+  /**
+   * How long a core_sites row read by the tenant resolution may be served from memory (SITE_CACHE_MS; 0 = never).
+   * Changes reach every instance at once through PostgreSQL notifications; this bounds a missed one.
+   */
+  siteCacheMs: number;
   bodyLimitBytes: number;
   /** Most keys and array elements a JSON body may hold, all levels together (BODY_MAX_ITEMS). */
   bodyMaxItems: number;
@@ -311,6 +316,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       enabled: r.bool('APP_PROXY', false),
       appId: r.str('APP_PROXY_APP_ID') === null ? null : r.int('APP_PROXY_APP_ID', 0, 1),
     },
+    siteCacheMs: r.int('SITE_CACHE_MS', 5000, 0, 3_600_000),
     bodyLimitBytes: r.int('BODY_LIMIT_BYTES', 1048576, 1024),
     bodyMaxItems: r.int('BODY_MAX_ITEMS', 2500, 100, 1000000),
     trustProxy: r.bool('TRUST_PROXY', false),

@@ -17,6 +17,9 @@ export const TEST_ENV: Record<string, string> = {
   RATE_LIMIT_MAX_REQUESTS: '100000',
   BCRYPT_COST: '10',
   LOG_LEVEL: 'silent',
+  // Tests change core_sites with SQL and send the next request at once, before the change notification can
+  // reach the cache; test/foundation/site-cache.e2e.ts turns it on.
+  SITE_CACHE_MS: '0',
 };
 
 let databases = 0;
