@@ -143,8 +143,10 @@ export class PaymentPeer {
       return send(res, { status: 500, body: apiError('api_error', 'An unknown error occurred') });
     }
     const answer = this.answer(req.method ?? '', path, apiKey, idempotencyKey, body, raw);
-    send(res, answer);
+    // The webhook goes out before the confirmation is answered, so that whoever confirmed finds the order
+    // already completed (the provider itself gives no such order).
     if (answer.deliver) await this.deliver(answer.deliver);
+    send(res, answer);
   }
 
   /** Delivers `payment_intent.succeeded` for a confirmed intent to the configured webhook endpoint. */
