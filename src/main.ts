@@ -56,6 +56,7 @@ async function main(): Promise<void> {
 }
 
 void main().catch((error) => {
-  console.error(error);
+  // A module's own configuration check at start (ConfigError) reads like the loader's: the message only.
+  console.error(error instanceof ConfigError ? error.message : error);
   process.exit(1);
 });

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { SitesService } from '../app-context';
-import { AccountsService, AuthTable, SessionTokens } from '../auth';
+import { AccountsService, AuthTable, isAuthTable, SessionTokens } from '../auth';
 import { ApiError } from '../common/api-error';
 import { IdCipher, MAX_ID } from '../common/id-cipher.service';
 import { RequestContext, TenantSite } from '../common/request-context';
@@ -238,8 +238,8 @@ export class IdpLoginService {
 
   private allowedTable(authTable: string | undefined): AuthTable {
     const table = authTable ?? DEFAULT_AUTH_TABLE;
-    if (!this.settings.allowedAuthTables.includes(table)) throw idpError('AUTH_TABLE_NOT_ALLOWED', { detail: table });
-    return table as AuthTable; // the configuration only lists AUTH_TABLES (checked at start)
+    if (!this.settings.allowedAuthTables.includes(table) || !isAuthTable(table)) throw idpError('AUTH_TABLE_NOT_ALLOWED', { detail: table });
+    return table;
   }
 }
 

@@ -1,7 +1,8 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
-import { AppConfig } from '../config/app-config';
+import { AUTH_TABLES, isAuthTable } from '../auth';
+import { AppConfig, ConfigError } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { Identity } from './entities/identity.entity';
 import { IdentitiesService } from './identities.service';
@@ -26,4 +27,12 @@ import { IdpSealer } from './idp-seal';
     },
   ],
 })
-export class IdpModule {}
+export class IdpModule implements OnModuleInit {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  /** IDP_ALLOWED_AUTH_TABLES may only name the service's user tables: anything else stops the start. */
+  onModuleInit(): void {
+    const unknown = this.config.idp.allowedAuthTables.filter((table) => !isAuthTable(table));
+    if (unknown.length > 0) throw new ConfigError(`Invalid configuration:\n  - IDP_ALLOWED_AUTH_TABLES names unknown tables (${unknown.join(', ')}); allowed: ${AUTH_TABLES.join(', ')}`);
+  }
+}

@@ -15,6 +15,10 @@ async function tenant(t: TestApp) {
 }
 
 describe('SSO availability and configuration', () => {
+  it('refuses to start when IDP_ALLOWED_AUTH_TABLES names a table that is not a user table', async () => {
+    await expect(startTestApp({ IDP_ALLOWED_AUTH_TABLES: 'core_customers,pg_authid' })).rejects.toThrow(/IDP_ALLOWED_AUTH_TABLES names unknown tables \(pg_authid\); allowed: core_users, core_customers, core_app_users/);
+  });
+
   describe('without IDP_CLIENT_ID', () => {
     let t: TestApp;
     beforeAll(async () => {

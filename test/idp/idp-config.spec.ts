@@ -58,8 +58,7 @@ describe('IdP configuration', () => {
     expect(dev.warnings.join(' ')).toMatch(/IDP_COOKIE_PASSWORD/);
   });
 
-  it('refuses unknown auth tables, plain http in production, a redirect URI with a query, an unknown token auth method', () => {
-    expect(errorOf({ IDP_ALLOWED_AUTH_TABLES: 'core_customers,pg_authid' })).toMatch(/IDP_ALLOWED_AUTH_TABLES names unknown tables \(pg_authid\)/);
+  it('refuses plain http in production, a redirect URI with a query, an unknown token auth method', () => {
     expect(errorOf({ ...PRODUCTION, ...SSO, IDP_ISSUER_URL: 'http://idp.example.test' })).toMatch(/IDP_ISSUER_URL must be an https URL in production/);
     expect(errorOf({ ...PRODUCTION, ...SSO, IDP_REDIRECT_URI: 'http://api.example.test' })).toMatch(/IDP_REDIRECT_URI must be an https URL in production/);
     expect(loadConfig({ ...SSO, IDP_ISSUER_URL: 'http://127.0.0.1:8080' }).idp.issuerUrl).toBe('http://127.0.0.1:8080');

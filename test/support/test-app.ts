@@ -92,9 +92,15 @@ export class TestApp {
  */
 export async function startTestApp(env: Record<string, string> = {}, database?: { name: string; url: string }): Promise<TestApp> {
   const db = database ?? (await createTestDatabase());
-  const config = loadConfig({ ...TEST_ENV, DATABASE_URL: db.url, ...env });
-  const { app } = await createApp(config, { url: db.url, embedded: false });
-  return new TestApp(app, config, db, database === undefined);
+  try {
+    const config = loadConfig({ ...TEST_ENV, DATABASE_URL: db.url, ...env });
+    const { app } = await createApp(config, { url: db.url, embedded: false });
+    return new TestApp(app, config, db, database === undefined);
+  } catch (error) {
+    // A start that fails (a configuration a test expects refused) leaves no database behind for the next name.
+    if (database === undefined) await dropDatabase(db.name);
+    throw error;
+  }
 }
 
 let sites = 1000;
