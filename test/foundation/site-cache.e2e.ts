@@ -1,13 +1,7 @@
 import { SiteCache } from '../../src/app-context/site-cache';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait';
 
-async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /**
  * The tenant rows kept in memory (SITE_CACHE_MS) stay coherent: a change of core_sites by anyone reaches the

@@ -1,6 +1,7 @@
 import { NotificationSender } from '../../src/messaging/notification-sender.service';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 import { freePort, SmtpPeer } from './support/smtp-peer';
+import { waitFor } from '../support/wait';
 
 const templates = [
   { event: 'welcome', subject: 'Hi [firstname]', content: '<p>Hello [firstname]</p>', bcc: 'tpl-bcc@example.test' },
@@ -34,13 +35,6 @@ async function notify(t: TestApp, appId: number, body: Record<string, unknown>):
 const rows = (t: TestApp, appId: number) =>
   t.dataSource.query(`SELECT id, status, attempts, sent, last_error, next_attempt, claim_token FROM core_notification_log WHERE app_id = $1 ORDER BY id`, [appId]);
 
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('notification sender', () => {
   let smtp: SmtpPeer;

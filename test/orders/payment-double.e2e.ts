@@ -4,6 +4,7 @@ import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Stripe from 'stripe';
 import { PaymentPeer } from '../support/payment-peer';
+import { waitFor } from '../support/wait';
 
 const ROOT = join(__dirname, '..', '..');
 const SECRET = 'whsec_double_test';
@@ -28,13 +29,6 @@ function sdk(url: string): Stripe {
   return new Stripe('sk_test_double', { host: hostname, port: Number(port), protocol: protocol.replace(':', '') as 'http' });
 }
 
-async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /**
  * The payment double that `npm run cli -- payment:double` runs for trying the shop: confirming an intent

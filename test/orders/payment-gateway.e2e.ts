@@ -5,6 +5,7 @@ import { TransactionScope } from '../../src/database/transaction-scope';
 import { PAYMENT_NETWORK_DEFAULTS, PaymentGateway } from '../../src/orders/payments';
 import { PaymentPeer } from '../support/payment-peer';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait';
 
 /**
  * The gateway as the app builds it (the provider's SDK, PAYMENT_API_URL) against a local double of the
@@ -294,10 +295,3 @@ describe('PaymentGateway (stripe SDK against the local payment peer)', () => {
   });
 });
 
-async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
