@@ -50,6 +50,7 @@ export class SeedService {
         if (!knownTables.has(table) || NOT_SEEDABLE.has(table)) throw new FixtureError(`Unknown table "${table}"`);
         ids[table] = [];
         for (const row of rows) ids[table].push(await this.insertRow(scope, em, site.id, table, row));
+        // Raw SQL: keeps the table's serial ahead of the fixture's chosen ids; the table is the fixture's (checked above).
         await em.query(`SELECT setval(pg_get_serial_sequence($1, 'id'), GREATEST((SELECT max(id) FROM ${quoteIdentifier(table)}), 1))`, [table]).catch(() => undefined);
       }
       return { appID: site.id, ids };

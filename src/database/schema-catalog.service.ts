@@ -57,6 +57,7 @@ export class SchemaCatalog {
   }
 
   private async read(scope: TransactionScope): Promise<Map<string, Map<string, SchemaColumn>>> {
+    // Raw SQL: information_schema is PostgreSQL's own catalog, not a table of ours with an entity.
     const rows: { table_name: string; column_name: string; data_type: string; is_nullable: string; character_maximum_length: number | null }[] =
       await this.connection.manager(scope).query(
         `SELECT c.table_name, c.column_name, c.data_type, c.is_nullable, c.character_maximum_length
