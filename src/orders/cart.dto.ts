@@ -5,6 +5,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsNotEmpty, IsOptiona
 import { IdField, TextField } from '../common/dto-fields';
 import { MAX_ID } from '../common/id-cipher.service';
 import { MAX_ORDER_TOTAL } from './order-totals';
+import { GIFT_REDEEM_STATUSES, RedeemStatus } from './entities';
 
 /*
  * Request bodies of addCart and removeCart (SPEC "Orders and cart"). Money is integer cents. The order is
@@ -20,7 +21,6 @@ export const MAX_ITEMS_PER_REQUEST = 50;
 /** Longest encrypted id accepted (the cipher refuses longer values anyway). */
 const MAX_ENCRYPTED_ID = 512;
 
-export const REDEEM_STATUSES = ['gift', 'gift_pending'] as const;
 
 interface NumberOptions {
   required?: boolean;
@@ -85,11 +85,11 @@ export class CartItemB {
   @IntField('Price', 0, MAX_ORDER_TOTAL, { required: true, doc: { description: 'Unit price in cents; must equal the product\'s current published price' } })
   Price: number;
 
-  @ApiPropertyOptional({ enum: REDEEM_STATUSES, description: 'Marks a gift: its tokens are issued gift_pending, not to the purchaser' })
+  @ApiPropertyOptional({ enum: GIFT_REDEEM_STATUSES, description: 'Marks a gift: its tokens are issued gift_pending, not to the purchaser' })
   @Transform(({ value }) => (value === null ? undefined : value))
   @IsOptional()
-  @IsIn(REDEEM_STATUSES, { message: `redeemStatus must be one of ${REDEEM_STATUSES.join(', ')}` })
-  redeemStatus?: (typeof REDEEM_STATUSES)[number];
+  @IsIn(GIFT_REDEEM_STATUSES, { message: `redeemStatus must be one of ${GIFT_REDEEM_STATUSES.join(', ')}` })
+  redeemStatus?: RedeemStatus;
 }
 
 /** An optional array of `min`..50 item objects, each validated (errors name `items[i].<field>`). */

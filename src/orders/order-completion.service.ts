@@ -4,7 +4,7 @@ import { TenantSite } from '../common/request-context';
 import { TransactionScope } from '../database/transaction-scope';
 import { TransactionalConnection } from '../database/transactional-connection';
 import { DigitalItem, TokenIssuer, TokenRow } from '../tokens';
-import { Order, OrderItem } from './entities';
+import { isGift, Order, OrderItem } from './entities';
 import { OrderMails } from './order-mails';
 import { counts, orderTotal } from './order-totals';
 import { allows, labelOf, ORDER_TRANSITIONS, OrderAction, requireTransition } from './order-transitions';
@@ -171,7 +171,7 @@ export class OrderCompletion {
         productVersionId: item.product_ID,
         productMasterId: item.product_mid,
         quantity: item.Qty,
-        gift: item.RedeemStatus === 'gift' || item.RedeemStatus === 'gift_pending',
+        gift: isGift(item),
       }));
     if (digital.length === 0) return [];
     try {

@@ -6,7 +6,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { TransactionScope } from '../database/transaction-scope';
 import { MailOutbox } from '../messaging';
 import { TokenRow } from '../tokens';
-import { Order, OrderItem } from './entities';
+import { isGift, Order, OrderItem } from './entities';
 import { qrImageUrl } from './order-qr';
 import { counts, orderTotal } from './order-totals';
 
@@ -165,10 +165,6 @@ function adminText(site: TenantSite, order: Order, items: OrderItem[]): string {
     `Total (inc GST): ${money(orderTotal(listed))}`,
     '',
   ].join('\n');
-}
-
-function isGift(item: OrderItem): boolean {
-  return item.RedeemStatus === 'gift' || item.RedeemStatus === 'gift_pending';
 }
 
 function isAddress(value: string | undefined): value is string {

@@ -3,7 +3,7 @@ import { In } from 'typeorm';
 import { RequestContext } from '../common/request-context';
 import { TransactionalConnection } from '../database/transactional-connection';
 import { TokenIssuer, TokenStatus } from '../tokens';
-import { OrderItem } from './entities';
+import { GIFT_REDEEM_STATUSES, OrderItem } from './entities';
 import { OrderAccess } from './order-access.service';
 import { counts } from './order-totals';
 import { OrderStatusAnswer, statusOf } from './checkout.service';
@@ -40,7 +40,7 @@ export class OrderStatusService {
     const gifts = (
       await this.connection.repository(ctx, OrderItem).find({
         select: { id: true, title: true, ItemStatus: true },
-        where: { Order_ID: order.id, app_id: ctx.appId, IsDigital: 1, RedeemStatus: In(['gift', 'gift_pending']) },
+        where: { Order_ID: order.id, app_id: ctx.appId, IsDigital: 1, RedeemStatus: In([...GIFT_REDEEM_STATUSES]) },
         order: { id: 'ASC' },
       })
     ).filter(counts);

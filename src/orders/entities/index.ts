@@ -1,6 +1,6 @@
 export { Order } from './order.entity';
 export type { OrderStatus, PaymentStatus, PostalAddress } from './order.entity';
-export { OrderItem } from './order-item.entity';
+export { GIFT_REDEEM_STATUSES, isGift, OrderItem } from './order-item.entity';
 export type { ItemStatus, RedeemStatus } from './order-item.entity';
 export { PaymentEvent } from './payment-event.entity';
 

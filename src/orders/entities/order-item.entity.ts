@@ -5,6 +5,13 @@ import { Order } from './order.entity';
 export type ItemStatus = 'Pending' | 'Ordered' | 'Cancelled' | 'Gift Voucher';
 export type RedeemStatus = 'gift' | 'gift_pending';
 
+/** The RedeemStatus values that mark a gift (SPEC "Order items"): its tokens are issued gift_pending, not to the purchaser. */
+export const GIFT_REDEEM_STATUSES: readonly RedeemStatus[] = ['gift', 'gift_pending'];
+
+export function isGift(item: Pick<OrderItem, 'RedeemStatus'>): boolean {
+  return item.RedeemStatus !== null && GIFT_REDEEM_STATUSES.includes(item.RedeemStatus);
+}
+
 /**
  * A row of core_order_items (SPEC "Order item status"). product_ID is the product version row that was
  * published when the item was added, product_mid its master id; title, tax, bond and IsEvent are a snapshot
