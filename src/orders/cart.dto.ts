@@ -57,11 +57,14 @@ export function OrderIdField(name: string, doc: ApiPropertyOptions): PropertyDec
   );
 }
 
-/** `_orderID` after DecryptIdsInterceptor: the decrypted id, or 0 for a value that is not this app's encrypted id. */
-export function EncryptedOrderIdField(name: string): PropertyDecorator {
+/**
+ * `_orderID` after DecryptIdsInterceptor: the decrypted id, or 0 for a value that is not this app's encrypted
+ * id (it passes here and answers like an unknown order). Presence is checked before the type.
+ */
+export function EncryptedOrderIdField(name: string, options: { required?: boolean } = {}): PropertyDecorator {
+  const doc = { type: String, description: 'Encrypted order id (the `_id` createOrder answered)' };
   return applyDecorators(
-    ApiPropertyOptional({ type: String, description: 'Encrypted order id (the `_id` createOrder answered)' }),
-    IsOptional(),
+    ...(options.required ? [ApiProperty(doc), IsNotEmpty({ message: `${name} is required` })] : [ApiPropertyOptional(doc), IsOptional()]),
     IsInt({ message: `${name} must be an encrypted order id` }),
   );
 }

@@ -19,6 +19,7 @@ import {
 import { EmailField, TextField } from '../common/dto-fields';
 import { MAX_ID } from '../common/id-cipher.service';
 import { MAX_ORDER_TOTAL } from './order-totals';
+import { EncryptedOrderIdField } from './cart.dto';
 
 /** The billing fields checkout's `data` takes (SPEC "POST /ecommerce/checkout"), and the order columns they fill. */
 export const BILLING_FIELDS = {
@@ -112,10 +113,7 @@ function ProductionField(): PropertyDecorator {
  * validation). OrderAccess.refOf reads them.
  */
 export class OrderNamedRequest {
-  @ApiPropertyOptional({ description: 'Encrypted order id (`_id` of createOrder)' })
-  @IsOptional()
-  @IsInt({ message: '_orderID must be an encrypted order id' })
-  @Max(MAX_ID, { message: `_orderID must be at most ${MAX_ID}` })
+  @EncryptedOrderIdField('_orderID')
   _orderID?: number;
 
   @ApiPropertyOptional({ oneOf: [{ type: 'string' }, { type: 'integer' }], description: 'Encrypted order id (string), or the plain order id (number: only for the order\'s customer or an app admin)' })
@@ -141,10 +139,7 @@ function OrderIdValue(): PropertyDecorator {
 
 /** POST /ecommerce/checkout (SPEC table). */
 export class CheckoutRequest {
-  @ApiProperty({ description: 'Encrypted order id from createOrder (`_id`)' })
-  @IsNotEmpty({ message: '_orderID is required' })
-  @IsInt({ message: '_orderID must be an encrypted order id' })
-  @Max(MAX_ID, { message: `_orderID must be at most ${MAX_ID}` })
+  @EncryptedOrderIdField('_orderID', { required: true })
   _orderID: number;
 
   @ApiPropertyOptional({ description: 'Tenant (outside production it may name the app instead of the site-id header)' })

@@ -145,6 +145,7 @@ describe('checkout', () => {
       expect({ field, status: res.status, message: res.body.message }).toEqual({ field, status: 400, message: 'Validation error' });
       expect(fieldsOf(res)).toEqual([field]);
     }
+    expect((await send({ amount: 2500, data: base.data })).body.errors).toEqual([{ field: '_orderID', message: '_orderID is required' }]);
     expect(await client.orderRow(order.orderID)).toMatchObject({ paymentMethodRef: null, BillingEmail: null });
     // Only some billing fields, a currency in capitals: fine.
     const partial = await send({ ...base, currency: 'AUD', data: { email: shop.customerEmail } });
