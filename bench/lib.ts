@@ -105,3 +105,17 @@ export function row(name: string, f: Figures): string {
 export function ratio(service: Figures, baseline: Figures): string {
   return `ratio service/baseline: ${(service.rps / baseline.rps).toFixed(2)} (throughput), p99 ${baseline.p99 ? (service.p99 / baseline.p99).toFixed(2) : 'n/a'}x`;
 }
+
+/** The verdicts of this run, in order: run.ts prints them again as the closing summary. */
+export const verdicts: string[] = [];
+
+/**
+ * One goal's verdict line (`PASS` or `FALL SHORT`), e.g. goal('validateToken vs raw', 0.91, '>=', 0.85).
+ * `shown` formats the measured value (default: two decimals).
+ */
+export function goal(name: string, value: number, op: '>=' | '<', threshold: number, shown: (v: number) => string = (v) => v.toFixed(2)): string {
+  const pass = op === '>=' ? value >= threshold : value < threshold;
+  const line = `${pass ? 'PASS      ' : 'FALL SHORT'}  ${name}: ${shown(value)} (goal ${op} ${shown(threshold)})`;
+  verdicts.push(line);
+  return line;
+}

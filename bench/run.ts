@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { adminQuery, databaseUrl, freePort, ROOT, startNode } from './lib';
+import { adminQuery, databaseUrl, freePort, ROOT, startNode, verdicts } from './lib';
 import { scenarios } from './scenarios';
 import { BenchContext } from './scenarios/types';
 
@@ -35,6 +35,8 @@ async function main(): Promise<void> {
       for (const line of await scenario.run(ctx)) console.log(`  ${line}`);
       console.log('');
     }
+    console.log('## Goals');
+    for (const line of verdicts) console.log(`  ${line}`);
   } finally {
     await service?.stop();
     await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
