@@ -1,12 +1,11 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { Client } from 'pg';
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { DatabaseNotifications } from '../database/database-notifications';
 import { Site } from './entities/site.entity';
 
 /** The channel core_sites' trigger notifies with the id of every inserted, updated or deleted row (migration SiteChanges). */
 export const SITES_CHANGED_CHANNEL = 'core_sites_changed';
-const RETRY_MAX_MS = 30_000;
 
 interface Entry {
   site: Site;
@@ -16,40 +15,42 @@ interface Entry {
 /**
  * core_sites rows in memory, for the tenant resolution that every request does (one database round trip of
  * every request otherwise). Coherent across instances: a trigger on core_sites notifies each change, and
- * every instance's listener connection drops the row at once; SITE_CACHE_MS bounds how long a row may be
- * served even if a notification were missed. The cache is used only while the listener is connected: an
- * instance that lost it (database restart) reads every row from the database until it has listened again.
- * No listener on the embedded database (one connection only), so no cache there.
+ * every instance drops the row at once (through its DatabaseNotifications listener); SITE_CACHE_MS bounds how
+ * long a row may be served even if a notification were missed. The cache is used only while the listener is
+ * connected: an instance that lost it (database restart) reads every row from the database until it has
+ * listened again. No listener on the embedded database (one connection only), so no cache there.
  */
 @Injectable()
-export class SiteCache implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(SiteCache.name);
+export class SiteCache implements OnModuleInit, OnModuleDestroy {
   private readonly byId = new Map<number, Entry>();
   private readonly idByDomain = new Map<string, number>();
   /** Bumped by every change notification: a read that started before one does not store what it read. */
   private generation = 0;
-  private listener: Client | null = null;
   private listening = false;
-  private stopped = false;
-  private retryMs = 1000;
-  private retry: NodeJS.Timeout | null = null;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly notifications: DatabaseNotifications,
+  ) {}
 
   /** Whether rows are served from memory now. */
   get active(): boolean {
     return this.listening;
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    if (this.config.siteCacheMs > 0 && this.config.databaseUrl) await this.listen();
+  onModuleInit(): void {
+    if (this.config.siteCacheMs <= 0) return;
+    this.notifications.subscribe(SITES_CHANGED_CHANNEL, {
+      notified: (payload) => this.changed(Number(payload)),
+      listening: (listening) => {
+        if (listening) this.listening = true;
+        else this.forget(); // changes are not heard meanwhile: serve from the database until listening again
+      },
+    });
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    if (this.retry) clearTimeout(this.retry);
+  onModuleDestroy(): void {
     this.forget();
-    await this.listener?.end().catch(() => undefined);
   }
 
   /** The site `id` from memory, or `load`ed (and kept when found and unchanged meanwhile). */
@@ -96,40 +97,5 @@ export class SiteCache implements OnApplicationBootstrap, OnModuleDestroy {
     this.generation++;
     this.byId.clear();
     this.idByDomain.clear();
-  }
-
-  private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.config.databaseUrl!, application_name: 'platform-site-cache' });
-    client.on('notification', (message) => {
-      if (message.channel === SITES_CHANGED_CHANNEL) this.changed(Number(message.payload));
-    });
-    client.on('error', () => this.lost(client));
-    client.on('end', () => this.lost(client));
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${SITES_CHANGED_CHANNEL}`);
-    } catch (error) {
-      this.logger.warn(`Site cache off: cannot listen for core_sites changes (${(error as Error).message})`);
-      this.lost(client);
-      return;
-    }
-    this.listener = client;
-    this.listening = true;
-    this.retryMs = 1000;
-  }
-
-  /** The listener is gone: serve from the database until it listens again. */
-  private lost(client: Client): void {
-    if (client !== this.listener && this.listener !== null) return; // an older connection's late event
-    this.listener = null;
-    this.forget();
-    client.end().catch(() => undefined);
-    if (this.stopped || this.retry) return;
-    this.retry = setTimeout(() => {
-      this.retry = null;
-      void this.listen();
-    }, this.retryMs);
-    this.retry.unref();
-    this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
   }
 }

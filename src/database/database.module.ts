@@ -1,6 +1,7 @@
 import { DynamicModule, Global, Injectable, Module, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { DatabaseNotifications } from './database-notifications';
 import { DatabaseHandle, poolSize } from './embedded-database';
 import { SchemaCatalog } from './schema-catalog.service';
 import { registerEntitySecrets } from './secret-columns';
@@ -35,8 +36,13 @@ export class DatabaseModule {
           retryDelay: 1000,
         }),
       ],
-      providers: [TransactionalConnection, SchemaCatalog, EntitySecrets],
-      exports: [TransactionalConnection, SchemaCatalog],
+      providers: [
+        TransactionalConnection,
+        SchemaCatalog,
+        EntitySecrets,
+        { provide: DatabaseNotifications, useFactory: () => new DatabaseNotifications(database.embedded ? null : database.url) },
+      ],
+      exports: [TransactionalConnection, SchemaCatalog, DatabaseNotifications],
     };
   }
 }

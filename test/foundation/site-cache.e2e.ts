@@ -52,7 +52,7 @@ describe('site cache', () => {
   });
 
   it('without its listener an instance reads every site from the database, and listens again', async () => {
-    const [{ pid }] = await sql(`SELECT pid FROM pg_stat_activity WHERE application_name = 'platform-site-cache' AND datname = current_database()`);
+    const [{ pid }] = await sql(`SELECT pid FROM pg_stat_activity WHERE application_name = 'platform-listener' AND datname = current_database()`);
     await sql('SELECT pg_terminate_backend($1)', [pid]);
     await waitFor(() => !t.get(SiteCache).active);
 
