@@ -26,7 +26,8 @@ export interface OutboxMail {
 
 /**
  * The outbox: core_notification_log rows in the caller's transaction, sent once by NotificationSender after
- * the commit (it is woken then; a crash in between leaves the Pending row for the next round or instance).
+ * the commit (every instance's sender is woken then by the log's insert notification, or this one directly
+ * when it does not listen; a crash in between leaves the Pending row for the next round or instance).
  */
 @Injectable()
 export class MailOutbox {
@@ -60,7 +61,7 @@ export class MailOutbox {
     return this.templates.render(template, context);
   }
 
-  /** Inserts a log row in the scope's transaction and wakes the sender once it committed. */
+  /** Inserts a log row in the scope's transaction; the senders are woken once it committed. */
   async write(scope: TransactionScope, row: Partial<NotificationLog>): Promise<number> {
     const names = Object.keys(row) as (keyof NotificationLog)[];
     // Raw SQL: a measured hot path (/message/notification): TypeORM's insert builder cost ~0.4 ms of CPU per
@@ -68,7 +69,7 @@ export class MailOutbox {
     const [{ id }]: { id: number }[] = await this.connection
       .manager(scope)
       .query(`INSERT INTO core_notification_log (${names.join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`, names.map((name) => row[name]));
-    await scope.afterCommit(() => this.sender.wake());
+    await scope.afterCommit(() => this.sender.queued());
     return id;
   }
 }

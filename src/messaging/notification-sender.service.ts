@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { MailerService } from '@nestjs-modules/mailer';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { DatabaseNotifications } from '../database/database-notifications';
 import { DatabaseLock } from '../database/locks';
 import { TransactionScope } from '../database/transaction-scope';
 import { TransactionalConnection } from '../database/transactional-connection';
@@ -27,6 +28,8 @@ export interface SenderRun {
 const OUTAGE_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'EAUTH', 'ETLS', 'EPROXY']);
 const OUTAGE_BACKOFF_MAX_MS = 60_000;
 const SENDER_TIMEOUT = 'notification-sender';
+/** The channel core_notification_log's insert trigger notifies at the commit of every queued row (migration NotificationQueued). */
+export const NOTIFICATION_QUEUED_CHANNEL = 'core_notification_queued';
 
 /**
  * Sends the Pending rows of core_notification_log (the outbox) and settles them.
@@ -37,19 +40,26 @@ const SENDER_TIMEOUT = 'notification-sender';
  * and a row claimed by an instance that died becomes due again when the lease runs out. Settling updates
  * only rows still holding this run's claim token.
  *
+ * Waking: a round starts when a row is queued on any instance (the log's insert trigger notifies
+ * NOTIFICATION_QUEUED_CHANNEL at commit, heard through DatabaseNotifications), and every
+ * NOTIFY_POLL_INTERVAL_MS regardless, for retries that became due, leases that ran out, and whatever was
+ * queued while the listener was disconnected (or on the embedded database, which has none).
+ *
  * Failures: a message the server refuses counts an attempt, is retried after NOTIFY_RETRY_BASE_MS * 2^(n-1)
  * (capped by NOTIFY_RETRY_MAX_MS), and becomes Failed after NOTIFY_MAX_ATTEMPTS, with last_error kept.
  * An unreachable server counts nothing: the rows go back to Pending, due at once, and this instance waits
  * with its own growing back-off, so an outage of any length loses nothing.
  */
 @Injectable()
-export class NotificationSender implements OnApplicationBootstrap, OnModuleDestroy {
+export class NotificationSender implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(NotificationSender.name);
   private readonly settings: AppConfig['notifications'];
   private current: Promise<SenderRun> | null = null;
   private stopped = false;
   private outageDelayMs = 0;
   private woken = false;
+  /** Whether the queued-row notifications reach this instance now. */
+  private listening = false;
   /** Background work has no request: each statement runs on its own, outside any transaction. */
   private readonly scope = new TransactionScope();
 
@@ -57,13 +67,25 @@ export class NotificationSender implements OnApplicationBootstrap, OnModuleDestr
     private readonly connection: TransactionalConnection,
     private readonly mailer: MailerService,
     private readonly scheduler: SchedulerRegistry,
+    private readonly notifications: DatabaseNotifications,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.settings = config.notifications;
   }
 
+  onModuleInit(): void {
+    if (!this.settings.senderEnabled) return;
+    this.notifications.subscribe(NOTIFICATION_QUEUED_CHANNEL, {
+      notified: () => this.wake(),
+      listening: (listening) => {
+        this.listening = listening;
+        if (listening) this.wake(); // rows queued while nothing was heard
+      },
+    });
+  }
+
   onApplicationBootstrap(): void {
-    if (this.settings.senderEnabled) this.schedule(0);
+    this.wake();
   }
 
   // At module destroy, not application shutdown: MailerService closes its transport at its own module
@@ -75,8 +97,16 @@ export class NotificationSender implements OnApplicationBootstrap, OnModuleDestr
   }
 
   /**
-   * A notification was committed: the next round starts now instead of after the poll interval (a round
-   * running now is followed by another at once). Nothing while the mail server is down: the back-off stands.
+   * This instance committed a Pending row: wake now, unless the row's notification, which every listening
+   * instance hears, will.
+   */
+  queued(): void {
+    if (!this.listening) this.wake();
+  }
+
+  /**
+   * A row was queued: the next round starts now instead of after the poll interval (a round running now is
+   * followed by another at once). Nothing while the mail server is down: the back-off stands.
    */
   wake(): void {
     if (!this.settings.senderEnabled || this.stopped || this.outageDelayMs > 0) return;
@@ -115,7 +145,8 @@ export class NotificationSender implements OnApplicationBootstrap, OnModuleDestr
    * clears it before shutdown.
    */
   private schedule(delayMs: number): void {
-    if (this.stopped) return;
+    // A wake that came between a round's end and its tick scheduling the next one has scheduled it already.
+    if (this.stopped || this.scheduler.doesExist('timeout', SENDER_TIMEOUT)) return;
     const timeout = setTimeout(() => void this.tick(), delayMs);
     timeout.unref();
     this.scheduler.addTimeout(SENDER_TIMEOUT, timeout);
