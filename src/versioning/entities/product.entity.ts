@@ -12,6 +12,12 @@ import { Site } from '../../app-context';
 @Check('core_products_IsDigital_check', '"IsDigital" IN (0, 1)')
 @Check('core_products_IsEvent_check', '"IsEvent" IN (0, 1)')
 @Index('core_products_app_idx', ['app_id'])
+// /getDataRows pages in these orders walk one of these (ties by id), ASC or DESC, instead of sorting the tenant's rows.
+@Index('core_products_app_title_idx', ['app_id', 'title', 'id'])
+@Index('core_products_app_created_idx', ['app_id', 'created', 'id'])
+@Index('core_products_app_updated_idx', ['app_id', 'updated', 'id'])
+@Index('core_products_app_sort_order_idx', ['app_id', 'sort_order', 'id'])
+@Index('core_products_app_price_idx', ['app_id', 'price', 'id'])
 export class Product {
   @PrimaryGeneratedColumn()
   id: number;
