@@ -208,19 +208,28 @@ function conditions(input: unknown, resolve: Resolver, bind: (value: unknown) =>
   return { join: joinRaw.toUpperCase() as 'AND' | 'OR', sql };
 }
 
+/**
+ * The ORDER BY terms. Ties are broken by the content row's id (meta_current_id, c."id" through the join)
+ * in the direction of the last term, so that one btree on (app_id, column, id) walked forwards or
+ * backwards yields the page without sorting the tenant's rows (core_products_app_*_idx); the record's
+ * Master_ID lives in core_data, which no index on the content table can order by. Without orderBy the
+ * order is meta_master_id, walked by core_data_published_idx.
+ */
 function orderBy(input: unknown, resolve: Resolver, mode: ReadMode): string[] {
-  const tiebreak = mode === 'appGrid' ? 'c."id" ASC' : 'd."Master_ID" ASC';
-  if (input === undefined || input === null || input === '') return [tiebreak];
+  const rowId = mode === 'appGrid' ? 'c."id"' : 'd."Current_ID"';
+  if (input === undefined || input === null || input === '') return [mode === 'appGrid' ? 'c."id" ASC' : 'd."Master_ID" ASC'];
   if (typeof input !== 'string' || input.length > 500) throw ApiError.field('orderBy', 'orderBy must be a string such as "title ASC, price DESC"');
   const terms = input.split(',').map((t) => t.trim());
   if (terms.length > MAX_ORDER_TERMS) throw ApiError.field('orderBy', `orderBy may name at most ${MAX_ORDER_TERMS} columns`);
+  let direction = 'ASC';
   const order = terms.map((term) => {
     const match = ORDER_TERM.exec(term);
     if (!match) throw ApiError.field('orderBy', 'orderBy must be column names, each optionally followed by ASC or DESC');
     const { sql } = resolve(match[1], 'orderBy', 'sort');
-    return `${sql} ${(match[2] ?? 'ASC').toUpperCase()}`;
+    direction = (match[2] ?? 'ASC').toUpperCase();
+    return `${sql} ${direction}`;
   });
-  return [...order, tiebreak];
+  return [...order, `${rowId} ${direction}`];
 }
 
 function pageOf(body: Record<string, unknown>, limits: Limits): { page: number; perPage: number } {
