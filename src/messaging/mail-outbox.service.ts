@@ -26,8 +26,8 @@ export interface OutboxMail {
 
 /**
  * The outbox: core_notification_log rows in the caller's transaction, sent once by NotificationSender after
- * the commit (every instance's sender is woken then by the log's insert notification, or this one directly
- * when it does not listen; a crash in between leaves the Pending row for the next round or instance).
+ * the commit (every instance's sender is woken then; a crash in between leaves the Pending row for the
+ * next poll of any instance).
  */
 @Injectable()
 export class MailOutbox {

@@ -28,7 +28,7 @@ export interface SenderRun {
 const OUTAGE_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'EAUTH', 'ETLS', 'EPROXY']);
 const OUTAGE_BACKOFF_MAX_MS = 60_000;
 const SENDER_TIMEOUT = 'notification-sender';
-/** The channel core_notification_log's insert trigger notifies at the commit of every queued row (migration NotificationQueued). */
+/** Announced by an instance once it committed Pending rows (`queued`); every sender listens. */
 export const NOTIFICATION_QUEUED_CHANNEL = 'core_notification_queued';
 
 /**
@@ -40,10 +40,11 @@ export const NOTIFICATION_QUEUED_CHANNEL = 'core_notification_queued';
  * and a row claimed by an instance that died becomes due again when the lease runs out. Settling updates
  * only rows still holding this run's claim token.
  *
- * Waking: a round starts when a row is queued on any instance (the log's insert trigger notifies
- * NOTIFICATION_QUEUED_CHANNEL at commit, heard through DatabaseNotifications), and every
- * NOTIFY_POLL_INTERVAL_MS regardless, for retries that became due, leases that ran out, and whatever was
- * queued while the listener was disconnected (or on the embedded database, which has none).
+ * Waking: a round starts when a row is queued on any instance (the instance that committed it announces
+ * NOTIFICATION_QUEUED_CHANNEL, every instance hears it through DatabaseNotifications), and every
+ * NOTIFY_POLL_INTERVAL_MS regardless, for retries that became due, leases that ran out, rows written by SQL
+ * outside the service, and whatever was queued while the listener was disconnected (or on the embedded
+ * database, which has none).
  *
  * Failures: a message the server refuses counts an attempt, is retried after NOTIFY_RETRY_BASE_MS * 2^(n-1)
  * (capped by NOTIFY_RETRY_MAX_MS), and becomes Failed after NOTIFY_MAX_ATTEMPTS, with last_error kept.
@@ -97,10 +98,11 @@ export class NotificationSender implements OnModuleInit, OnApplicationBootstrap,
   }
 
   /**
-   * This instance committed a Pending row: wake now, unless the row's notification, which every listening
-   * instance hears, will.
+   * This instance committed Pending rows: every instance's sender is told; this one is woken directly only
+   * while it does not listen (else it hears the announcement like the others).
    */
   queued(): void {
+    this.notifications.notify(NOTIFICATION_QUEUED_CHANNEL);
     if (!this.listening) this.wake();
   }
 
