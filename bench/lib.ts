@@ -58,25 +58,29 @@ export async function adminQuery(sql: string): Promise<void> {
 
 export interface Server {
   url: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
-/** Starts a node script (the service or a baseline) with `env` and waits until `readyPath` answers. */
-export async function startNode(script: string, env: Record<string, string>, port: number, readyPath: string): Promise<Server> {
+/** Starts a node script (the service or a baseline) with `env` and waits until `readyPath` answers (polled every `pollMs`). */
+export async function startNode(script: string, env: Record<string, string>, port: number, readyPath: string, pollMs = 100): Promise<Server> {
   const child: ChildProcess = spawn(process.execPath, [script], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    if (Date.now() > deadline) throw new Error(`${script} was not ready within 60 s`);
     try {
       const res = await fetch(url + readyPath);
       if (res.ok) break;
     } catch {
       // not yet listening
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, pollMs));
   }
   return {
     url,
+    pid: child.pid!,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -118,4 +122,39 @@ export function goal(name: string, value: number, op: '>=' | '<', threshold: num
   const line = `${pass ? 'PASS      ' : 'FALL SHORT'}  ${name}: ${shown(value)} (goal ${op} ${shown(threshold)})`;
   verdicts.push(line);
   return line;
+}
+
+/**
+ * Latency with microsecond resolution (autocannon's histogram keeps whole milliseconds): `connections`
+ * keep-alive connections each sending one request after the other for `seconds`. Answers ms.
+ */
+export async function probeLatency(target: { url: string; headers?: Record<string, string>; body: string }, connections: number, seconds: number): Promise<{ p50: number; p99: number; count: number; non2xx: number }> {
+  const { Agent, request } = await import('node:http');
+  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+  const url = new URL(target.url);
+  const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(target.body)), ...target.headers };
+  const samples: number[] = [];
+  let non2xx = 0;
+  const deadline = Date.now() + seconds * 1000;
+  const once = () =>
+    new Promise<void>((resolve, reject) => {
+      const started = process.hrtime.bigint();
+      const req = request({ agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          samples.push(Number(process.hrtime.bigint() - started) / 1e6);
+          if (res.statusCode! >= 300) non2xx++;
+          resolve();
+        });
+      });
+      req.on('error', reject);
+      req.end(target.body);
+    });
+  await Promise.all(Array.from({ length: connections }, async () => {
+    while (Date.now() < deadline) await once();
+  }));
+  agent.destroy();
+  samples.sort((a, b) => a - b);
+  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))];
+  return { p50: at(0.5), p99: at(0.99), count: samples.length, non2xx };
 }

@@ -1,8 +1,7 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { compare, hash } from 'bcrypt';
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { BcryptSlots } from './bcrypt-slots';
+import { BcryptPool } from './bcrypt-pool';
 import { isBcryptHash, legacyFormatOf, verifyLegacy } from './legacy-hashes';
 
 /**
@@ -12,11 +11,11 @@ import { isBcryptHash, legacyFormatOf, verifyLegacy } from './legacy-hashes';
  */
 export type VerifyOutcome = 'match' | 'upgrade' | 'mismatch' | 'unusable';
 
-/** bcrypt through the native `bcrypt` package (libuv's thread pool, off the event loop), at the configured cost (10 at least). */
+/** bcrypt through the native `bcrypt` package on BcryptPool's worker threads (off the event loop), at the configured cost (10 at least). */
 @Injectable()
-export class PasswordHasher implements OnModuleInit {
+export class PasswordHasher implements OnModuleInit, OnModuleDestroy {
   private dummyHash: Promise<string> | null = null;
-  private readonly slots = new BcryptSlots();
+  private readonly bcrypt = new BcryptPool();
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
@@ -26,13 +25,17 @@ export class PasswordHasher implements OnModuleInit {
     await this.dummyHash;
   }
 
+  onModuleDestroy(): Promise<void> {
+    return this.bcrypt.close();
+  }
+
   hash(plain: string): Promise<string> {
-    return this.slots.run(() => hash(plain, this.config.bcryptCost));
+    return this.bcrypt.hash(plain, this.config.bcryptCost);
   }
 
   async verify(plain: string, stored: string | null | undefined): Promise<VerifyOutcome> {
     if (stored && isBcryptHash(stored)) {
-      if (!(await this.slots.run(() => compare(plain, nativePrefix(stored))))) return 'mismatch';
+      if (!(await this.bcrypt.compare(plain, nativePrefix(stored)))) return 'mismatch';
       return Number(stored.slice(4, 6)) < this.config.bcryptCost || !stored.startsWith('$2b$') ? 'upgrade' : 'match';
     }
     if (stored && legacyFormatOf(stored)) {
@@ -48,7 +51,7 @@ export class PasswordHasher implements OnModuleInit {
   async spendVerifyTime(plain: string): Promise<void> {
     this.dummyHash ??= this.hash('dummy-password-for-timing');
     const dummy = await this.dummyHash;
-    await this.slots.run(() => compare(plain, dummy));
+    await this.bcrypt.compare(plain, dummy);
   }
 }
 
