@@ -11,6 +11,7 @@ import { AccountsService } from './accounts.service';
 import { AUTH_TABLES, AuthTable, isAuthTable } from './auth-tables';
 import { PasswordHasher } from './password-hasher.service';
 import { assertStrongPassword } from './password-policy';
+import { MailTemplates } from '../messaging/mail-templates'; // the file, not the index: messaging's index imports auth
 import { resetMail } from './reset-mail';
 
 const PURPOSE = 'reset-password';
@@ -37,6 +38,7 @@ export class ResetLinksService {
     private readonly cipher: IdCipher,
     private readonly hasher: PasswordHasher,
     private readonly mailer: MailerService,
+    private readonly templates: MailTemplates,
     private readonly limits: AbuseLimits,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -62,7 +64,7 @@ export class ResetLinksService {
       this.logger.warn({ requestId: ctx.requestId, appId: ctx.appId }, 'reset mail not sent: email is disabled for this app');
       return;
     }
-    const sending = this.mailer.sendMail(resetMail(ctx.app, account.email, link, ttl));
+    const sending = resetMail(this.templates, ctx.app, account.email, link, ttl).then((mail) => this.mailer.sendMail(mail));
     if (mustExist) {
       await sending;
       return;

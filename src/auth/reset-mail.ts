@@ -1,5 +1,6 @@
 import type { ISendMailOptions } from '@nestjs-modules/mailer';
 import { Site } from '../app-context';
+import { MailTemplates } from '../messaging/mail-templates'; // the file, not the index: messaging's index imports auth
 
 /** The sender of an app's mails: its email_from when that is an address, else no-reply at its domain. */
 export function senderOf(site: Site): string {
@@ -7,8 +8,9 @@ export function senderOf(site: Site): string {
 }
 
 /** The reset mail: HTML from templates/reset-password.hbs (handlebars escapes every value), and a text part. */
-export function resetMail(site: Site, to: string, link: string, ttlSeconds: number): ISendMailOptions {
+export async function resetMail(templates: MailTemplates, site: Site, to: string, link: string, ttlSeconds: number): Promise<ISendMailOptions> {
   const minutes = String(Math.round(ttlSeconds / 60));
   const text = `Reset the password of your ${site.name} account: ${link}\nThe link works once and expires in ${minutes} minutes. If you did not ask for it, ignore this mail.`;
-  return { from: senderOf(site), to, subject: `${site.name}: reset your password`, template: 'reset-password', context: { link, appName: site.name, minutes }, text };
+  const html = await templates.render('reset-password', { link, appName: site.name, minutes });
+  return { from: senderOf(site), to, subject: `${site.name}: reset your password`, html, text };
 }

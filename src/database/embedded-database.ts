@@ -23,7 +23,9 @@ export async function openDatabase(config: AppConfig): Promise<DatabaseHandle> {
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
   const dataDir = resolve(config.dataDir, 'pgdata');
   mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create({ dataDir });
+  // PostgreSQL's default shared_buffers (128 MB) lives in the WebAssembly memory, i.e. in this process:
+  // a development database needs far less.
+  const db = await PGlite.create({ dataDir, startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`] });
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0 });
   await server.start();
   const address = server.getServerConn();
@@ -39,6 +41,8 @@ export async function openDatabase(config: AppConfig): Promise<DatabaseHandle> {
     },
   };
 }
+
+const EMBEDDED_SHARED_BUFFERS = '16MB';
 
 export function poolSize(handle: { embedded: boolean }): number {
   return handle.embedded ? 1 : 10;

@@ -7,24 +7,14 @@ import { projectRoot } from '../common/paths';
 type TemplateOptions = NonNullable<MailerOptions['template']>;
 
 /**
- * Handlebars for mails sent with a `template` (templates/*); a mail that brings its own `html` (a
- * notification, merged at request time, even an empty one) passes untouched.
- */
-class TemplateMailAdapter extends HandlebarsAdapter {
-  override compile(mail: { data: { template?: string } }, callback: (error?: unknown) => void, options: MailerOptions): void {
-    if (!mail.data.template) return void callback();
-    super.compile(mail, callback, options);
-  }
-}
-
-/**
  * The mail templates in templates/: @nestjs-modules/mailer's handlebars adapter in strict mode (a missing
- * field is an error, every value escaped). MailerService renders with it at send time; `render` gives the
- * same HTML ahead of time, for mails written to the outbox inside a transaction.
+ * field is an error, every value escaped). Mails are rendered ahead with `render` and sent as HTML: the
+ * MailerService itself has no template adapter, since with one it loads preview-email (and with it pug and
+ * babel, some 10 MB of memory) at start.
  */
 @Injectable()
 export class MailTemplates {
-  readonly options: TemplateOptions = { dir: join(projectRoot(), 'templates'), adapter: new TemplateMailAdapter(), options: { strict: true } };
+  readonly options: TemplateOptions = { dir: join(projectRoot(), 'templates'), adapter: new HandlebarsAdapter(), options: { strict: true } };
 
   /** templates/<template> (`confirmation.html`; no extension means `.hbs`) rendered with `context`. */
   render(template: string, context: Record<string, unknown>): Promise<string> {
