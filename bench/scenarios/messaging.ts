@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { Client } from 'pg';
 import { SMTPServer } from 'smtp-server';
-import { adminQuery, databaseUrl, DURATION_S, freePort, measure, ROOT, row, startNode } from '../lib';
+import { adminQuery, databaseUrl, DURATION_S, freePort, goal, measure, ROOT, row, startNode } from '../lib';
 import { BenchContext, Scenario } from './types';
 
 
@@ -15,7 +15,7 @@ import { BenchContext, Scenario } from './types';
  * sender, which has no SMTP_URL, cannot claim the rows measured here.
  */
 export const messagingScenario: Scenario = {
-  name: 'messaging: /message/notification accepted/s, mails delivered/s',
+  name: 'messaging: /message/notification accepted/s, mails delivered/s, request → mail',
   async run(ctx) {
     const name = `bench_msg_${Date.now().toString(36)}`;
     await adminQuery(`CREATE DATABASE "${name}"`);
@@ -67,9 +67,17 @@ export const messagingScenario: Scenario = {
         }
         const seconds = (Date.now() - started) / 1000;
         lines.push(`${'sender: mails delivered to local SMTP'.padEnd(44)} ${(sent / seconds).toFixed(0).padStart(8)} mails/s   (${sent}/${total} Sent in ${seconds.toFixed(1)} s, SMTP received ${smtp.count})`);
+        lines.push(goal('sender: mails/s into a local SMTP server', sent / seconds, '>=', 300, (v) => `${v.toFixed(0)} mails/s`));
       } finally {
         await sender.stop();
       }
+
+      // 3. Request → mail: one instance accepts (sender off), another sends at the default poll interval
+      // (2 s), so what reaches the SMTP server sooner was woken by the queued row's notification.
+      await db.query('DELETE FROM core_notification_log');
+      const latency = await requestToMail(env, smtp, appId, ctx.basePath, db);
+      lines.push(latency.line);
+      lines.push(goal('notification request → mail delivered, p50', latency.p50, '<', 1000, (v) => `${v.toFixed(0)} ms`));
 
       // Baseline: nodemailer alone, same pool and mails in flight as the sender's defaults, same SMTP server, no database.
       const raw = await rawNodemailerRate(smtp.url, Math.min(total, 2000));
@@ -104,19 +112,114 @@ function seedTenant(env: BenchContext['env']): number {
   }
 }
 
-async function countingSmtpServer(): Promise<{ url: string; count: number; close(): Promise<void> }> {
+/** Requests per second of the request → mail measurement: a steady trickle, not a flood. */
+const LATENCY_RATE = 50;
+
+/**
+ * POST /message/notification LATENCY_RATE times a second for a few seconds to an acceptor (sender off),
+ * with a separate sender instance (sender on, default NOTIFY_POLL_INTERVAL_MS); the time from each request
+ * being sent to its mail's arrival at the SMTP server.
+ */
+async function requestToMail(env: Record<string, string>, smtp: SmtpSink, appId: number, basePath: string, db: Client): Promise<{ line: string; p50: number }> {
+  const count = LATENCY_RATE * Math.max(3, DURATION_S);
+  const acceptor = await startNode(join(ROOT, 'dist/src/main.js'), { ...env, NOTIFY_SENDER_ENABLED: 'false' }, await freePort(), '/health/ready');
+  try {
+    const sender = await startNode(join(ROOT, 'dist/src/main.js'), { ...env, SMTP_URL: smtp.url, NOTIFY_SENDER_ENABLED: 'true' }, await freePort(), '/health/ready');
+    try {
+      const url = `${acceptor.url}${basePath}/message/notification`;
+      const sentAt = new Map<string, number>();
+      let failed = 0;
+      const send = async (email: string, n: number) => {
+        sentAt.set(email, performance.now());
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'site-id': String(appId) },
+          body: JSON.stringify({ event: 'bench', email, data: { firstname: 'Bench', order: n } }),
+        });
+        if (!res.ok || ((await res.json()) as { status?: string }).status !== 'Success') failed++;
+      };
+      smtp.arrivals.clear();
+      await atRate(LATENCY_RATE, LATENCY_RATE, (n) => send(`warm${n}@example.test`, n)); // a second of warm-up
+      await waitForArrivals(smtp, LATENCY_RATE - failed);
+      smtp.arrivals.clear();
+      failed = 0;
+      await atRate(count, LATENCY_RATE, (n) => send(`latency${n}@example.test`, n));
+      await waitForArrivals(smtp, count - failed);
+      const { rows } = await db.query(`SELECT id, email FROM core_notification_log WHERE email LIKE 'latency%'`);
+      const latencies = rows.flatMap((r: { id: number; email: string }) => {
+        const arrived = smtp.arrivals.get(Number(r.id));
+        return arrived === undefined ? [] : [arrived - sentAt.get(r.email)!];
+      });
+      const p50 = percentile(latencies, 0.5);
+      return {
+        p50,
+        line: `${'notification request → mail at SMTP'.padEnd(44)} p50 ${p50.toFixed(0).padStart(4)} ms   p99 ${percentile(latencies, 0.99).toFixed(0).padStart(4)} ms   (${latencies.length}/${count} mails at ${LATENCY_RATE} req/s, acceptor + sender instance, poll 2 s${failed ? `, ${failed} requests failed` : ''})`,
+      };
+    } finally {
+      await sender.stop();
+    }
+  } finally {
+    await acceptor.stop();
+  }
+}
+
+/** Calls `send(0 … count-1)` at `perSecond`, each on time whether or not the earlier ones have answered. */
+export async function atRate(count: number, perSecond: number, send: (n: number) => Promise<void>): Promise<void> {
+  const started = performance.now();
+  const inFlight: Promise<void>[] = [];
+  for (let n = 0; n < count; n++) {
+    const due = started + (n * 1000) / perSecond;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    inFlight.push(send(n));
+  }
+  await Promise.all(inFlight);
+}
+
+/** Until the SMTP server has `count` mails (or 60 s passed). */
+export async function waitForArrivals(smtp: SmtpSink, count: number): Promise<void> {
+  const until = Date.now() + 60_000;
+  while (smtp.arrivals.size < count && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** The value below which `q` of `values` fall (nearest rank); NaN without values. */
+export function percentile(values: number[], q: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+}
+
+export interface SmtpSink {
+  url: string;
+  count: number;
+  /** performance.now() at the end of each mail's DATA, by core_notification_log id (from the sender's Message-ID). */
+  arrivals: Map<number, number>;
+  close(): Promise<void>;
+}
+
+/** The sender's Message-ID: `<notification-<log id>.<app id>@<domain>>`. */
+const NOTIFICATION_MESSAGE_ID = /^Message-ID:\s*<notification-(\d+)\./im;
+
+/** A local SMTP server that counts mails and notes when each notification's mail arrived. */
+export async function countingSmtpServer(): Promise<SmtpSink> {
   const state = { count: 0 };
+  const arrivals = new Map<number, number>();
   const server = new SMTPServer({
     authOptional: true,
     disableReverseLookup: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
     onData(stream, _session, callback) {
+      let head = '';
+      stream.on('data', (chunk: Buffer) => {
+        if (head.length < 8192 && !head.includes('\r\n\r\n')) head += chunk.toString('latin1');
+      });
       stream.on('end', () => {
         state.count++;
+        const id = NOTIFICATION_MESSAGE_ID.exec(head.split('\r\n\r\n')[0]);
+        if (id) arrivals.set(Number(id[1]), performance.now());
         callback();
       });
-      stream.resume();
     },
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -129,6 +232,7 @@ async function countingSmtpServer(): Promise<{ url: string; count: number; close
     set count(value: number) {
       state.count = value;
     },
+    arrivals,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

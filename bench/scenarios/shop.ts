@@ -91,7 +91,7 @@ interface Shop {
 }
 
 /** Two published products (one digital), the admin as order-mail recipient; the fixture's webhook secret. */
-async function prepareShop(db: Client, appId: number): Promise<Shop> {
+export async function prepareShop(db: Client, appId: number): Promise<Shop> {
   const [{ payment_webhook_secret: secret }] = (await db.query('SELECT payment_webhook_secret FROM core_sites WHERE id = $1', [appId])).rows;
   if (!secret) throw new Error('fixtures/bench.json has no payment_webhook_secret');
   const [{ id: adminId }] = (await db.query(`SELECT id FROM core_users WHERE app_id = $1 ORDER BY id LIMIT 1`, [appId])).rows;
@@ -111,7 +111,7 @@ async function prepareShop(db: Client, appId: number): Promise<Shop> {
 }
 
 /** `count` New orders of the customer, each a book and an e-book (total 4000), with billing fields. */
-async function prepareOrders(db: Client, shop: Shop, count: number): Promise<number[]> {
+export async function prepareOrders(db: Client, shop: Shop, count: number): Promise<number[]> {
   const ids: number[] = (
     await db.query(
       `INSERT INTO core_orders (app_id, customer_id, "paymentMethodRef", total, "BillingEmail", "BillingFirstName", "BillingLastName")
@@ -131,7 +131,7 @@ async function prepareOrders(db: Client, shop: Shop, count: number): Promise<num
 }
 
 /** A payment_intent.succeeded for the order, as the provider sends it, signed with the SDK's helper. */
-function signedDelivery(shop: Shop, orderId: number): Delivery {
+export function signedDelivery(shop: Shop, orderId: number): Delivery {
   const intentId = `pi_${randomBytes(12).toString('hex')}`;
   const payload = JSON.stringify({
     id: `evt_${randomBytes(12).toString('hex')}`,
