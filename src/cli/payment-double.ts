@@ -38,6 +38,8 @@ type Answer = { status: number; body: unknown; headers?: Record<string, string>;
 export interface DoubleWebhook {
   url: string;
   secret: string;
+  /** Where each delivery's outcome is reported (default: stdout). */
+  report?: (line: string) => void;
 }
 
 /**
@@ -153,11 +155,12 @@ export class PaymentPeer {
   private async deliver(intent: PeerIntent): Promise<void> {
     if (!this.webhook) return;
     const { payload, signature } = this.signedEvent('payment_intent.succeeded', intent, this.webhook.secret);
+    const report = this.webhook.report ?? console.log;
     try {
       const response = await fetch(this.webhook.url, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body: payload });
-      console.log(`webhook payment_intent.succeeded for ${intent.id} → ${response.status} ${await response.text()}`);
+      report(`webhook payment_intent.succeeded for ${intent.id} → ${response.status} ${await response.text()}`);
     } catch (error) {
-      console.log(`webhook payment_intent.succeeded for ${intent.id} failed: ${(error as Error).message}`);
+      report(`webhook payment_intent.succeeded for ${intent.id} failed: ${(error as Error).message}`);
     }
   }
 
