@@ -1,10 +1,13 @@
 import { authScenarios } from './auth';
+import { checkoutScenario } from './checkout';
 import { contentScenarios } from './content';
+import { footprintScenario } from './footprint';
 import { getAppScenario } from './get-app';
 import { messagingScenarios } from './messaging';
 import { shopScenarios } from './shop';
+import { shopMailsScenarios } from './shop-mails';
 import { tokensScenarios } from './tokens';
 import { Scenario } from './types';
 
 /** Every scenario `npm run bench` runs, in order. */
-export const scenarios: Scenario[] = [getAppScenario, ...authScenarios, ...messagingScenarios, ...contentScenarios, ...tokensScenarios, ...shopScenarios];
+export const scenarios: Scenario[] = [footprintScenario, getAppScenario, ...authScenarios, ...messagingScenarios, ...contentScenarios, ...tokensScenarios, ...shopScenarios, checkoutScenario, ...shopMailsScenarios];
