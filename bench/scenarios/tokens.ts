@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { freePort, measure, ratio, ROOT, row, startNode } from '../lib';
+import { freePort, goal, measure, ratio, ROOT, row, startNode } from '../lib';
 import { BenchContext, Scenario } from './types';
 
 const TOKENS = 1_000;
@@ -54,7 +54,12 @@ export const tokensScenarios: Scenario[] = [
         await measure({ url, headers, requests }, { duration: 2 }); // warm-up
         const service = await measure({ url, headers, requests });
         const raw = await measure({ url: `${baseline.url}/validateToken`, headers, requests });
-        return [row('service POST /ecommerce/validateToken', service), row('baseline Fastify+pg select by token_value', raw), ratio(service, raw)];
+        return [
+          row('service POST /ecommerce/validateToken', service),
+          row('baseline Fastify+pg select by token_value', raw),
+          ratio(service, raw),
+          goal('validateToken throughput / raw Fastify+pg select', service.rps / raw.rps, '>=', 0.85),
+        ];
       } finally {
         await baseline.stop();
       }
