@@ -3,12 +3,12 @@ import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { DecryptIdsInterceptor } from './decrypt-ids.interceptor';
 import { GlobalExceptionFilter } from './global-exception.filter';
 import { IdCipher } from './id-cipher.service';
-import { TransactionInterceptor } from './transactional';
 import { createValidationPipe } from './validation.pipe';
 
 /**
- * The cross-cutting pieces, each registered once: error mapping, id decryption, the use case's
- * transaction, validation. (The tenant and rate-limit guards are registered by their own modules.)
+ * The cross-cutting pieces, each registered once: error mapping, id decryption, validation. (The use
+ * case's transaction is bound per route by @Transactional(); the tenant and rate-limit guards are
+ * registered by their own modules.)
  */
 @Global()
 @Module({
@@ -16,7 +16,6 @@ import { createValidationPipe } from './validation.pipe';
     IdCipher,
     { provide: APP_FILTER, useClass: GlobalExceptionFilter },
     { provide: APP_INTERCEPTOR, useClass: DecryptIdsInterceptor },
-    { provide: APP_INTERCEPTOR, useClass: TransactionInterceptor },
     { provide: APP_PIPE, useFactory: createValidationPipe },
   ],
   exports: [IdCipher],
