@@ -1,3 +1,4 @@
+import './compile-cache';
 import 'reflect-metadata';
 import { closeApp, createApp } from './app.factory';
 import { flushLogs } from './common/logging';
