@@ -1,0 +1,266 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { Agent, createServer, IncomingHttpHeaders, request as httpRequest, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { freePort, SmtpPeer } from '../messaging/support/smtp-peer';
+import { dropDatabase } from './database';
+import type { DoubleWebhook } from '../../src/cli/payment-double';
+import { PaymentPeer } from './payment-peer';
+import { createTestDatabase, startTestApp, TEST_ENV, TestApp } from './test-app';
+
+const ROOT = join(__dirname, '..', '..');
+const MAIN = join(ROOT, 'dist/src/main.js');
+
+/** The response header the proxy adds: the index of the instance that answered. */
+export const INSTANCE_HEADER = 'x-cluster-instance';
+
+/** The newest modification time of the files under `dir`. */
+function newest(dir: string): number {
+  return readdirSync(dir, { withFileTypes: true }).reduce((latest, entry) => {
+    const path = join(dir, entry.name);
+    return Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }, 0);
+}
+
+/** `npm test` builds first (pretest); a run of the cluster files alone builds when dist/ is older than src/. */
+export function ensureBuilt(): void {
+  if (existsSync(MAIN) && newest(join(ROOT, 'dist/src')) >= newest(join(ROOT, 'src'))) return;
+  execFileSync(join(ROOT, 'node_modules/.bin/nest'), ['build'], { cwd: ROOT, stdio: 'inherit' });
+}
+
+/** One request the proxy passed on: which instance answered it, and how. */
+export interface Routed {
+  instance: number;
+  method: string;
+  path: string;
+  status: number;
+}
+
+// Hop-by-hop headers (RFC 9110 7.6.1) are the proxy's own business on each side, never forwarded.
+const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer'];
+
+function forwardable(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const out = { ...headers };
+  for (const name of HOP_BY_HOP) delete out[name];
+  return out;
+}
+
+/**
+ * A round-robin HTTP load balancer on 127.0.0.1: each request goes to the next backend in turn, with
+ * X-Forwarded-For and X-Forwarded-Proto as a load balancer sets them; each answer carries `x-cluster-instance`
+ * (the backend's index) and is recorded in `routed`. A backend that cannot be reached answers 502.
+ */
+export class RoundRobinProxy {
+  readonly routed: Routed[] = [];
+  backends: URL[] = [];
+  private next = 0;
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 256 });
+
+  private constructor(private readonly server: Server) {}
+
+  static async start(): Promise<RoundRobinProxy> {
+    const server = createServer();
+    const proxy = new RoundRobinProxy(server);
+    server.on('request', (req, res) => {
+      if (proxy.backends.length === 0) {
+        res.writeHead(503, { 'content-type': 'application/json' }).end('{"status":"Failed","message":"No backend"}');
+        return;
+      }
+      const instance = proxy.next++ % proxy.backends.length;
+      const target = proxy.backends[instance];
+      const client = req.socket.remoteAddress ?? '';
+      const headers = forwardable(req.headers);
+      headers['x-forwarded-for'] = req.headers['x-forwarded-for'] ? `${req.headers['x-forwarded-for']}, ${client}` : client;
+      headers['x-forwarded-proto'] = 'http';
+      const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent: proxy.agent }, (answer) => {
+        const status = answer.statusCode ?? 502;
+        proxy.routed.push({ instance, method: req.method ?? '', path: (req.url ?? '').split('?')[0], status });
+        res.writeHead(status, { ...forwardable(answer.headers), [INSTANCE_HEADER]: String(instance) });
+        answer.pipe(res);
+      });
+      upstream.on('error', (error) => {
+        proxy.routed.push({ instance, method: req.method ?? '', path: (req.url ?? '').split('?')[0], status: 502 });
+        if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json', [INSTANCE_HEADER]: String(instance) });
+        res.end(JSON.stringify({ status: 'Failed', message: `Bad gateway: ${error.message}` }));
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    return proxy;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** The instances that answered requests to `path` (all paths without one). */
+  instancesFor(path?: string): Set<number> {
+    return new Set(this.routed.filter((r) => path === undefined || r.path === path).map((r) => r.instance));
+  }
+
+  async stop(): Promise<void> {
+    this.agent.destroy();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** One built service (dist/src/main.js) in a child process on 127.0.0.1. */
+export class ServiceProcess {
+  /** Everything it wrote to stdout and stderr, in chunks. */
+  readonly output: string[] = [];
+
+  private constructor(
+    readonly child: ChildProcess,
+    readonly url: string,
+  ) {}
+
+  static async start(env: Record<string, string>): Promise<ServiceProcess> {
+    const port = await freePort();
+    // The child's configuration is `env` and the tests' fixed secrets, nothing of this process's service variables.
+    const { DATABASE_URL: _d, REDIS_URL: _r, SMTP_URL: _s, PAYMENT_API_URL: _p, ...inherited } = process.env;
+    const child = spawn(process.execPath, [MAIN], {
+      env: { ...inherited, ...TEST_ENV, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const service = new ServiceProcess(child, `http://127.0.0.1:${port}`);
+    child.stdout!.on('data', (chunk) => service.output.push(String(chunk)));
+    child.stderr!.on('data', (chunk) => service.output.push(String(chunk)));
+    for (let i = 0; i < 300; i++) {
+      if (child.exitCode !== null) throw new Error(`service exited: ${service.output.join('')}`);
+      if (await fetch(`${service.url}/health/ready`).then((r) => r.ok, () => false)) return service;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    child.kill('SIGKILL');
+    throw new Error(`service did not start: ${service.output.join('')}`);
+  }
+
+  /** Its JSON log lines (other output skipped). */
+  logLines(): Record<string, any>[] {
+    return this.output
+      .join('')
+      .split('\n')
+      .flatMap((line) => {
+        try {
+          return [JSON.parse(line)];
+        } catch {
+          return [];
+        }
+      });
+  }
+
+  /** SIGTERM (graceful shutdown), SIGKILL when it has not exited after `graceMs`. */
+  stop(graceMs = 10_000): Promise<void> {
+    const { child } = this;
+    if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      const force = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      child.once('exit', () => {
+        clearTimeout(force);
+        resolve();
+      });
+      child.kill('SIGTERM');
+    });
+  }
+}
+
+export interface ProxiedResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+  /** The index of the instance that answered. */
+  instance: number;
+}
+
+/**
+ * The cluster test mode: two (or `instances`) built service processes on one cloned database and one Redis
+ * (TEST_REDIS_URL, a key prefix of their own), with the same SMTP peer and payment double, behind a
+ * round-robin proxy. The payment double delivers its webhook to the proxy, signed with `webhook.secret`
+ * (set it to the tenant's payment_webhook_secret). `seeder` is an in-process application on the same
+ * database with no background work and no Redis, for seeding and reading rows only: every request under
+ * test goes through `proxy`.
+ */
+export class Cluster {
+  private constructor(
+    readonly database: { name: string; url: string },
+    readonly smtp: SmtpPeer,
+    readonly payment: PaymentPeer,
+    readonly webhook: DoubleWebhook & { reports: string[] },
+    readonly proxy: RoundRobinProxy,
+    readonly seeder: TestApp,
+    readonly instances: ServiceProcess[],
+  ) {}
+
+  static async start(options: { env?: Record<string, string>; instances?: number } = {}): Promise<Cluster> {
+    ensureBuilt();
+    const database = await createTestDatabase();
+    const smtp = await SmtpPeer.start();
+    const proxy = await RoundRobinProxy.start();
+    const reports: string[] = [];
+    const webhook = { url: `${proxy.url}/ecommerce/payment-webhook`, secret: '', report: (line: string) => reports.push(line), reports };
+    const payment = await PaymentPeer.start({ webhook });
+    const seeder = await startTestApp({ NOTIFY_SENDER_ENABLED: 'false', CONTENT_EXPIRY_TICK_MS: '0' }, database);
+    const env = {
+      DATABASE_URL: database.url,
+      REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+      REDIS_KEY_PREFIX: `test:cluster:${randomBytes(6).toString('hex')}:`,
+      SMTP_URL: smtp.url,
+      PAYMENT_API_URL: payment.url,
+      TRUST_PROXY: 'true',
+      ...options.env,
+    };
+    const started = await Promise.allSettled(Array.from({ length: options.instances ?? 2 }, () => ServiceProcess.start(env)));
+    const instances = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    const cluster = new Cluster(database, smtp, payment, webhook, proxy, seeder, instances);
+    const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) {
+      await cluster.stop();
+      throw failed.reason;
+    }
+    proxy.backends = instances.map((i) => new URL(i.url));
+    return cluster;
+  }
+
+  get url(): string {
+    return this.proxy.url;
+  }
+
+  /** A request through the proxy; JSON bodies are sent and parsed as JSON. */
+  async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ProxiedResponse> {
+    const res = await fetch(`${this.proxy.url}${path}`, {
+      method,
+      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, headers: res.headers, body: parsed, instance: Number(res.headers.get(INSTANCE_HEADER)) };
+  }
+
+  post(path: string, body: unknown = {}, headers: Record<string, string> = {}): Promise<ProxiedResponse> {
+    return this.request('POST', path, body, headers);
+  }
+
+  sql<T = any>(query: string, params: unknown[] = []): Promise<T[]> {
+    return this.seeder.dataSource.query(query, params);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.instances.map((i) => i.stop()));
+    await this.seeder?.close();
+    await this.proxy.stop();
+    await this.payment.stop();
+    await this.smtp.stop();
+    await dropDatabase(this.database.name);
+  }
+}
