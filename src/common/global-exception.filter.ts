@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../database/connection-errors';
 import { ApiError, GENERIC_ERROR_MESSAGE } from './api-error';
 
 /** Longer URLs get 414 (the API takes its input in JSON bodies; Node refuses a request head over 16 KB). */
@@ -29,9 +30,14 @@ const HTTP_MESSAGES: Record<number, string> = {
 
 const logger = new Logger('Exceptions');
 
+export const DATABASE_UNAVAILABLE = 'Database unavailable';
+/** What a 503 for an unreachable database asks the client to wait before retrying. */
+const DATABASE_RETRY_AFTER_S = 5;
+
 /**
- * Any error as the answer to send: known failures keep their envelope; anything unexpected becomes the
- * spec's generic 500, with the detail only in the log (which carries the request id).
+ * Any error as the answer to send: known failures keep their envelope; a database that cannot be reached
+ * is 503 `Database unavailable` with Retry-After; anything else unexpected becomes the spec's generic 500,
+ * with the detail only in the log (which carries the request id).
  */
 export function toApiError(exception: unknown, request: Pick<FastifyRequest, 'method' | 'url'>): ApiError {
   if (exception instanceof ApiError) return exception;
@@ -47,6 +53,10 @@ export function toApiError(exception: unknown, request: Pick<FastifyRequest, 'me
   }
 
   const err = exception instanceof Error ? { type: exception.name, message: exception.message, stack: exception.stack } : { value: String(exception) };
+  if (isDatabaseUnavailable(exception)) {
+    logger.warn({ err: { type: err.type, message: err.message }, method: request.method, url: request.url }, 'Database unavailable');
+    return new ApiError(503, DATABASE_UNAVAILABLE, undefined, {}, 'Failed', { 'retry-after': String(DATABASE_RETRY_AFTER_S) });
+  }
   logger.error({ err, method: request.method, url: request.url }, 'Unhandled error');
   return new ApiError(500, GENERIC_ERROR_MESSAGE);
 }

@@ -1,0 +1,118 @@
+import { Client } from 'pg';
+import { product, seedTenant, Tenant } from '../content/content-helpers';
+import { dropDatabase } from '../support/database';
+import { TcpProxy } from '../support/tcp-proxy';
+import { createTestDatabase, startTestApp, TestApp, TestResponse } from '../support/test-app';
+import { waitFor } from '../support/wait';
+
+/** Longer than any answer may take: a request still open then counts as hung. */
+const HANG_MS = 15_000;
+const SHOPPERS = 4;
+
+type Phase = 'before' | 'down' | 'after';
+
+interface Outcome {
+  /** When the request was sent, and when it was answered. */
+  phase: Phase;
+  answered: Phase;
+  path: string;
+  status: number | 'hung';
+  body: unknown;
+  retryAfter?: string;
+  ms: number;
+}
+
+/**
+ * PostgreSQL restarted under load, as the service sees it: every connection reset at once and new ones
+ * refused for a while (a TCP proxy between the service and the database, cut and restored). Shoppers keep
+ * creating orders and filling carts throughout.
+ */
+describe('the database goes away under load', () => {
+  let db: { name: string; url: string };
+  let proxy: TcpProxy;
+  let t: TestApp;
+  let shop: Tenant;
+  let direct: Client;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const target = new URL(db.url);
+    proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
+    // The site cache on too: its listener connection is cut with the rest and must come back by itself.
+    t = await startTestApp({ SITE_CACHE_MS: '5000' }, { name: db.name, url: proxy.urlFor(db.url) });
+    shop = await seedTenant(t, [product('Book', { price: 2500, tax: 227, meta_status: 'Published' })]);
+    direct = new Client({ connectionString: db.url });
+    await direct.connect();
+  });
+
+  afterAll(async () => {
+    await direct?.end();
+    await t?.close();
+    await proxy?.stop();
+    if (db) await dropDatabase(db.name);
+  });
+
+  it('answers 503 Database unavailable while it is gone, leaves no request hanging and no half-written cart, and recovers without a restart', async () => {
+    const outcomes: Outcome[] = [];
+    let phase: Phase = 'before';
+    let stopped = false;
+
+    const call = async (path: string, body: unknown): Promise<TestResponse | null> => {
+      const started = Date.now();
+      const at = phase;
+      const answer = await Promise.race([t.post(path, body, shop.headers), new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), HANG_MS).unref())]);
+      const status = answer === 'hung' ? 'hung' : answer.status;
+      outcomes.push({ phase: at, answered: phase, path, status, body: answer === 'hung' ? null : answer.body, retryAfter: answer === 'hung' ? undefined : (answer.headers['retry-after'] as string | undefined), ms: Date.now() - started });
+      return answer === 'hung' ? null : answer;
+    };
+    const shopper = async () => {
+      while (!stopped) {
+        const created = await call('/ecommerce/createOrder', { appID: shop.appId });
+        if (created?.status !== 201) continue;
+        const _orderID = created.body.data._id;
+        await call('/ecommerce/addCart', { appID: shop.appId, _orderID, items: [{ productID: shop.products[0], Qty: 2, Price: 2500 }] });
+        await call('/ecommerce/getOrder', { appID: shop.appId, _orderID });
+      }
+    };
+
+    const shoppers = Array.from({ length: SHOPPERS }, shopper);
+    await new Promise((r) => setTimeout(r, 1000));
+    phase = 'down';
+    proxy.cut();
+    await new Promise((r) => setTimeout(r, 2000));
+    proxy.restore();
+    phase = 'after';
+    // Recovered: requests made after the database came back succeed again, with no restart of the service.
+    await waitFor(async () => outcomes.filter((o) => o.phase === 'after' && o.status === 201).length >= 5, 20_000);
+    stopped = true;
+    await Promise.all(shoppers);
+
+    const answeredBefore = [...new Set(outcomes.filter((o) => o.answered === 'before').map((o) => o.status))].sort();
+    expect(answeredBefore).toEqual([200, 201]);
+    expect(outcomes.filter((o) => o.status === 'hung')).toEqual([]);
+    // While it is gone: the clear 503 and nothing else but answers that needed no database.
+    const down = outcomes.filter((o) => o.phase === 'down');
+    expect(down.filter((o) => o.status === 503).length).toBeGreaterThan(0);
+    for (const o of outcomes.filter((o) => typeof o.status === 'number' && o.status >= 500)) {
+      expect(o.status).toBe(503);
+      expect(o.body).toEqual({ status: 'Failed', message: 'Database unavailable' });
+      expect(o.retryAfter).toBe('5');
+    }
+    expect(Math.max(...down.map((o) => o.ms))).toBeLessThan(HANG_MS);
+
+    // No half-written cart: every order's total is what its items add up to (2 books or none).
+    const orders = (
+      await direct.query(
+        `SELECT o.id, o.total, coalesce(sum(i."Price" * i."Qty"), 0)::int AS items, count(i.id)::int AS lines
+           FROM core_orders o LEFT JOIN core_order_items i ON i."Order_ID" = o.id
+          WHERE o.app_id = $1 GROUP BY o.id`,
+        [shop.appId],
+      )
+    ).rows;
+    expect(orders.length).toBeGreaterThan(10);
+    for (const order of orders) {
+      expect({ id: order.id, total: Number(order.total) }).toEqual({ id: order.id, total: order.items });
+      expect([0, 1]).toContain(order.lines);
+    }
+  });
+});
