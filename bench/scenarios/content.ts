@@ -13,7 +13,7 @@ const ORDERS = ['title', 'created', 'updated', 'sort_order', 'price'].flatMap((c
  * and then analyzed, as the seed command does after a load. Ties as tenants have them: sort_order mostly 0,
  * prices repeated, updated in 1,000 distinct minutes.
  */
-async function seedProducts(client: Client, appId: number, count: number): Promise<void> {
+export async function seedProducts(client: Client, appId: number, count: number): Promise<void> {
   await client.query('BEGIN');
   await client.query(
     `INSERT INTO core_products (app_id, title, description, price, tax, bond, "IsDigital", "IsEvent", sort_order, created, updated)

@@ -10,7 +10,7 @@ const TOKENS = 1_000;
  * A published digital product of the bench tenant (with its core_data row) and TOKENS pending tokens of it,
  * written straight through pg; answers the product id and three token values to rotate through.
  */
-async function seedTokens(ctx: BenchContext): Promise<{ productId: number; values: string[] }> {
+export async function seedTokens(ctx: BenchContext): Promise<{ productId: number; values: string[] }> {
   const client = new Client({ connectionString: ctx.databaseUrl });
   await client.connect();
   try {
