@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
 import { ApiError } from './common/api-error';
@@ -11,6 +11,8 @@ import { AppModule } from './app.module';
 import { createRootLogger, JsonLogger, requestStore } from './common/logging';
 import { AppConfig } from './config/app-config';
 import { DatabaseHandle } from './database/embedded-database';
+import { Metrics } from './metrics';
+import { METRICS_SECURITY } from './metrics/metrics.controller';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /** Deeper JSON than any API body needs; validation and id decryption walk bodies recursively. */
@@ -55,13 +57,23 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
     clientErrorHandler: answerClientError,
   });
   const fastify = adapter.getInstance();
-  // Before Nest adds its routes: each gets its body limit, and is remembered for 405 answers.
+  let metrics: Metrics | undefined; // Nest's, once created; routes are added later, at app.init()
+  // Before Nest adds its routes: each gets its body limit, is remembered for 405 answers, and gets its metrics recorder.
   const routes: { method: string; path: RegExp }[] = [];
   fastify.addHook('onRoute', (route) => {
     const path = config.basePath && route.url.startsWith(`${config.basePath}/`) ? route.url.slice(config.basePath.length) : route.url;
     const segment = path.split('/')[1] ?? '';
     route.bodyLimit ??= Math.min(ROUTE_BODY_LIMITS.get(segment) ?? DEFAULT_ROUTE_BODY_LIMIT, config.bodyLimitBytes);
     if (route.url !== '*' && route.url !== '/*') for (const method of [route.method].flat()) routes.push({ method, path: routePattern(route.url) });
+    if (metrics) {
+      // The route template is known here, once: each answer only looks up its method and status.
+      const record = metrics.routeRecorder(route.url);
+      const observe: onResponseHookHandler = (request, reply, done) => {
+        record(request.method, reply.statusCode, reply.elapsedTime);
+        done();
+      };
+      route.onResponse = route.onResponse ? [route.onResponse, observe].flat() : observe;
+    }
   });
   const allowedMethods = (request: FastifyRequest) => {
     const path = request.url.split('?')[0];
@@ -73,6 +85,8 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
     bodyParser: false, // our own JSON parser below
     abortOnError: false,
   });
+  const appMetrics = app.get(Metrics);
+  metrics = appMetrics;
 
   // JSON only. Bodies keep their raw bytes (webhook signatures); an empty body with a JSON content type is `{}`.
   fastify.removeAllContentTypeParsers();
@@ -105,10 +119,11 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
     done();
   });
   fastify.addHook('onResponse', (request, reply, done) => {
+    if (request.is404) appMetrics.recordUnmatched(request.method, reply.statusCode, reply.elapsedTime); // a route's own hook records the rest
     logger.info({ requestId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
     done();
   });
-  if (config.basePath) app.setGlobalPrefix(config.basePath, { exclude: ['health', 'health/ready'] });
+  if (config.basePath) app.setGlobalPrefix(config.basePath, { exclude: ['health', 'health/ready', 'metrics'] });
   // Tenant front ends live on many domains and authenticate with bearer tokens, not cookies.
   app.enableCors({ origin: true, credentials: false, exposedHeaders: ['x-request-id', 'retry-after'] });
 
@@ -124,6 +139,7 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
       )
       .setVersion('2')
       .addBearerAuth()
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when it is set' }, METRICS_SECURITY)
       .addApiKey({ type: 'apiKey', in: 'header', name: 'site-id' }, 'site-id')
       .build(),
   );

@@ -10,6 +10,7 @@ import { DatabaseModule } from './database/database.module';
 import { DatabaseHandle } from './database/embedded-database';
 import { HealthModule } from './health/health.module';
 import { MailModule, MessagingModule } from './messaging';
+import { MetricsModule } from './metrics';
 import { VersioningModule } from './versioning';
 import { DataRowsModule } from './data-rows';
 import { RelatedModule } from './related';
@@ -27,6 +28,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(database),
         ScheduleModule.forRoot(),
+        MetricsModule,
         AppContextModule,
         RateLimitModule,
         CommonModule,

@@ -64,6 +64,8 @@ export interface AppConfig {
    */
   auth: { resetTokenTtlSeconds: number; loginMaxPerAccount: number; loginMaxPerAccountAllAddresses: number };
   logLevel: string;
+  /** Bearer token that GET /metrics requires (METRICS_TOKEN); null: /metrics answers without one. */
+  metricsToken: string | null;
   /**
    * SSO through an OpenID Connect IdP (README "Single sign-on"). `redirectUri` is the relay URI registered at
    * the IdP: IDP_REDIRECT_URI with `/auth/oauth/idp/redirect` appended when missing (`redirectUriSetting` is
@@ -325,6 +327,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       loginMaxPerAccountAllAddresses: r.int('AUTH_LOGIN_MAX_PER_ACCOUNT_ALL_ADDRESSES', 10 * loginMaxPerAccount, 1),
     },
     logLevel: r.str('LOG_LEVEL') ?? (env.NODE_ENV === 'test' ? 'warn' : 'info'),
+    metricsToken: r.str('METRICS_TOKEN'),
     idp: readIdp(r),
     content: {
       expiryTickMs: r.int('CONTENT_EXPIRY_TICK_MS', 60000, 0),

@@ -5,6 +5,7 @@ import { Notification } from './entities/notification.entity';
 import { MessagingController } from './messaging.controller';
 import { NotificationSender } from './notification-sender.service';
 import { NotificationService } from './notification.service';
+import { OutboxMetrics } from './outbox-metrics';
 import { MailOutbox } from './mail-outbox.service';
 import { PushService } from './push.service';
 import { SqlMergeSource } from './sql-merge-source';
@@ -13,7 +14,7 @@ import { SqlMergeSource } from './sql-merge-source';
 @Module({
   imports: [TypeOrmModule.forFeature([Notification, NotificationLog])],
   controllers: [MessagingController],
-  providers: [NotificationService, NotificationSender, SqlMergeSource, PushService, MailOutbox],
+  providers: [NotificationService, NotificationSender, SqlMergeSource, PushService, MailOutbox, OutboxMetrics],
   exports: [NotificationService, NotificationSender, MailOutbox],
 })
 export class MessagingModule {}

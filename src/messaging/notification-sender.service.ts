@@ -9,6 +9,7 @@ import { DatabaseNotifications } from '../database/database-notifications';
 import { DatabaseLock } from '../database/locks';
 import { TransactionScope } from '../database/transaction-scope';
 import { TransactionalConnection } from '../database/transactional-connection';
+import { Metrics } from '../metrics';
 import { NotificationLog } from './entities/notification-log.entity';
 
 /** A claimed Pending row of core_notification_log: the mail as merged at request time. */
@@ -69,6 +70,7 @@ export class NotificationSender implements OnModuleInit, OnApplicationBootstrap,
     private readonly mailer: MailerService,
     private readonly scheduler: SchedulerRegistry,
     private readonly notifications: DatabaseNotifications,
+    private readonly metrics: Metrics,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.settings = config.notifications;
@@ -122,9 +124,20 @@ export class NotificationSender implements OnModuleInit, OnApplicationBootstrap,
 
   /** One claim-and-send round; a call while a round is running joins that round. */
   runOnce(): Promise<SenderRun> {
-    this.current ??= this.round().finally(() => {
-      this.current = null;
-    });
+    this.current ??= this.round()
+      .then(
+        (run) => {
+          this.metrics.jobFinished('notification_sender', !run.outage);
+          return run;
+        },
+        (error: unknown) => {
+          this.metrics.jobFinished('notification_sender', false);
+          throw error;
+        },
+      )
+      .finally(() => {
+        this.current = null;
+      });
     return this.current;
   }
 

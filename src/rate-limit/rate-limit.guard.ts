@@ -1,6 +1,7 @@
-import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, ThrottlerLimitDetail } from '@nestjs/throttler';
 import { RequestWithContext } from '../common/request-context';
+import { Metrics } from '../metrics';
 import { rateLimitError, refusedHit } from './rate-limit.errors';
 
 /**
@@ -11,6 +12,8 @@ import { rateLimitError, refusedHit } from './rate-limit.errors';
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
+  @Inject(Metrics) private readonly metrics!: Metrics; // a property: ThrottlerGuard's constructor takes its own injections
+
   protected async getTracker(request: RequestWithContext): Promise<string> {
     return `${request.ctx?.site?.id ?? 'none'}:${request.ctx?.ip ?? request.ip}`;
   }
@@ -19,7 +22,8 @@ export class RateLimitGuard extends ThrottlerGuard {
     return `req:${tracker}`;
   }
 
-  protected async throwThrottlingException(_execution: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+  protected async throwThrottlingException(execution: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+    this.metrics.rateLimited('requests', execution.switchToHttp().getRequest<RequestWithContext>().routeOptions.url ?? 'unmatched');
     throw refusedHit(detail, (options) => rateLimitError('TOO_MANY_REQUESTS', options));
   }
 }

@@ -6,6 +6,7 @@ import { DatabaseLock } from '../database/locks';
 import { withTickLock } from '../database/transaction';
 import { TransactionScope } from '../database/transaction-scope';
 import { TransactionalConnection } from '../database/transactional-connection';
+import { Metrics } from '../metrics';
 import { CoreData } from './entities/core-data.entity';
 import { TRANSITIONS } from './lifecycle-transitions';
 
@@ -27,6 +28,7 @@ export class ExpiryJob implements OnApplicationBootstrap, OnApplicationShutdown 
   constructor(
     private readonly connection: TransactionalConnection,
     private readonly scheduler: SchedulerRegistry,
+    private readonly metrics: Metrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -50,6 +52,17 @@ export class ExpiryJob implements OnApplicationBootstrap, OnApplicationShutdown 
 
   /** One tick: the ids of the core_data rows it expired, or null when another instance holds the tick. */
   async tick(): Promise<number[] | null> {
+    try {
+      const expired = await this.expireDue();
+      this.metrics.jobFinished('content_expiry', true);
+      return expired;
+    } catch (error) {
+      this.metrics.jobFinished('content_expiry', false);
+      throw error;
+    }
+  }
+
+  private async expireDue(): Promise<number[] | null> {
     const expired = await withTickLock(this.connection.dataSource, DatabaseLock.ContentExpiryTick, async (em) => {
       const scope = Object.assign(new TransactionScope(), { manager: em });
       const { set } = TRANSITIONS.reachExpiry; // from: Published set

@@ -1,0 +1,57 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Controller, Get, Headers, HttpCode, Inject, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { ApiError } from '../common/api-error';
+import { NoAppContext } from '../common/request-context';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { Metrics } from './metrics.service';
+
+/** The security scheme of /metrics in the OpenAPI document (app.factory.ts declares it). */
+export const METRICS_SECURITY = 'metrics-token';
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+@ApiTags('Health')
+@NoAppContext()
+@Controller('metrics')
+export class MetricsController {
+  private readonly token: Buffer | null;
+
+  constructor(
+    private readonly metrics: Metrics,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.token = config.metricsToken === null ? null : digest(config.metricsToken);
+  }
+
+  @Get()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Prometheus metrics of this instance (text exposition format)',
+    description:
+      'Outside the base path, no tenant, not rate limited. With METRICS_TOKEN set, `Authorization: Bearer <METRICS_TOKEN>` is required (401 otherwise). ' +
+      'http_request_duration_seconds{method,route,status} (histogram; route is the route template, `unmatched` for no route); ' +
+      'db_pool_connections, db_pool_idle_connections, db_pool_waiting_requests, db_pool_max_connections; ' +
+      'outbox_pending_notifications, outbox_oldest_pending_age_seconds (whole database, read at scrape time; NaN when the database did not answer within 1 s); ' +
+      'job_runs_total{job}, job_failures_total{job}, job_last_success_timestamp_seconds{job} (job: notification_sender, content_expiry); ' +
+      'rate_limit_rejections_total{reason,route}; and the process_* and nodejs_* defaults of prom-client. Scrape each instance directly.',
+  })
+  @ApiProduces('text/plain')
+  @ApiBearerAuth(METRICS_SECURITY)
+  @ApiOkResponse({ description: 'Prometheus text format 0.0.4', schema: { type: 'string' } })
+  @ApiResponse({ status: 401, description: 'METRICS_TOKEN is set and the bearer token is missing or wrong' })
+  scrape(@Headers('authorization') authorization: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+    if (this.token && !this.authorized(authorization)) {
+      throw new ApiError(401, 'Unauthorized', undefined, {}, 'Failed', { 'www-authenticate': 'Bearer realm="metrics"' });
+    }
+    reply.header('content-type', this.metrics.contentType).header('cache-control', 'no-store');
+    return this.metrics.scrape();
+  }
+
+  private authorized(authorization: string | undefined): boolean {
+    const match = /^Bearer +(\S+) *$/i.exec(authorization ?? '');
+    return match !== null && timingSafeEqual(digest(match[1]), this.token!);
+  }
+}

@@ -1,0 +1,187 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+
+/** The background jobs whose runs are counted (job label). */
+export type JobName = 'notification_sender' | 'content_expiry';
+const JOBS: JobName[] = ['notification_sender', 'content_expiry'];
+
+/** Why a request was refused with 429 (reason label): `requests` is the global limit per tenant and client address. */
+export type RateLimitReason = 'requests';
+
+/** The route label of answers no route matched (404, and 405 for a known path with another method). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** Records one answer of a route: its method, status and duration in milliseconds (Fastify's reply.elapsedTime). */
+export type RouteRecorder = (method: string, status: number, elapsedMs: number) => void;
+
+/** The outbox as read at scrape time. */
+export interface OutboxState {
+  pending: number;
+  /** Seconds since the oldest Pending row was queued; 0 when none is. */
+  oldestAgeSeconds: number;
+}
+
+/** A scrape does not wait longer than this for the outbox query (the pool may be saturated): its gauges read NaN then. */
+const PROBE_TIMEOUT_MS = 1000;
+
+/** The pg Pool behind TypeORM's postgres driver (its `master`). */
+interface PgPool {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+  options?: { max?: number };
+}
+
+/**
+ * The Prometheus metrics of this instance, on a registry of its own (several apps can share a process: tests,
+ * the benchmark). Other modules record into it through this service; gauges of shared state (the database
+ * pool, the outbox) are read when /metrics is scraped. Names and labels: README "Operations".
+ */
+@Injectable()
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requestDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Duration of HTTP requests by method, route template (unmatched: no route) and status; _count is the request count',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  private readonly jobRuns = new Counter({
+    name: 'job_runs_total',
+    help: 'Background job runs (notification sender rounds, content expiry ticks), failed ones included',
+    labelNames: ['job'] as const,
+    registers: [this.registry],
+  });
+  private readonly jobFailures = new Counter({
+    name: 'job_failures_total',
+    help: 'Background job runs that failed (an error, or the mail server unreachable for a sender round)',
+    labelNames: ['job'] as const,
+    registers: [this.registry],
+  });
+  private readonly jobLastSuccess = new Gauge({
+    name: 'job_last_success_timestamp_seconds',
+    help: 'Unix time at which the job last finished a run without failure on this instance',
+    labelNames: ['job'] as const,
+    registers: [this.registry],
+  });
+  private readonly rateLimitRejections = new Counter({
+    name: 'rate_limit_rejections_total',
+    help: 'Requests refused with 429 by the request rate limit, by reason and route template',
+    labelNames: ['reason', 'route'] as const,
+    registers: [this.registry],
+  });
+  private readonly outboxPending = new Gauge({
+    name: 'outbox_pending_notifications',
+    help: 'Pending rows of core_notification_log (queued, waiting for a retry, or being sent); the whole database, the same on every instance',
+    registers: [this.registry],
+  });
+  private readonly outboxOldestAge = new Gauge({
+    name: 'outbox_oldest_pending_age_seconds',
+    help: 'Age of the oldest Pending row of core_notification_log (0 when none); the whole database',
+    registers: [this.registry],
+  });
+  private readonly pool = {
+    total: this.gauge('db_pool_connections', 'Connections the database pool holds (idle and in use)'),
+    idle: this.gauge('db_pool_idle_connections', 'Connections of the database pool that are idle'),
+    waiting: this.gauge('db_pool_waiting_requests', 'Queries waiting for a connection of the database pool'),
+    max: this.gauge('db_pool_max_connections', 'Most connections the database pool opens'),
+  };
+  private readonly unmatched: RouteRecorder;
+  private outboxReader: (() => Promise<OutboxState>) | null = null;
+  private defaultMetrics = false;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    for (const job of JOBS) {
+      this.jobRuns.inc({ job }, 0);
+      this.jobFailures.inc({ job }, 0);
+    }
+    this.unmatched = this.routeRecorder(UNMATCHED_ROUTE);
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /**
+   * The recorder of one route template, made once per route when it is registered: it keeps the histogram's
+   * child per method and status, so an answer costs two map lookups and one observe.
+   */
+  routeRecorder(route: string): RouteRecorder {
+    const byMethod = new Map<string, Map<number, (seconds: number) => void>>();
+    return (method, status, elapsedMs) => {
+      let byStatus = byMethod.get(method);
+      if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+      let observe = byStatus.get(status);
+      if (!observe) byStatus.set(status, (observe = this.requestDuration.labels(method, route, String(status)).observe));
+      observe(elapsedMs / 1000);
+    };
+  }
+
+  /** An answer no route matched. */
+  recordUnmatched(method: string, status: number, elapsedMs: number): void {
+    this.unmatched(method, status, elapsedMs);
+  }
+
+  /** A run of a background job ended: `ok` false when it failed. */
+  jobFinished(job: JobName, ok: boolean): void {
+    this.jobRuns.inc({ job });
+    if (ok) this.jobLastSuccess.set({ job }, Date.now() / 1000);
+    else this.jobFailures.inc({ job });
+  }
+
+  rateLimited(reason: RateLimitReason, route: string): void {
+    this.rateLimitRejections.inc({ reason, route });
+  }
+
+  /** How the outbox is read at scrape time (the messaging module owns the table). */
+  readOutboxWith(reader: () => Promise<OutboxState>): void {
+    this.outboxReader = reader;
+  }
+
+  /** The exposition text: the outbox read first, then every metric collected. */
+  async scrape(): Promise<string> {
+    if (!this.defaultMetrics) {
+      // Process and Node metrics (CPU, memory, event loop lag, GC) from the first scrape on: their monitors
+      // cannot be stopped, so apps that are never scraped (tests, the CLI) do not start them.
+      this.defaultMetrics = true;
+      collectDefaultMetrics({ register: this.registry });
+    }
+    this.readPool(); // first: the outbox query may wait for a connection
+    await this.readOutbox();
+    return this.registry.metrics();
+  }
+
+  private gauge(name: string, help: string): Gauge {
+    return new Gauge({ name, help, registers: [this.registry] });
+  }
+
+  private readPool(): void {
+    const pool = this.dataSource.isInitialized ? (this.dataSource.driver as unknown as { master?: PgPool }).master : undefined;
+    this.pool.total.set(pool?.totalCount ?? Number.NaN);
+    this.pool.idle.set(pool?.idleCount ?? Number.NaN);
+    this.pool.waiting.set(pool?.waitingCount ?? Number.NaN);
+    this.pool.max.set(pool?.options?.max ?? Number.NaN);
+  }
+
+  private async readOutbox(): Promise<void> {
+    if (!this.outboxReader) return;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const state = await Promise.race([
+        this.outboxReader(),
+        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('outbox read timed out')), PROBE_TIMEOUT_MS))),
+      ]);
+      this.outboxPending.set(state.pending);
+      this.outboxOldestAge.set(state.oldestAgeSeconds);
+    } catch {
+      // Unknown this time (database down or busy): NaN rather than a stale value.
+      this.outboxPending.set(Number.NaN);
+      this.outboxOldestAge.set(Number.NaN);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
