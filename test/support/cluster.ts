@@ -196,7 +196,8 @@ export class Cluster {
     readonly instances: ServiceProcess[],
   ) {}
 
-  static async start(options: { env?: Record<string, string>; instances?: number } = {}): Promise<Cluster> {
+  /** `env` applies to every instance, `perInstance[i]` to instance i only (after `env`). */
+  static async start(options: { env?: Record<string, string>; perInstance?: Record<string, string>[]; instances?: number } = {}): Promise<Cluster> {
     ensureBuilt();
     const database = await createTestDatabase();
     const smtp = await SmtpPeer.start();
@@ -214,7 +215,7 @@ export class Cluster {
       TRUST_PROXY: 'true',
       ...options.env,
     };
-    const started = await Promise.allSettled(Array.from({ length: options.instances ?? 2 }, () => ServiceProcess.start(env)));
+    const started = await Promise.allSettled(Array.from({ length: options.instances ?? 2 }, (_, i) => ServiceProcess.start({ ...env, ...options.perInstance?.[i] })));
     const instances = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
     const cluster = new Cluster(database, smtp, payment, webhook, proxy, seeder, instances);
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
