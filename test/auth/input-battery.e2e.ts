@@ -72,6 +72,28 @@ describe('bad input on every auth route', () => {
     }
   });
 
+  it('refuses an unpaired surrogate in an email or password with 400 naming the field (validator threw: 500)', async () => {
+    const cases: [string, string, string][] = [
+      ['/auth/login', '{"email":"\\ud800","password":"Admin@1234"}', 'email'],
+      ['/auth/login', '{"email":"admin@example.test","password":"Admin@\\udfff1234"}', 'password'],
+      ['/auth/request-pass', '{"email":"ab\\ud800cd","appID":1}', 'email'],
+      ['/customers/login', '{"email":"\\udfff","password":"Cust@1234"}', 'email'],
+      ['/customers/reset-password', '{"password":"Admin@1234","confirmPassword":"\\ud800","token":"t","reset_password_token":"t"}', 'confirmPassword'],
+      ['/user/app/signup', '{"email":"x@example.test","password":"\\ud800"}', 'password'],
+    ];
+    for (const [path, raw, field] of cases) {
+      const res = await t.request('POST', path, raw, site);
+      expect({ path, status: res.status, body: res.body }).toEqual({
+        path,
+        status: 400,
+        body: { status: 'Failed', message: 'Validation error', errors: [{ field, message: `${field} must not contain unpaired surrogates (invalid Unicode)` }] },
+      });
+    }
+    // A surrogate pair is text like any other.
+    const pair = await t.request('POST', '/auth/login', '{"email":"admin@example.test","password":"Admin@1234\\ud83d\\ude42"}', site);
+    expect(pair.status).toBe(401);
+  });
+
   it('names the field with the type it must have', async () => {
     const login = await t.post('/auth/login', { email: ['a@b.test'], password: 12345678 }, site);
     expect(login.status).toBe(400);
