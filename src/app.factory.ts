@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onResponseHookHandler, onSendHookHandler } from 'fastify';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
 import { ApiError } from './common/api-error';
@@ -65,6 +65,14 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
     const segment = path.split('/')[1] ?? '';
     route.bodyLimit ??= Math.min(ROUTE_BODY_LIMITS.get(segment) ?? DEFAULT_ROUTE_BODY_LIMIT, config.bodyLimitBytes);
     if (route.url !== '*' && route.url !== '/*') for (const method of [route.method].flat()) routes.push({ method, path: routePattern(route.url) });
+    if (route.url === '*' && [route.method].flat().includes('OPTIONS')) {
+      // CORS preflights are answered by Nest's CORS hook, which runs before ours: their request id is set on the way out.
+      const requestId: onSendHookHandler = (request, reply, payload, done) => {
+        reply.header('x-request-id', request.id);
+        done(null, payload);
+      };
+      route.onSend = route.onSend ? [route.onSend, requestId].flat() : requestId;
+    }
     if (metrics) {
       // The route template is known here, once: each answer only looks up its method and status.
       const record = metrics.routeRecorder(route.url);

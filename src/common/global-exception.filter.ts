@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
@@ -100,7 +101,10 @@ export function answerClientError(error: Error & { code?: string; rawPacket?: un
         : new ApiError(400, 'Malformed HTTP request');
   const body = JSON.stringify(apiError.toBody());
   if (!socket.writable) return void socket.destroy();
-  const head = `HTTP/1.1 ${apiError.httpStatus} ${STATUS_CODES[apiError.httpStatus]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
+  // No request was parsed, so none has an id yet: this answer gets its own, logged like a request's.
+  const requestId = randomUUID();
+  logger.log({ requestId, status: apiError.httpStatus, code: error.code }, 'Request refused by the HTTP parser');
+  const head = `HTTP/1.1 ${apiError.httpStatus} ${STATUS_CODES[apiError.httpStatus]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n`;
   // Half-close and let the client finish sending: a reset while it still sends can discard the answer on its side.
   socket.end(head + body);
   setTimeout(() => socket.destroy(), 1000).unref();

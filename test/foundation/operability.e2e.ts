@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { parseResponses, rawConnection } from '../support/raw-http';
+import { parseResponses, rawConnection, rawRequest } from '../support/raw-http';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 
 describe('health and OpenAPI', () => {
@@ -95,6 +95,83 @@ describe('graceful shutdown', () => {
     expect(late.status).toBe(503);
     expect(late.body).toEqual({ status: 'Failed', message: 'Service is shutting down' });
     expect(late.headers.connection).toBe('close');
+    expect(late.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     await closing;
+  });
+});
+
+describe('request id on every answer', () => {
+  const LIMIT = 2;
+  let t: TestApp;
+  let port: number;
+  let site: Record<string, string>;
+  let addresses = 0;
+
+  beforeAll(async () => {
+    t = await startTestApp({ RATE_LIMIT_MAX_REQUESTS: String(LIMIT) });
+    site = { 'site-id': String((await t.seed({ site: siteFixture() })).appID) };
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (t.app.getHttpServer().address() as { port: number }).port;
+  });
+  afterAll(() => t.close());
+
+  /** One request from its own client address (the rate limit counts per address), with or without an incoming id. */
+  const send = (method: string, url: string, payload?: string, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: method as 'GET', url, payload, headers: payload === undefined ? headers : { 'content-type': 'application/json', ...headers }, remoteAddress: `10.1.0.${++addresses}` });
+
+  it('returns the incoming x-request-id, or a generated one, with successes and every kind of error', async () => {
+    const answers: [string, number, (id: Record<string, string>) => ReturnType<typeof send>][] = [
+      ['success', 200, (id) => send('POST', '/getApp', '{}', { ...site, ...id })],
+      ['liveness', 200, (id) => send('GET', '/health', undefined, id)],
+      ['metrics', 200, (id) => send('GET', '/metrics', undefined, id)],
+      ['CORS preflight', 204, (id) => send('OPTIONS', '/getApp', undefined, { origin: 'https://shop.example.test', 'access-control-request-method': 'POST', ...id })],
+      ['malformed JSON', 400, (id) => send('POST', '/getApp', '{"a":', { ...site, ...id })],
+      ['forbidden property', 400, (id) => send('POST', '/getApp', '{"__proto__":{}}', { ...site, ...id })],
+      ['validation', 400, (id) => send('POST', '/message/notification', '{"event": 7}', { ...site, ...id })],
+      ['missing credentials', 401, (id) => send('POST', '/message/notification', '{}', id)],
+      ['no route', 404, (id) => send('GET', '/no/such/route', undefined, id)],
+      ["a route's own 404", 404, (id) => send('POST', '/getApp/nowhere.example.test', '{}', id)],
+      ['wrong method', 405, (id) => send('DELETE', '/health', undefined, id)],
+      ['body too large', 413, (id) => send('POST', '/getApp', JSON.stringify({ pad: 'x'.repeat(20_000) }), { ...site, ...id })],
+      ['URL too long', 414, (id) => send('GET', `/health?${'a'.repeat(9000)}`, undefined, id)],
+      ['not JSON', 415, (id) => send('POST', '/getApp', 'a=1', { ...site, 'content-type': 'application/x-www-form-urlencoded', ...id })],
+    ];
+    for (const [what, status, answer] of answers) {
+      const generated = await answer({});
+      expect({ what, status: generated.statusCode, id: generated.headers['x-request-id'] }).toEqual({ what, status, id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+      const id = `trace-${what.replace(/\W+/g, '-')}`;
+      const traced = await answer({ 'x-request-id': id });
+      expect({ what, status: traced.statusCode, id: traced.headers['x-request-id'] }).toEqual({ what, status, id });
+    }
+  });
+
+  it('on a 429 from the rate limit and on the generic 500', async () => {
+    let limited;
+    for (let i = 0; i <= LIMIT; i++) limited = await t.app.inject({ method: 'POST', url: '/getApp', headers: { ...site, 'x-request-id': `limited-${i}` }, remoteAddress: '10.2.0.1' });
+    expect(limited!.statusCode).toBe(429);
+    expect(limited!.headers['x-request-id']).toBe(`limited-${LIMIT}`);
+
+    await t.dataSource.query(`ALTER TABLE core_sites RENAME TO core_sites_gone`);
+    try {
+      const res = await send('POST', '/getApp', '{}', { ...site, 'x-request-id': 'broken-1' });
+      expect(res.statusCode).toBe(500);
+      expect(res.headers['x-request-id']).toBe('broken-1');
+    } finally {
+      await t.dataSource.query(`ALTER TABLE core_sites_gone RENAME TO core_sites`);
+    }
+  });
+
+  it('on answers written before any route runs, on a real socket', async () => {
+    const head = (path: string, extra = '') => rawRequest(port, `GET ${path} HTTP/1.1\r\nHost: localhost\r\n${extra}Connection: close\r\n\r\n`);
+    const answers: [string, number, () => Promise<{ status: number; headers: Record<string, string> }>][] = [
+      ['malformed URL', 400, () => rawRequest(port, 'POST /getApp/%zz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')],
+      ['URL too long for the parser', 414, () => head(`/health?${'a'.repeat(20_000)}`)],
+      ['headers too large', 431, () => head('/health', `X-Padding: ${'b'.repeat(20_000)}\r\n`)],
+      ['not HTTP', 400, () => rawRequest(port, 'HELLO\r\n\r\n')],
+    ];
+    for (const [what, status, answer] of answers) {
+      const res = await answer();
+      expect({ what, status: res.status, id: res.headers['x-request-id'] }).toEqual({ what, status, id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    }
   });
 });
