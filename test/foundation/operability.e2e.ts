@@ -1,4 +1,7 @@
 import { Client } from 'pg';
+import { SMTPServer } from 'smtp-server';
+import { freePort } from '../messaging/support/smtp-peer';
+import { waitFor } from '../support/wait';
 import { parseResponses, rawConnection, rawRequest } from '../support/raw-http';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 
@@ -97,6 +100,86 @@ describe('graceful shutdown', () => {
     expect(late.headers.connection).toBe('close');
     expect(late.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     await closing;
+  });
+});
+
+describe('graceful shutdown with background work in flight', () => {
+  /** Whether `closing` is still pending after `ms`. */
+  async function stillClosing(closing: Promise<unknown>, ms = 300): Promise<boolean> {
+    let done = false;
+    void closing.then(() => (done = true), () => (done = true));
+    await new Promise((r) => setTimeout(r, ms));
+    return !done;
+  }
+
+  it('waits for the notification sender round in flight: its mail is sent and its row settled', async () => {
+    // An SMTP server that takes the message and answers only when released.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let receiving = false;
+    const smtp = new SMTPServer({
+      authOptional: true,
+      disableReverseLookup: true,
+      disabledCommands: ['STARTTLS', 'AUTH'],
+      logger: false,
+      onData: (stream, _session, callback) => {
+        receiving = true;
+        stream.resume();
+        stream.on('end', () => void released.then(() => callback()));
+      },
+    });
+    const smtpPort = await freePort();
+    await new Promise<void>((resolve) => smtp.listen(smtpPort, '127.0.0.1', resolve));
+    const owner = await startTestApp({ NOTIFY_SENDER_ENABLED: 'false' });
+    try {
+      const appId = (await owner.seed({ site: siteFixture(), tables: { core_notifications: [{ event: 'welcome', subject: 'Hi', content: '<p>Hi</p>' }] } })).appID;
+      const sender = await startTestApp({ SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, NOTIFY_SENDER_ENABLED: 'true', NOTIFY_POLL_INTERVAL_MS: '50' }, owner.database);
+      const res = await sender.post('/message/notification', { event: 'welcome', email: 'cust@example.test' }, { 'site-id': String(appId) });
+      expect(res.body).toEqual({ status: 'Success' });
+      await waitFor(() => receiving);
+
+      const closing = sender.close();
+      expect(await stillClosing(closing)).toBe(true);
+      release();
+      await closing;
+      const rows = await owner.dataSource.query(`SELECT status, attempts, claim_token FROM core_notification_log WHERE app_id = $1`, [appId]);
+      expect(rows).toEqual([{ status: 'Sent', attempts: 1, claim_token: null }]);
+    } finally {
+      release();
+      await owner.close();
+      await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    }
+  });
+
+  it('waits for the content expiry tick in flight: the versions it expires are committed', async () => {
+    const owner = await startTestApp({ CONTENT_EXPIRY_TICK_MS: '0' });
+    const blocker = new Client({ connectionString: owner.database.url });
+    try {
+      const seeded = await owner.seed({ site: siteFixture(), tables: { core_products: [{ title: 'Expiring', price: 100, tax: 0, bond: 0, IsDigital: 0, IsEvent: 0, meta_status: 'Published' }] } });
+      const masterId = seeded.ids.core_products[0];
+      const ticking = await startTestApp({ CONTENT_EXPIRY_TICK_MS: '50' }, owner.database);
+      // The next tick waits inside its UPDATE for core_data, which the blocker holds while it makes the version due.
+      await blocker.connect();
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE core_data IN ACCESS EXCLUSIVE MODE');
+      await blocker.query(`UPDATE core_data SET "Publish_Expire_Date" = now() - interval '1 minute' WHERE "Master_ID" = $1 AND "Published" = 1`, [masterId]);
+      await waitFor(async () => {
+        const [{ waiting }] = await owner.dataSource.query(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE "core_data"%'`,
+        );
+        return waiting > 0;
+      });
+
+      const closing = ticking.close();
+      expect(await stillClosing(closing)).toBe(true);
+      await blocker.query('COMMIT');
+      await closing;
+      const versions = await owner.dataSource.query(`SELECT "Status", "Published" FROM core_data WHERE "Master_ID" = $1 AND "IsCurrent" = 1`, [masterId]);
+      expect(versions).toEqual([{ Status: 'Expired', Published: 0 }]);
+    } finally {
+      await blocker.end().catch(() => undefined);
+      await owner.close();
+    }
   });
 });
 
