@@ -24,10 +24,16 @@ function newest(dir: string): number {
   }, 0);
 }
 
-/** `npm test` builds first (pretest); a run of the cluster files alone builds when dist/ is older than src/. */
+/**
+ * `npm test` builds first (pretest); a run of the cluster files alone builds when dist/ is older than src/.
+ * The build's start is remembered for the next files of the run: a source saved unchanged is not emitted again.
+ */
 export function ensureBuilt(): void {
-  if (existsSync(MAIN) && newest(join(ROOT, 'dist/src')) >= newest(join(ROOT, 'src'))) return;
+  const sources = newest(join(ROOT, 'src'));
+  if (existsSync(MAIN) && (newest(join(ROOT, 'dist/src')) >= sources || Number(process.env.CLUSTER_TEST_BUILT_AT ?? 0) >= sources)) return;
+  const at = Date.now();
   execFileSync(join(ROOT, 'node_modules/.bin/nest'), ['build'], { cwd: ROOT, stdio: 'inherit' });
+  process.env.CLUSTER_TEST_BUILT_AT = String(at);
 }
 
 /** One request the proxy passed on: which instance answered it, and how. */
