@@ -116,6 +116,10 @@ export class RoundRobinProxy {
   }
 }
 
+/** Children still running when the test process exits (a test that failed before its afterAll) are killed with it. */
+const children = new Set<ChildProcess>();
+process.once('exit', () => children.forEach((child) => child.kill('SIGKILL')));
+
 /** One built service (dist/src/main.js) in a child process on 127.0.0.1. */
 export class ServiceProcess {
   /** Everything it wrote to stdout and stderr, in chunks. */
@@ -134,6 +138,8 @@ export class ServiceProcess {
       env: { ...inherited, ...TEST_ENV, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    children.add(child);
+    child.once('exit', () => children.delete(child));
     const service = new ServiceProcess(child, `http://127.0.0.1:${port}`);
     child.stdout!.on('data', (chunk) => service.output.push(String(chunk)));
     child.stderr!.on('data', (chunk) => service.output.push(String(chunk)));
@@ -205,32 +211,41 @@ export class Cluster {
   /** `env` applies to every instance, `perInstance[i]` to instance i only (after `env`). */
   static async start(options: { env?: Record<string, string>; perInstance?: Record<string, string>[]; instances?: number } = {}): Promise<Cluster> {
     ensureBuilt();
-    const database = await createTestDatabase();
-    const smtp = await SmtpPeer.start();
-    const proxy = await RoundRobinProxy.start();
-    const reports: string[] = [];
-    const webhook = { url: `${proxy.url}/ecommerce/payment-webhook`, secret: '', report: (line: string) => reports.push(line), reports };
-    const payment = await PaymentPeer.start({ webhook });
-    const seeder = await startTestApp({ NOTIFY_SENDER_ENABLED: 'false', CONTENT_EXPIRY_TICK_MS: '0' }, database);
-    const env = {
-      DATABASE_URL: database.url,
-      REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
-      REDIS_KEY_PREFIX: `test:cluster:${randomBytes(6).toString('hex')}:`,
-      SMTP_URL: smtp.url,
-      PAYMENT_API_URL: payment.url,
-      TRUST_PROXY: 'true',
-      ...options.env,
-    };
-    const started = await Promise.allSettled(Array.from({ length: options.instances ?? 2 }, (_, i) => ServiceProcess.start({ ...env, ...options.perInstance?.[i] })));
-    const instances = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-    const cluster = new Cluster(database, smtp, payment, webhook, proxy, seeder, instances);
-    const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed) {
-      await cluster.stop();
-      throw failed.reason;
+    // What is up so far, taken down in reverse order when a later part fails to start.
+    const undo: (() => Promise<unknown>)[] = [];
+    try {
+      const database = await createTestDatabase();
+      undo.push(() => dropDatabase(database.name));
+      const smtp = await SmtpPeer.start();
+      undo.push(() => smtp.stop());
+      const proxy = await RoundRobinProxy.start();
+      undo.push(() => proxy.stop());
+      const reports: string[] = [];
+      const webhook = { url: `${proxy.url}/ecommerce/payment-webhook`, secret: '', report: (line: string) => reports.push(line), reports };
+      const payment = await PaymentPeer.start({ webhook });
+      undo.push(() => payment.stop());
+      const seeder = await startTestApp({ NOTIFY_SENDER_ENABLED: 'false', CONTENT_EXPIRY_TICK_MS: '0' }, database);
+      undo.push(() => seeder.close());
+      const env = {
+        DATABASE_URL: database.url,
+        REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+        REDIS_KEY_PREFIX: `test:cluster:${randomBytes(6).toString('hex')}:`,
+        SMTP_URL: smtp.url,
+        PAYMENT_API_URL: payment.url,
+        TRUST_PROXY: 'true',
+        ...options.env,
+      };
+      const started = await Promise.allSettled(Array.from({ length: options.instances ?? 2 }, (_, i) => ServiceProcess.start({ ...env, ...options.perInstance?.[i] })));
+      const instances = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+      undo.push(() => Promise.all(instances.map((i) => i.stop())));
+      const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (failed) throw failed.reason;
+      proxy.backends = instances.map((i) => new URL(i.url));
+      return new Cluster(database, smtp, payment, webhook, proxy, seeder, instances);
+    } catch (error) {
+      for (const step of undo.reverse()) await step().catch(() => undefined);
+      throw error;
     }
-    proxy.backends = instances.map((i) => new URL(i.url));
-    return cluster;
   }
 
   get url(): string {
@@ -264,7 +279,7 @@ export class Cluster {
 
   async stop(): Promise<void> {
     await Promise.all(this.instances.map((i) => i.stop()));
-    await this.seeder?.close();
+    await this.seeder.close();
     await this.proxy.stop();
     await this.payment.stop();
     await this.smtp.stop();
