@@ -99,7 +99,8 @@ export class CartItemB {
 export function ItemsField(itemType: new () => object, min: number, description: string): PropertyDecorator {
   return applyDecorators(
     ApiPropertyOptional({ type: itemType, isArray: true, description }),
-    Transform(({ value }) => (value === null ? undefined : value)),
+    // An array in place of an item becomes null, which ValidateNested refuses as items[i]; it would validate the inner array's elements instead.
+    Transform(({ value }) => (value === null ? undefined : Array.isArray(value) ? value.map((item: unknown) => (Array.isArray(item) ? null : item)) : value)),
     IsOptional(),
     IsArray({ message: 'items must be an array' }),
     ArrayMinSize(min, { message: `items must hold at least ${min} item` }),

@@ -113,6 +113,9 @@ describe('orders and cart', () => {
       const cases: [unknown, string][] = [
         [{ items: 'x' }, 'items'],
         [{ items: [5] }, 'items[0]'],
+        // An array in place of an item (its elements were validated as items, and the product check answered `Product undefined …`).
+        [{ items: [[]] }, 'items[0]'],
+        [{ items: [{ productID: book, quantity: 1, price: 2500 }, [{ productID: book, quantity: 1, price: 2500 }]] }, 'items[1]'],
         [{ items: [{ productID: book, quantity: 0, price: 2500 }] }, 'items[0].quantity'],
         [{ items: [{ productID: '1', quantity: 1, price: 2500 }] }, 'items[0].productID'],
         [{ shippingAddress: 'Main St' }, 'shippingAddress'],
@@ -222,6 +225,7 @@ describe('orders and cart', () => {
         [item({ productID: 0 }), 'items[0].productID'],
         [{ _orderID: order._id, items: [] }, 'items'],
         [{ _orderID: order._id, items: [null] }, 'items[0]'],
+        [{ _orderID: order._id, items: [[{ productID: book, Qty: 1, Price: 2500 }]] }, 'items[0]'],
         [{ _orderID: order._id, items: Array.from({ length: 51 }, () => ({ productID: book, Qty: 1, Price: 2500 })) }, 'items'],
         [{ items: [{ productID: book, Qty: 1, Price: 2500 }] }, 'orderID'],
         [{ _orderID: order._id, orderID: { x: 1 }, items: [{ productID: book, Qty: 1, Price: 2500 }] }, 'orderID'],
