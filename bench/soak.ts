@@ -52,8 +52,6 @@ async function main(): Promise<void> {
     await seedProducts(db, appId, 2_000);
     const shop = await prepareShop(db, appId);
     await db.query('UPDATE core_sites SET payment_test_private_key = $2 WHERE id = $1', [appId, SECRET_KEY]);
-    // addCart sells only what is published now: give the shop's products their publish date.
-    await db.query(`UPDATE core_data SET "Publish_Set_Date" = now() - interval '1 day' WHERE "Shop_ID" = $1 AND "Publish_Set_Date" IS NULL`, [appId]);
     const port = await freePort();
     peer = await PaymentPeer.start({ webhook: { url: `http://127.0.0.1:${port}/api/v2/ecommerce/payment-webhook`, secret: shop.secret, report: (line) => void (line.includes('→ 200') || console.error(line)) } });
     service = await startNode(join(ROOT, 'dist/src/main.js'), { ...env, PAYMENT_API_URL: peer.url }, port, '/health/ready');

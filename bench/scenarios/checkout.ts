@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { PaymentPeer } from '../../src/cli/payment-double';
-import { adminQuery, databaseUrl, DURATION_S, freePort, ROOT, startNode } from '../lib';
-import { prepareShop } from './shop';
+import { DURATION_S, freePort, ROOT, startNode } from '../lib';
+import { percentile } from './messaging';
+import { shopDatabase } from './shop';
 import { Scenario } from './types';
 
 /** Shoppers buying at once, each one purchase after the other. */
@@ -25,20 +24,10 @@ interface Purchase {
 export const checkoutScenario: Scenario = {
   name: 'shop: purchase (createOrder, addCart, checkout, pay, webhook, Paid)',
   async run(ctx) {
-    const name = `bench_checkout_${Date.now().toString(36)}`;
-    await adminQuery(`CREATE DATABASE "${name}"`);
-    const env = { ...ctx.env, DATABASE_URL: databaseUrl(name), NOTIFY_SENDER_ENABLED: 'false' };
-    const db = new Client({ connectionString: env.DATABASE_URL });
+    const { env, db, appId, shop, drop } = await shopDatabase(ctx, 'checkout', { NOTIFY_SENDER_ENABLED: 'false' });
     let peer: PaymentPeer | null = null;
     try {
-      const cli = join(ROOT, 'dist/src/cli.js');
-      execFileSync(process.execPath, [cli, 'migrate'], { env: { ...process.env, ...env }, stdio: 'ignore' });
-      const appId: number = JSON.parse(execFileSync(process.execPath, [cli, 'seed', join(ROOT, 'fixtures/bench.json')], { env: { ...process.env, ...env }, encoding: 'utf8' })).appID;
-      await db.connect();
-      const shop = await prepareShop(db, appId);
       await db.query('UPDATE core_sites SET payment_test_private_key = $2 WHERE id = $1', [appId, SECRET_KEY]);
-      // addCart sells only what is published now: give the products their publish date.
-      await db.query(`UPDATE core_data SET "Publish_Set_Date" = now() - interval '1 day' WHERE "Shop_ID" = $1 AND "Source_Table" = 'core_products'`, [appId]);
 
       const port = await freePort();
       peer = await PaymentPeer.start({ webhook: { url: `http://127.0.0.1:${port}${ctx.basePath}/ecommerce/payment-webhook`, secret: shop.secret, report: (outcome) => void (outcome.includes('→ 200') || console.error(outcome)) } });
@@ -82,8 +71,7 @@ export const checkoutScenario: Scenario = {
       }
     } finally {
       await peer?.stop();
-      await db.end().catch(() => undefined);
-      await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await drop();
     }
   },
 };
@@ -98,11 +86,6 @@ async function shoppers(purchase: () => Promise<Purchase>, count: number, second
     }),
   );
   return { purchases, seconds: (performance.now() - started) / 1000 };
-}
-
-function percentile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
 function line(label: string, run: { purchases: Purchase[]; seconds: number }): string {

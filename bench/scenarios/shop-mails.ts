@@ -1,9 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { Client } from 'pg';
-import { adminQuery, databaseUrl, DURATION_S, freePort, goal, ROOT, startNode } from '../lib';
+import { DURATION_S, freePort, goal, ROOT, startNode } from '../lib';
 import { atRate, countingSmtpServer, percentile, waitForArrivals } from './messaging';
-import { prepareOrders, prepareShop, signedDelivery } from './shop';
+import { prepareOrders, shopDatabase, signedDelivery } from './shop';
 import { Scenario } from './types';
 
 /** Webhook deliveries per second: a shop's steady trickle of payments, not a flood. */
@@ -20,17 +18,12 @@ const WARM_UP = 20;
 export const shopMailsScenario: Scenario = {
   name: 'shop mails: payment webhook → admin + confirmation mail at the SMTP server',
   async run(ctx) {
-    const name = `bench_shopmail_${Date.now().toString(36)}`;
-    await adminQuery(`CREATE DATABASE "${name}"`);
     const smtp = await countingSmtpServer();
-    const env = { ...ctx.env, DATABASE_URL: databaseUrl(name), SMTP_URL: smtp.url, NOTIFY_SENDER_ENABLED: 'true' };
-    const db = new Client({ connectionString: env.DATABASE_URL });
+    const { env, db, appId, shop, drop } = await shopDatabase(ctx, 'shopmail', { SMTP_URL: smtp.url, NOTIFY_SENDER_ENABLED: 'true' }).catch(async (error) => {
+      await smtp.close();
+      throw error;
+    });
     try {
-      const cli = join(ROOT, 'dist/src/cli.js');
-      execFileSync(process.execPath, [cli, 'migrate'], { env: { ...process.env, ...env }, stdio: 'ignore' });
-      const appId: number = JSON.parse(execFileSync(process.execPath, [cli, 'seed', join(ROOT, 'fixtures/bench.json')], { env: { ...process.env, ...env }, encoding: 'utf8' })).appID;
-      await db.connect();
-      const shop = await prepareShop(db, appId);
       const count = RATE * Math.max(3, DURATION_S);
       const orders = await prepareOrders(db, shop, WARM_UP + count);
       const deliveries = orders.map((orderId) => ({ orderId, ...signedDelivery(shop, orderId) }));
@@ -82,9 +75,8 @@ export const shopMailsScenario: Scenario = {
         await service.stop();
       }
     } finally {
-      await db.end().catch(() => undefined);
       await smtp.close();
-      await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await drop();
     }
   },
 };

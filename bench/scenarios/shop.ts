@@ -37,16 +37,8 @@ interface Figures {
 export const shopWebhookScenario: Scenario = {
   name: 'shop: payment webhook → order Paid + 2 outbox mails',
   async run(ctx) {
-    const name = `bench_shop_${Date.now().toString(36)}`;
-    await adminQuery(`CREATE DATABASE "${name}"`);
-    const env = { ...ctx.env, DATABASE_URL: databaseUrl(name), NOTIFY_SENDER_ENABLED: 'false' };
-    const db = new Client({ connectionString: env.DATABASE_URL });
+    const { env, db, appId, shop, drop } = await shopDatabase(ctx, 'shop', { NOTIFY_SENDER_ENABLED: 'false' });
     try {
-      const cli = join(ROOT, 'dist/src/cli.js');
-      execFileSync(process.execPath, [cli, 'migrate'], { env: { ...process.env, ...env }, stdio: 'ignore' });
-      const appId: number = JSON.parse(execFileSync(process.execPath, [cli, 'seed', join(ROOT, 'fixtures/bench.json')], { env: { ...process.env, ...env }, encoding: 'utf8' })).appID;
-      await db.connect();
-      const shop = await prepareShop(db, appId);
       const orders = await prepareOrders(db, shop, SEQUENTIAL + CONCURRENT + 50);
       const deliveries = orders.map((orderId) => signedDelivery(shop, orderId));
 
@@ -75,13 +67,44 @@ export const shopWebhookScenario: Scenario = {
         await service.stop();
       }
     } finally {
-      await db.end().catch(() => undefined);
-      await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await drop();
     }
   },
 };
 
 export const shopScenarios: Scenario[] = [shopWebhookScenario];
+
+/** A scratch database of one scenario: migrated and seeded with fixtures/bench.json through the CLI, the shop prepared. */
+export interface ShopDatabase {
+  env: Record<string, string>;
+  db: Client;
+  appId: number;
+  shop: Shop;
+  /** Disconnects and drops the database. */
+  drop(): Promise<void>;
+}
+
+/** `label` names the database; `env` is added to the service environment (DATABASE_URL is the new database's). */
+export async function shopDatabase(ctx: BenchContext, label: string, env: Record<string, string>): Promise<ShopDatabase> {
+  const name = `bench_${label}_${Date.now().toString(36)}`;
+  await adminQuery(`CREATE DATABASE "${name}"`);
+  const full = { ...ctx.env, ...env, DATABASE_URL: databaseUrl(name) };
+  const db = new Client({ connectionString: full.DATABASE_URL });
+  const drop = async () => {
+    await db.end().catch(() => undefined);
+    await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  };
+  try {
+    const cli = join(ROOT, 'dist/src/cli.js');
+    execFileSync(process.execPath, [cli, 'migrate'], { env: { ...process.env, ...full }, stdio: 'ignore' });
+    const appId: number = JSON.parse(execFileSync(process.execPath, [cli, 'seed', join(ROOT, 'fixtures/bench.json')], { env: { ...process.env, ...full }, encoding: 'utf8' })).appID;
+    await db.connect();
+    return { env: full, db, appId, shop: await prepareShop(db, appId), drop };
+  } catch (error) {
+    await drop();
+    throw error;
+  }
+}
 
 interface Shop {
   appId: number;
@@ -102,8 +125,8 @@ export async function prepareShop(db: Client, appId: number): Promise<Shop> {
   const product = async (title: string, price: number, tax: number, digital: 0 | 1) => {
     const [{ id }] = (await db.query(`INSERT INTO core_products (app_id, title, price, tax, "IsDigital") VALUES ($1, $2, $3, $4, $5) RETURNING id`, [appId, title, price, tax, digital])).rows;
     await db.query(
-      `INSERT INTO core_data ("Shop_ID", "Source_Table", "Current_ID", "Master_ID", "IsCurrent", "Status", "Published", "Staged", "Title")
-       VALUES ($1, 'core_products', $2, $2, 1, 'Published', 1, 1, $3)`,
+      `INSERT INTO core_data ("Shop_ID", "Source_Table", "Current_ID", "Master_ID", "IsCurrent", "Status", "Published", "Staged", "Title", "Publish_Set_Date")
+       VALUES ($1, 'core_products', $2, $2, 1, 'Published', 1, 1, $3, now() - interval '1 day')`,
       [appId, id, title],
     );
     return id as number;
