@@ -1,6 +1,7 @@
 import { Controller, Headers, HttpCode, Logger, Param, Post, Req } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Ctx, NoAppContext, RequestContext, RequestWithContext } from '../common/request-context';
+import { isDatabaseUnavailable } from '../database/connection-errors';
 import { PaymentWebhooks } from './payment-webhook.service';
 
 /**
@@ -22,11 +23,13 @@ export class PaymentWebhookController {
     summary: 'Payment provider webhook: payment_intent.succeeded completes the order (once per event id)',
     description:
       'Signed by the provider (`stripe-signature` header) with the app\'s payment_webhook_secret; the app is the one named by the payment intent\'s metadata.appID ' +
-      '(the legacy path\'s :appID must be the same app). After a valid signature the answer is always 200 { received: true }: errors go to the server log.',
+      '(the legacy path\'s :appID must be the same app). After a valid signature the answer is always 200 { received: true }: errors go to the server log, ' +
+      'except a database that cannot be reached: 503, so that the provider delivers the event again (it is processed once).',
   })
   @ApiHeader({ name: 'stripe-signature', required: true, description: 'The provider\'s signature header (t=<timestamp>,v1=<HMAC>), checked with a 300 s tolerance' })
   @ApiParam({ name: 'appID', required: false, description: 'Legacy route: the app, which must be the app the event names' })
   @ApiResponse({ status: 200, description: '{ received: true }' })
+  @ApiResponse({ status: 503, description: 'Database unavailable (Retry-After): nothing was recorded, the provider delivers the event again' })
   @ApiResponse({ status: 400, description: 'Invalid payment webhook signature (missing, malformed, expired, another app\'s, an altered body, no app named) / Invalid payment webhook payload / Payments are not configured for this app (payment_webhook_secret is not set)' })
   async receive(
     @Ctx() ctx: RequestContext,
@@ -39,6 +42,9 @@ export class PaymentWebhookController {
     try {
       await this.webhooks.handle(ctx, site, event);
     } catch (error) {
+      // Nothing was recorded (the event's transaction did not commit): 503, so the provider delivers it again
+      // rather than a 200 that would leave a paid order unpaid.
+      if (isDatabaseUnavailable(error)) throw error;
       // The signature was valid: the provider gets 200 so it does not redeliver (SPEC); the failure is logged.
       this.logger.error({ appId: site.id, eventId: event.id, type: event.type, err: (error as Error)?.message, stack: (error as Error)?.stack }, 'payment webhook processing failed');
     }

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
-import { product, seedTenant, Tenant } from '../content/content-helpers';
+import { ShopClient, seedShop, ShopTenant } from '../orders/checkout-helpers';
 import { dropDatabase } from '../support/database';
+import { PaymentPeer } from '../support/payment-peer';
 import { TcpProxy } from '../support/tcp-proxy';
 import { createTestDatabase, startTestApp, TestApp, TestResponse } from '../support/test-app';
 import { waitFor } from '../support/wait';
@@ -31,16 +32,20 @@ describe('the database goes away under load', () => {
   let db: { name: string; url: string };
   let proxy: TcpProxy;
   let t: TestApp;
-  let shop: Tenant;
+  let shop: ShopTenant;
+  let peer: PaymentPeer;
+  let client: ShopClient;
   let direct: Client;
 
   beforeAll(async () => {
     db = await createTestDatabase();
     const target = new URL(db.url);
     proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
+    peer = await PaymentPeer.start();
     // The site cache on too: its listener connection is cut with the rest and must come back by itself.
-    t = await startTestApp({ SITE_CACHE_MS: '5000' }, { name: db.name, url: proxy.urlFor(db.url) });
-    shop = await seedTenant(t, [product('Book', { price: 2500, tax: 227, meta_status: 'Published' })]);
+    t = await startTestApp({ SITE_CACHE_MS: '5000', PAYMENT_API_URL: peer.url, NOTIFY_SENDER_ENABLED: 'false' }, { name: db.name, url: proxy.urlFor(db.url) });
+    shop = await seedShop(t);
+    client = new ShopClient(t, peer, shop);
     direct = new Client({ connectionString: db.url });
     await direct.connect();
   });
@@ -49,6 +54,7 @@ describe('the database goes away under load', () => {
     await direct?.end();
     await t?.close();
     await proxy?.stop();
+    await peer?.stop();
     if (db) await dropDatabase(db.name);
   });
 
@@ -70,16 +76,24 @@ describe('the database goes away under load', () => {
         const created = await call('/ecommerce/createOrder', { appID: shop.appId });
         if (created?.status !== 201) continue;
         const _orderID = created.body.data._id;
-        await call('/ecommerce/addCart', { appID: shop.appId, _orderID, items: [{ productID: shop.products[0], Qty: 2, Price: 2500 }] });
+        await call('/ecommerce/addCart', { appID: shop.appId, _orderID, items: [{ productID: shop.book, Qty: 2, Price: 2500 }] });
         await call('/ecommerce/getOrder', { appID: shop.appId, _orderID });
       }
     };
+
+    // Orders paid at the provider whose webhook arrives while the database is gone, and again afterwards
+    // (the provider retries a delivery that was not answered 2xx).
+    const paid = await Promise.all(Array.from({ length: 3 }, () => client.checkedOut([{ productID: shop.ebook, Qty: 2, Price: 1500 }])));
+    const paidOrders = new Set(paid.map((o) => o.orderID));
+    const deliveries = paid.map((order) => client.paid(order.intent));
 
     const shoppers = Array.from({ length: SHOPPERS }, shopper);
     await new Promise((r) => setTimeout(r, 1000));
     phase = 'down';
     proxy.cut();
-    await new Promise((r) => setTimeout(r, 2000));
+    await new Promise((r) => setTimeout(r, 500));
+    const duringOutage = await Promise.all(deliveries.map((delivery) => client.deliver(delivery)));
+    await new Promise((r) => setTimeout(r, 1500));
     proxy.restore();
     phase = 'after';
     // Recovered: requests made after the database came back succeed again, with no restart of the service.
@@ -100,6 +114,16 @@ describe('the database goes away under load', () => {
     }
     expect(Math.max(...down.map((o) => o.ms))).toBeLessThan(HANG_MS);
 
+    // The webhooks the outage refused: 503, so the provider delivers again; then each order completes once.
+    expect(duringOutage.map((r) => r.status)).toEqual([503, 503, 503]);
+    for (const delivery of deliveries) expect((await client.deliver(delivery)).status).toBe(200);
+    for (const delivery of deliveries) expect((await client.deliver(delivery)).status).toBe(200);
+    for (const order of paid) {
+      expect((await client.orderRow(order.orderID)).orderstatus).toBe('Paid');
+      expect(await client.tokenRows(order.orderID)).toHaveLength(2);
+      expect(await client.mailRows(order.orderID)).toHaveLength(2);
+    }
+
     // No half-written cart: every order's total is what its items add up to (2 books or none).
     const orders = (
       await direct.query(
@@ -110,9 +134,56 @@ describe('the database goes away under load', () => {
       )
     ).rows;
     expect(orders.length).toBeGreaterThan(10);
-    for (const order of orders) {
+    for (const order of orders.filter((o: { id: number }) => !paidOrders.has(o.id))) {
       expect({ id: order.id, total: Number(order.total) }).toEqual({ id: order.id, total: order.items });
       expect([0, 1]).toContain(order.lines);
     }
+  });
+});
+
+/**
+ * The database goes away between the webhook's signature check (the app's secret served from the site
+ * cache, whose listener connection survives) and the order's completion: the provider must get a non-2xx
+ * to deliver again, not the 200 that would drop a paid order.
+ */
+describe('a payment webhook when the database goes away after the signature check', () => {
+  let db: { name: string; url: string };
+  let proxy: TcpProxy;
+  let t: TestApp;
+  let shop: ShopTenant;
+  let peer: PaymentPeer;
+  let client: ShopClient;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const target = new URL(db.url);
+    proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
+    peer = await PaymentPeer.start();
+    t = await startTestApp({ SITE_CACHE_MS: '60000', PAYMENT_API_URL: peer.url, NOTIFY_SENDER_ENABLED: 'false' }, { name: db.name, url: proxy.urlFor(db.url) });
+    shop = await seedShop(t);
+    client = new ShopClient(t, peer, shop);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await proxy?.stop();
+    await peer?.stop();
+    if (db) await dropDatabase(db.name);
+  });
+
+  it('answers 503 so that the provider delivers again, and the redelivery completes the order once', async () => {
+    const order = await client.checkedOut([{ productID: shop.ebook, Qty: 1, Price: 1500 }]);
+    const delivery = client.paid(order.intent);
+    expect((await t.post('/getApp', {}, shop.headers)).status).toBe(200); // the site is in the cache now
+
+    proxy.cut({ spare: 'platform-listener' });
+    const refused = await client.deliver(delivery);
+    proxy.restore();
+    expect(refused).toMatchObject({ status: 503, body: { status: 'Failed', message: 'Database unavailable' } });
+
+    await waitFor(async () => (await client.deliver(delivery)).status === 200, 10_000);
+    expect((await client.orderRow(order.orderID)).orderstatus).toBe('Paid');
+    expect(await client.tokenRows(order.orderID)).toHaveLength(1);
+    expect(await client.mailRows(order.orderID)).toHaveLength(2);
   });
 });

@@ -7,6 +7,8 @@ import { AddressInfo, createServer, Server, Socket, connect } from 'node:net';
  */
 export class TcpProxy {
   private readonly sockets = new Set<Socket>();
+  /** The first bytes each client sent (a PostgreSQL startup packet names its application_name). */
+  private readonly greetings = new WeakMap<Socket, Buffer>();
   private down = false;
 
   private constructor(
@@ -34,10 +36,14 @@ export class TcpProxy {
     return parsed.toString();
   }
 
-  cut(): void {
+  /** `spare`: keep the open connections whose first bytes contain it (e.g. a listener's application_name). */
+  cut(options: { spare?: string } = {}): void {
     this.down = true;
-    for (const socket of this.sockets) socket.resetAndDestroy();
-    this.sockets.clear();
+    for (const socket of this.sockets) {
+      if (options.spare && this.greetings.get(socket)?.includes(options.spare)) continue;
+      socket.resetAndDestroy();
+      this.sockets.delete(socket);
+    }
   }
 
   restore(): void {
@@ -52,6 +58,10 @@ export class TcpProxy {
   private accept(client: Socket): void {
     if (this.down) return void client.resetAndDestroy();
     const upstream = connect(this.target.port, this.target.host);
+    client.once('data', (chunk: Buffer) => {
+      this.greetings.set(client, chunk);
+      this.greetings.set(upstream, chunk);
+    });
     for (const [a, b] of [
       [client, upstream],
       [upstream, client],
