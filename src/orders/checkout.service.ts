@@ -121,6 +121,8 @@ export class CheckoutService {
     const site = ctx.app;
     const production = payment.production ?? false;
     const currency = payment.currency ?? DEFAULT_CURRENCY;
+    // Refused before step (1): a request refused for a missing key must not leave the order changed.
+    this.gateway.requireConfigured(site, production);
 
     const order = await this.connection.inTransaction(ctx, async (em) => {
       const locked = await this.access.load(ctx, ref, { lock: true });

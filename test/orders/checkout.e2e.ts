@@ -177,10 +177,16 @@ describe('checkout', () => {
     expect(await client.checkout(empty._id, 2500)).toMatchObject({ status: 400, body: { status: 'Failed', message: 'The order has no items to pay for' } });
 
     const order = await client.order([{ productID: shop.book, Qty: 1, Price: 2500 }]);
+    const before = await client.orderRow(order.orderID);
     expect(await client.checkout(order._id, 2500, { production: true })).toMatchObject({
       status: 400,
       body: { status: 'Failed', message: expect.stringMatching(/^Payments? (is|are) not configured for this app.*payment_live_private_key/) },
     });
+    // Refused before anything is written (the billing fields and paymentMethodRef were saved first).
+    expect(await client.orderRow(order.orderID)).toEqual(before);
+    const intentRefused = await t.post('/ecommerce/createPaymentIntent', { _orderID: order._id, amount: 2500, production: true }, shop.headers);
+    expect(intentRefused.status).toBe(400);
+    expect(await client.orderRow(order.orderID)).toEqual(before);
     await sql(`UPDATE core_sites SET payment_live_private_key = $2 WHERE id = $1`, [shop.appId, `sk_live_${shop.appId}`]);
     const live = await client.checkout(order._id, 2500, { production: true });
     expect(live.status).toBe(201);

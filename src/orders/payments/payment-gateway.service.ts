@@ -85,6 +85,11 @@ export class PaymentGateway {
     }
   }
 
+  /** 400 naming the key column when the app has no private key for the mode: a caller checks it before it writes. */
+  requireConfigured(site: TenantSite, production: boolean): void {
+    this.client(site, production);
+  }
+
   async retrieveIntent(site: TenantSite, production: boolean, intentId: string): Promise<PaymentIntentView> {
     const client = this.client(site, production);
     if (typeof intentId !== 'string' || !INTENT_ID.test(intentId)) throw ordersError('PAYMENT_INTENT_NOT_FOUND');
