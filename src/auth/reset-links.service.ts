@@ -11,7 +11,7 @@ import { AccountsService } from './accounts.service';
 import { AUTH_TABLES, AuthTable, isAuthTable } from './auth-tables';
 import { PasswordHasher } from './password-hasher.service';
 import { assertStrongPassword } from './password-policy';
-import { MailTemplates } from '../messaging/mail-templates'; // the file, not the index: messaging's index imports auth
+import { MailTemplates } from '../mail';
 import { resetMail } from './reset-mail';
 
 const PURPOSE = 'reset-password';

@@ -1,6 +1,6 @@
 import type { ISendMailOptions } from '@nestjs-modules/mailer';
 import { Site } from '../app-context';
-import { MailTemplates } from '../messaging/mail-templates'; // the file, not the index: messaging's index imports auth
+import { MailTemplates } from '../mail';
 
 /** The sender of an app's mails: its email_from when that is an address, else no-reply at its domain. */
 export function senderOf(site: Site): string {

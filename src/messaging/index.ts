@@ -1,5 +1,4 @@
 /** The messaging module's public surface: import from here, not from its files. */
-export { MailModule } from './mail.module';
 export { MailOutbox } from './mail-outbox.service';
 export type { OutboxMail } from './mail-outbox.service';
 export { MessagingModule } from './messaging.module';

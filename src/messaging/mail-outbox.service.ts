@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionScope } from '../database/transaction-scope';
 import { TransactionalConnection } from '../database/transactional-connection';
 import { NotificationLog } from './entities/notification-log.entity';
-import { MailTemplates } from './mail-templates';
+import { MailTemplates } from '../mail';
 import { NotificationSender } from './notification-sender.service';
 
 /** A mail the service itself sends (the shop's order mails), as written to the outbox. */
