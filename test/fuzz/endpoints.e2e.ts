@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import jwt from 'jsonwebtoken';
+import Stripe from 'stripe';
 import { SessionTokens } from '../../src/auth';
 import { UserLinkTokens } from '../../src/auth/user-link-tokens.service';
 import { CONFIDENTIAL, RELAY_URI, ssoEnv } from '../idp/support/sso-helpers';
@@ -30,6 +31,7 @@ import { Answer, answerProblems, RowFingerprint } from './support/oracle';
 const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 const PATH = process.env.FUZZ_PATH;
+const SIGNED = '<signed with the app webhook secret>';
 const ONLY = process.env.FUZZ_ONLY;
 
 /**
@@ -130,6 +132,8 @@ describe('fuzzed requests to every operation of the OpenAPI document', () => {
       Price: [1500, 2500, 0],
       amount: [1500, 0, -1],
       toCurrentId: [shop.book],
+      // Replaced by a signature over the request's body with the app's webhook secret (see send()).
+      'stripe-signature': [SIGNED, 't=1,v1=00'],
       data: [{ title: 'Fuzz', price: 100, tax: 10 }, { price: 2700 }, { firstname: 'Cy' }, { email: shop.customerEmail, firstName: 'Ann' }],
       operator: ['equals', 'in', 'contains', 'is_null', 'AND', 'OR'],
       value: ['Book', 2500, ['Book', 'E-book'], null],
@@ -171,10 +175,12 @@ describe('fuzzed requests to every operation of the OpenAPI document', () => {
 
   /** The answer, or status 0 when none came within 10 s (a hang is a failure too). */
   async function send(request: FuzzRequest): Promise<Answer> {
+    const headers = { ...request.headers };
+    if (headers['stripe-signature'] === SIGNED) headers['stripe-signature'] = Stripe.webhooks.generateTestHeaderString({ payload: request.payload?.toString('utf8') ?? '', secret: shop.secret });
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<Answer>((resolve) => (timer = setTimeout(() => resolve({ status: 0, headers: {}, body: 'no answer within 10 s' }), 10_000)));
     const answer = t.app
-      .inject({ method: request.method as 'POST', url: request.url, headers: request.headers, payload: request.payload })
+      .inject({ method: request.method as 'POST', url: request.url, headers, payload: request.payload })
       .then((response) => ({ status: response.statusCode, headers: response.headers, body: response.body }));
     try {
       return await Promise.race([answer, timeout]);

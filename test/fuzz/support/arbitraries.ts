@@ -237,7 +237,12 @@ export class RequestArbitraries {
   // ---- headers ----
 
   private headers(op: Operation, identity: Identity, broken: boolean): Arbitrary<{ value: Record<string, string | string[]>; what: string[] }> {
-    if (!broken) return fc.constant({ value: { ...identity.headers }, what: [] as string[] });
+    // Header parameters the operation declares (stripe-signature) get a known value, like body fields.
+    const declared = op.parameters.filter((p) => p.in === 'header' && p.name !== 'site-id').map((p) => p.name);
+    const base = fc
+      .tuple(...declared.map((name) => this.value(undefined, name).map((v) => [name, typeof v === 'string' ? v : JSON.stringify(v) ?? ''] as const)))
+      .map((pairs) => ({ ...identity.headers, ...Object.fromEntries(pairs) }) as Record<string, string>);
+    if (!broken) return base.map((value) => ({ value, what: [] as string[] }));
     const headerText = fc.string({ unit: fc.constantFrom(...HEADER_CHARS), maxLength: 40 });
     const replace = (name: string, keep: string | undefined, garbage: Arbitrary<string | string[]>) =>
       fc.oneof(
@@ -247,15 +252,14 @@ export class RequestArbitraries {
       );
     const siteId = replace('site-id', identity.headers['site-id'], fc.oneof(fc.constantFrom(...identity.siteIds), headerText, fc.constantFrom(...identity.siteIds).map((id) => [id, id])));
     const authorization = replace('authorization', identity.headers.authorization, fc.oneof({ arbitrary: fc.constantFrom(...identity.authorizations), weight: 3 }, { arbitrary: headerText.map((s) => `Bearer ${s}`), weight: 1 }, { arbitrary: headerText, weight: 1 }));
-    const declared = op.parameters.filter((p) => p.in === 'header' && p.name !== 'site-id').map((p) => p.name);
     const others = fc.dictionary(
       fc.constantFrom('appkey', 'x-forwarded-host', 'host', 'x-original-host', 'x-request-id', 'x-forwarded-for', 'accept', 'accept-encoding', 'origin', 'stripe-signature', ...declared),
       fc.oneof(headerText, fc.constantFrom('t=1,v1=00', 't=abc', 'v1=' + 'a'.repeat(64), 'application/xml', 'gzip', '*', '127.0.0.1', ...identity.siteIds)),
       { maxKeys: 3 },
     );
-    return fc.record({ siteId, authorization, others }).map(({ siteId, authorization, others }) => {
+    return fc.record({ base, siteId, authorization, others }).map(({ base, siteId, authorization, others }) => {
       const value: Record<string, string | string[]> = {};
-      for (const [k, v] of Object.entries(identity.headers)) if (k !== 'site-id' && k !== 'authorization') value[k] = v;
+      for (const [k, v] of Object.entries(base)) if (k !== 'site-id' && k !== 'authorization') value[k] = v;
       if (siteId.value !== undefined) value['site-id'] = siteId.value;
       if (authorization.value !== undefined) value.authorization = authorization.value;
       Object.assign(value, others);
