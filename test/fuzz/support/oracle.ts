@@ -50,7 +50,7 @@ export interface Answer {
 
 /** Text that only an internal error puts in an answer: a stack frame, a source path, SQL or a PostgreSQL message. */
 const LEAKS: (string | RegExp)[] = [
-  '    at ', '.ts:', '.js:', 'node_modules', 'dist/src', '/work/',
+  '    at ', '.ts:', '.js:', 'node_modules', 'dist/src', process.cwd(),
   'SELECT ', 'INSERT ', 'UPDATE ', 'DELETE FROM', ' FROM "', 'syntax error at', 'relation "', /column "[^"]*" (does not exist|of relation)/, 'invalid input syntax', 'violates ', 'duplicate key',
   'invalid byte sequence', 'out of range for type', 'QueryFailedError', 'TypeError', 'ReferenceError', 'RangeError', 'SyntaxError', 'Cannot read properties', 'is not a function',
   'undefined is not', 'ECONNREFUSED', 'EntityMetadataNotFound', 'class-transformer', 'class-validator',
