@@ -16,7 +16,8 @@ export class BcryptPool {
     minThreads: 0,
     maxThreads: availableParallelism(),
     idleTimeout: 60_000,
-    niceIncrement: 10,
+    // nice(2) is per thread on Linux only; elsewhere it would lower the whole process
+    niceIncrement: process.platform === 'linux' ? 10 : 0,
   });
 
   async compare(plain: string, hash: string): Promise<boolean> {
