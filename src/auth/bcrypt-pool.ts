@@ -4,8 +4,8 @@ import { Piscina } from 'piscina';
 import type { BcryptTask } from './bcrypt.worker';
 
 /**
- * bcrypt on a pool of worker threads, one per core, running at a lower scheduling priority (Linux: nice +10
- * through piscina's niceIncrement). A login flood thus uses every core, yet the event loop thread, at normal
+ * bcrypt on a pool of worker threads, one per core, running at a lower scheduling priority on Linux (nice
+ * +10 through piscina's niceIncrement). A login flood thus uses every core, yet the event loop thread, at normal
  * priority, is scheduled first whenever a request arrives, so other requests keep their latency
  * (docs/auth.md "Performance"). Threads start on demand and end after a minute idle.
  */
