@@ -20,5 +20,6 @@ export enum DatabaseLock {
 
 /** Holds `lock` for one record, named by `key`, until the transaction of `em` ends. */
 export async function lockRecord(em: EntityManager, lock: DatabaseLock, key: string): Promise<void> {
+  // Raw SQL: advisory locks are PostgreSQL functions, not tables (no entity to use).
   await em.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [lock, key]);
 }

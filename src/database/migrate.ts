@@ -12,6 +12,7 @@ export async function migrate(database: Pick<DatabaseHandle, 'url' | 'embedded' 
   const lock = embedded ? null : new Client({ connectionString: url });
   if (lock) {
     await lock.connect();
+    // Raw SQL: advisory locks are PostgreSQL functions, not tables.
     await lock.query('SELECT pg_advisory_lock($1)', [DatabaseLock.Migrations]);
   }
   const dataSource = new DataSource({ type: 'postgres', url, migrations, migrationsTableName: 'typeorm_migrations', poolSize: 1 });

@@ -24,6 +24,7 @@ export async function inTransaction<T>(dataSource: DataSource, work: (em: Entity
  */
 export async function withTickLock<T>(dataSource: DataSource, key: DatabaseLock, work: (em: EntityManager) => Promise<T>): Promise<T | undefined> {
   return dataSource.transaction(async (em) => {
+    // Raw SQL: advisory locks are PostgreSQL functions, not tables.
     const [{ locked }] = await em.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [key]);
     return locked ? work(em) : undefined;
   });

@@ -220,7 +220,7 @@ export class NotificationSender implements OnModuleInit, OnApplicationBootstrap,
   private async claim(token: string): Promise<ClaimedRow[]> {
     const scope = new TransactionScope();
     return this.connection.inTransaction(scope, async (em) => {
-      await em.query('SELECT pg_advisory_xact_lock($1)', [DatabaseLock.NotificationClaim]);
+      await em.query('SELECT pg_advisory_xact_lock($1)', [DatabaseLock.NotificationClaim]); // Raw SQL: a lock function, no table
       return this.claimDue(scope, token);
     });
   }

@@ -230,7 +230,8 @@ export class ContentService {
 }
 
 /**
- * The rows an `UPDATE … RETURNING` gave back. TypeORM's PostgreSQL driver answers UPDATE and DELETE with
+ * The rows an `UPDATE … RETURNING` gave back. Raw SQL: the statement is built from the catalog of a versioned
+ * table the request names (its shape comes from data). TypeORM's PostgreSQL driver answers UPDATE and DELETE with
  * `[rows, rowCount]` and other statements with the rows alone.
  */
 async function updateReturning(em: EntityManager, sql: string, params: unknown[]): Promise<Record<string, unknown>[]> {
