@@ -23,6 +23,33 @@ interface Outcome {
   ms: number;
 }
 
+/** A shop app whose every database connection goes through a TcpProxy the test can cut. */
+interface ProxiedShop {
+  db: { name: string; url: string };
+  proxy: TcpProxy;
+  peer: PaymentPeer;
+  t: TestApp;
+  shop: ShopTenant;
+  client: ShopClient;
+}
+
+async function startProxiedShop(siteCacheMs: string): Promise<ProxiedShop> {
+  const db = await createTestDatabase();
+  const target = new URL(db.url);
+  const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
+  const peer = await PaymentPeer.start();
+  const t = await startTestApp({ SITE_CACHE_MS: siteCacheMs, PAYMENT_API_URL: peer.url, NOTIFY_SENDER_ENABLED: 'false' }, { name: db.name, url: proxy.urlFor(db.url) });
+  const shop = await seedShop(t);
+  return { db, proxy, peer, t, shop, client: new ShopClient(t, peer, shop) };
+}
+
+async function stopProxiedShop(s: Partial<ProxiedShop>): Promise<void> {
+  await s.t?.close();
+  await s.proxy?.stop();
+  await s.peer?.stop();
+  if (s.db) await dropDatabase(s.db.name);
+}
+
 /**
  * PostgreSQL restarted under load, as the service sees it: every connection reset at once and new ones
  * refused for a while (a TCP proxy between the service and the database, cut and restored). Shoppers keep
@@ -38,24 +65,15 @@ describe('the database goes away under load', () => {
   let direct: Client;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const target = new URL(db.url);
-    proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
-    peer = await PaymentPeer.start();
     // The site cache on too: its listener connection is cut with the rest and must come back by itself.
-    t = await startTestApp({ SITE_CACHE_MS: '5000', PAYMENT_API_URL: peer.url, NOTIFY_SENDER_ENABLED: 'false' }, { name: db.name, url: proxy.urlFor(db.url) });
-    shop = await seedShop(t);
-    client = new ShopClient(t, peer, shop);
+    ({ db, proxy, peer, t, shop, client } = await startProxiedShop('5000'));
     direct = new Client({ connectionString: db.url });
     await direct.connect();
   });
 
   afterAll(async () => {
     await direct?.end();
-    await t?.close();
-    await proxy?.stop();
-    await peer?.stop();
-    if (db) await dropDatabase(db.name);
+    await stopProxiedShop({ t, proxy, peer, db });
   });
 
   it('answers 503 Database unavailable while it is gone, leaves no request hanging and no half-written cart, and recovers without a restart', async () => {
@@ -154,22 +172,9 @@ describe('a payment webhook when the database goes away after the signature chec
   let peer: PaymentPeer;
   let client: ShopClient;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    const target = new URL(db.url);
-    proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
-    peer = await PaymentPeer.start();
-    t = await startTestApp({ SITE_CACHE_MS: '60000', PAYMENT_API_URL: peer.url, NOTIFY_SENDER_ENABLED: 'false' }, { name: db.name, url: proxy.urlFor(db.url) });
-    shop = await seedShop(t);
-    client = new ShopClient(t, peer, shop);
-  });
+  beforeAll(async () => ({ db, proxy, peer, t, shop, client } = await startProxiedShop('60000')));
 
-  afterAll(async () => {
-    await t?.close();
-    await proxy?.stop();
-    await peer?.stop();
-    if (db) await dropDatabase(db.name);
-  });
+  afterAll(() => stopProxiedShop({ t, proxy, peer, db }));
 
   it('answers 503 so that the provider delivers again, and the redelivery completes the order once', async () => {
     const order = await client.checkedOut([{ productID: shop.ebook, Qty: 1, Price: 1500 }]);

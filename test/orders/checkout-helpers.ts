@@ -3,7 +3,7 @@ import { NotificationSender } from '../../src/messaging';
 import { product, seedTenant, Tenant } from '../content/content-helpers';
 import { SmtpPeer } from '../messaging/support/smtp-peer';
 import { PaymentPeer, PeerIntent } from '../support/payment-peer';
-import { TestApp, TestResponse } from '../support/test-app';
+import { startTestApp, TestApp, TestResponse } from '../support/test-app';
 
 /**
  * A shop tenant for the checkout, webhook and completion tests: published products of every kind, a
@@ -164,4 +164,28 @@ export function drain(t: TestApp) {
 
 export function mailsTo(smtp: SmtpPeer, subject: string) {
   return smtp.mails.filter((mail) => mail.parsed.subject === subject);
+}
+
+/** The peers, app and two shops the completion and webhook tests run against (the sender off: tests drain). */
+export interface ShopHarness {
+  peer: PaymentPeer;
+  smtp: SmtpPeer;
+  t: TestApp;
+  shop: ShopTenant;
+  other: ShopTenant;
+  client: ShopClient;
+}
+
+export async function startShopHarness(): Promise<ShopHarness> {
+  const peer = await PaymentPeer.start();
+  const smtp = await SmtpPeer.start();
+  const t = await startTestApp({ PAYMENT_API_URL: peer.url, SMTP_URL: smtp.url, NOTIFY_SENDER_ENABLED: 'false' });
+  const shop = await seedShop(t);
+  return { peer, smtp, t, shop, other: await seedShop(t), client: new ShopClient(t, peer, shop) };
+}
+
+export async function stopShopHarness(h: Partial<ShopHarness>): Promise<void> {
+  await h.t?.close();
+  await h.smtp?.stop();
+  await h.peer?.stop();
 }

@@ -2,8 +2,8 @@ import { IdCipher } from '../../src/common/id-cipher.service';
 import { qrContent, qrPng } from '../../src/orders/order-qr';
 import { SmtpPeer } from '../messaging/support/smtp-peer';
 import { PaymentPeer } from '../support/payment-peer';
-import { startTestApp, TestApp } from '../support/test-app';
-import { drain, mailsTo, seedShop, ShopClient, ShopTenant } from './checkout-helpers';
+import { TestApp } from '../support/test-app';
+import { drain, mailsTo, seedShop, ShopClient, ShopTenant, startShopHarness, stopShopHarness } from './checkout-helpers';
 
 /**
  * Order completion over HTTP, end to end (SPEC "Order completion", "Outbound emails on order completion"):
@@ -25,19 +25,8 @@ describe('order completion', () => {
   const orderStatus = (id: string, headers = shop.headers) => t.request('GET', `/ecommerce/orderStatus/${encodeURIComponent(id)}`, undefined, headers);
   const submitOrder = (body: Record<string, unknown>, headers = shop.headers) => t.post('/ecommerce/submitOrder', { appID: shop.appId, ...body }, headers);
 
-  beforeAll(async () => {
-    peer = await PaymentPeer.start();
-    smtp = await SmtpPeer.start();
-    t = await startTestApp({ PAYMENT_API_URL: peer.url, SMTP_URL: smtp.url, NOTIFY_SENDER_ENABLED: 'false' });
-    shop = await seedShop(t);
-    other = await seedShop(t);
-    client = new ShopClient(t, peer, shop);
-  });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.stop();
-    await peer?.stop();
-  });
+  beforeAll(async () => ({ peer, smtp, t, shop, other, client } = await startShopHarness()));
+  afterAll(() => stopShopHarness({ t, smtp, peer }));
   beforeEach(async () => {
     await drain(t); // nothing of an earlier test left to send
     smtp.mails.length = 0;

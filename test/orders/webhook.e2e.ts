@@ -1,8 +1,8 @@
 import Stripe from 'stripe';
 import { SmtpPeer } from '../messaging/support/smtp-peer';
 import { PaymentPeer } from '../support/payment-peer';
-import { startTestApp, TestApp } from '../support/test-app';
-import { drain, seedShop, ShopClient, ShopTenant } from './checkout-helpers';
+import { TestApp } from '../support/test-app';
+import { drain, seedShop, ShopClient, ShopTenant, startShopHarness, stopShopHarness } from './checkout-helpers';
 
 /**
  * POST /ecommerce/payment-webhook (and /payment-webhook/:appID): deliveries signed by the provider SDK's
@@ -28,19 +28,8 @@ describe('payment webhook', () => {
     expect(await client.mailRows(orderID)).toEqual([]);
   }
 
-  beforeAll(async () => {
-    peer = await PaymentPeer.start();
-    smtp = await SmtpPeer.start();
-    t = await startTestApp({ PAYMENT_API_URL: peer.url, SMTP_URL: smtp.url, NOTIFY_SENDER_ENABLED: 'false' });
-    shop = await seedShop(t);
-    other = await seedShop(t);
-    client = new ShopClient(t, peer, shop);
-  });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.stop();
-    await peer?.stop();
-  });
+  beforeAll(async () => ({ peer, smtp, t, shop, other, client } = await startShopHarness()));
+  afterAll(() => stopShopHarness({ t, smtp, peer }));
   beforeEach(async () => {
     await drain(t);
     smtp.mails.length = 0;

@@ -1,16 +1,12 @@
-import { startTestApp, TestApp } from '../support/test-app';
-import { backdateExpiry, oneToken, PUBLIC_ROW_KEYS, seedShop, Shop, templateFor, tokenInDb } from './token-helpers';
+import { TestApp } from '../support/test-app';
+import { backdateExpiry, oneToken, PUBLIC_ROW_KEYS, Shop, startTwoShops, templateFor, tokenInDb } from './token-helpers';
 
 describe('POST /ecommerce/activateToken and /ecommerce/redeemToken', () => {
   let t: TestApp;
   let a: Shop;
   let b: Shop;
 
-  beforeAll(async () => {
-    t = await startTestApp();
-    a = await seedShop(t);
-    b = await seedShop(t);
-  });
+  beforeAll(async () => ({ t, a, b } = await startTwoShops()));
   afterAll(() => t.close());
 
   const activate = (body: Record<string, unknown>, headers: Record<string, string> = a.headers) => t.post('/ecommerce/activateToken', body, headers);

@@ -1,5 +1,5 @@
-import { startTestApp, TestApp } from '../support/test-app';
-import { oneToken, seedShop, Shop, templateFor, tokenInDb } from './token-helpers';
+import { TestApp } from '../support/test-app';
+import { oneToken, Shop, startTwoShops, templateFor, tokenInDb } from './token-helpers';
 
 const DAY = 86_400_000;
 
@@ -8,11 +8,7 @@ describe('getToken, expireToken, extendToken (admin) and getCustomerTokens (cust
   let a: Shop;
   let b: Shop;
 
-  beforeAll(async () => {
-    t = await startTestApp();
-    a = await seedShop(t);
-    b = await seedShop(t);
-  });
+  beforeAll(async () => ({ t, a, b } = await startTwoShops()));
   afterAll(() => t.close());
 
   const getToken = (id: number | string, headers: Record<string, string> = a.adminHeaders) => t.request('GET', `/ecommerce/getToken/${id}`, undefined, headers);

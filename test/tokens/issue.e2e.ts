@@ -1,8 +1,8 @@
 import { TransactionalConnection } from '../../src/database/transactional-connection';
 import { TransactionScope } from '../../src/database/transaction-scope';
 import { TokenIssuer } from '../../src/tokens';
-import { siteFixture, startTestApp, TestApp } from '../support/test-app';
-import { issue, item, seedShop, Shop, templateFor } from './token-helpers';
+import { siteFixture, TestApp } from '../support/test-app';
+import { issue, item, Shop, startTwoShops, templateFor } from './token-helpers';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -11,11 +11,7 @@ describe('token issuance (TokenIssuer, called by order completion)', () => {
   let a: Shop;
   let b: Shop;
 
-  beforeAll(async () => {
-    t = await startTestApp();
-    a = await seedShop(t);
-    b = await seedShop(t);
-  });
+  beforeAll(async () => ({ t, a, b } = await startTwoShops()));
   afterAll(() => t.close());
 
   const links = (appId: number, tokenIds: number[]) =>

@@ -3,7 +3,7 @@ import { TransactionalConnection } from '../../src/database/transactional-connec
 import { TransactionScope } from '../../src/database/transaction-scope';
 import { DigitalItem, TokenIssuer, TokenRow } from '../../src/tokens';
 import { product, seedTenant, Tenant, userToken } from '../content/content-helpers';
-import { TestApp } from '../support/test-app';
+import { startTestApp, TestApp } from '../support/test-app';
 
 export interface Shop extends Tenant {
   /** Published digital products (master ids): [0] has no template link, [1] and [2] are free for links. */
@@ -87,3 +87,9 @@ export async function templateFor(t: TestApp, shop: Shop, productId: number, tem
 
 /** The row fields validateToken and activateToken answer with (SPEC: no order_item_id). */
 export const PUBLIC_ROW_KEYS = ['activations', 'created_date', 'customer_id', 'expiry_date', 'id', 'last_activated', 'maximum_activations', 'order_id', 'product_id', 'status', 'token_value'];
+
+/** A test app with two shops (A and B) of their own apps, as each token test file starts with. */
+export async function startTwoShops(): Promise<{ t: TestApp; a: Shop; b: Shop }> {
+  const t = await startTestApp();
+  return { t, a: await seedShop(t), b: await seedShop(t) };
+}
