@@ -1,6 +1,14 @@
-import { billing, CartLine, ShopTenant } from '../orders/checkout-helpers';
+import { billing, CartLine, seedShop, ShopTenant } from '../orders/checkout-helpers';
 import { Cluster, ProxiedResponse } from '../support/cluster';
 import { PeerIntent } from '../support/payment-peer';
+
+/** Two instances with their senders on, and a shop whose webhook secret the payment double signs with. */
+export async function startShopCluster(): Promise<{ cluster: Cluster; shop: ShopTenant }> {
+  const cluster = await Cluster.start({ env: { NOTIFY_SENDER_ENABLED: 'true', NOTIFY_POLL_INTERVAL_MS: '200' } });
+  const shop = await seedShop(cluster.seeder);
+  cluster.webhook.secret = shop.secret;
+  return { cluster, shop };
+}
 
 /** createOrder → addCart → checkout through the proxy, as a front end does; each answer and the intent at the double. */
 export async function checkoutThroughProxy(cluster: Cluster, shop: ShopTenant, lines: CartLine[], headers = shop.headers): Promise<{ _id: string; orderID: number; intent: PeerIntent; answers: ProxiedResponse[] }> {

@@ -1,7 +1,7 @@
-import { seedShop, ShopTenant } from '../orders/checkout-helpers';
+import { ShopTenant } from '../orders/checkout-helpers';
 import { Cluster, ProxiedResponse } from '../support/cluster';
 import { waitFor } from '../support/wait';
-import { checkoutThroughProxy, confirmAtProvider } from './cluster-shop';
+import { checkoutThroughProxy, confirmAtProvider, startShopCluster } from './cluster-shop';
 
 /**
  * No state lives in an instance: a customer logs in on one, refreshes the session on the other and shops
@@ -12,11 +12,7 @@ describe('cluster: login, refresh and checkout whichever instance answers', () =
   let cluster: Cluster;
   let shop: ShopTenant;
 
-  beforeAll(async () => {
-    cluster = await Cluster.start({ env: { NOTIFY_SENDER_ENABLED: 'true', NOTIFY_POLL_INTERVAL_MS: '200' } });
-    shop = await seedShop(cluster.seeder);
-    cluster.webhook.secret = shop.secret;
-  });
+  beforeAll(async () => ({ cluster, shop } = await startShopCluster()));
   afterAll(() => cluster?.stop());
 
   it('logs in on one instance, refreshes on the other, and checks out and pays across both', async () => {

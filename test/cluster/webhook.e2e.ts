@@ -1,7 +1,7 @@
-import { seedShop, ShopTenant } from '../orders/checkout-helpers';
+import { ShopTenant } from '../orders/checkout-helpers';
 import { Cluster } from '../support/cluster';
 import { waitFor } from '../support/wait';
-import { checkoutThroughProxy, confirmAtProvider } from './cluster-shop';
+import { checkoutThroughProxy, confirmAtProvider, startShopCluster } from './cluster-shop';
 
 const DELIVERIES = 10;
 const ROUNDS = 3;
@@ -15,11 +15,7 @@ describe('cluster: each payment webhook completes its order once', () => {
   let cluster: Cluster;
   let shop: ShopTenant;
 
-  beforeAll(async () => {
-    cluster = await Cluster.start({ env: { NOTIFY_SENDER_ENABLED: 'true', NOTIFY_POLL_INTERVAL_MS: '200' } });
-    shop = await seedShop(cluster.seeder);
-    cluster.webhook.secret = shop.secret;
-  });
+  beforeAll(async () => ({ cluster, shop } = await startShopCluster()));
   afterAll(() => cluster?.stop());
 
   it(`${DELIVERIES} concurrent deliveries of one event through the proxy, racing the provider's own: one completion`, async () => {
