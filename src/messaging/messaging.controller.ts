@@ -13,6 +13,7 @@ import {
 } from '@nestjs/swagger';
 import { OptionalBearerGuard } from '../auth';
 import { ApiError } from '../common/api-error';
+import { DecryptIds } from '../common/decrypt-ids.interceptor';
 import { sendError } from '../common/global-exception.filter';
 import { AppContext, Ctx, RequestContext } from '../common/request-context';
 import { messagingError } from './messaging.errors';
@@ -34,6 +35,7 @@ class MessagingAuthFailure implements ExceptionFilter {
 @ApiUnauthorizedResponse({ description: '{ status: Error, message: Unauthorized }' })
 @AppContext({ siteIdHeaderOnly: true })
 @UseFilters(MessagingAuthFailure)
+@DecryptIds()
 @Controller('message')
 export class MessagingController {
   constructor(

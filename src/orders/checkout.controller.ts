@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { OptionalBearerGuard } from '../auth';
 import { success, successData } from '../common/envelope';
+import { DecryptIds } from '../common/decrypt-ids.interceptor';
 import { Ctx, RequestContext } from '../common/request-context';
 import { CheckoutRequest, CreatePaymentIntentRequest, PaymentCompleteRequest, SubmitOrderRequest } from './checkout.dto';
 import { CheckoutService } from './checkout.service';
@@ -21,6 +22,7 @@ const INTENT_FAILURES =
 @ApiTags('Shop: checkout and payment')
 @ApiBearerAuth()
 @UseGuards(OptionalBearerGuard)
+@DecryptIds()
 @Controller('ecommerce')
 export class CheckoutController {
   constructor(

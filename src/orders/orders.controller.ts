@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagg
 import { OptionalBearerGuard } from '../auth';
 import { ApiError } from '../common/api-error';
 import { FieldError, success, successData } from '../common/envelope';
+import { DecryptIds } from '../common/decrypt-ids.interceptor';
 import { Ctx, RequestContext } from '../common/request-context';
 import { Transactional } from '../common/transactional';
 import { AddCartRequest, RemoveCartRequest } from './cart.dto';
@@ -27,6 +28,7 @@ const ORDER_ID_REQUIRED = 'sessionID (or _orderID / orderID) is required';
 @ApiTags('Orders and cart')
 @ApiBearerAuth()
 @UseGuards(OptionalBearerGuard)
+@DecryptIds()
 @Controller('ecommerce')
 export class OrdersController {
   constructor(

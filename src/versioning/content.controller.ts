@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTag
 import { AdminGuard } from '../auth';
 import { ApiError } from '../common/api-error';
 import { success, successData } from '../common/envelope';
+import { DecryptIds } from '../common/decrypt-ids.interceptor';
 import { Ctx, RequestContext } from '../common/request-context';
 import { Transactional } from '../common/transactional';
 import { parseIsoDate } from './column-values';
@@ -15,6 +16,7 @@ import { LifecycleService, Schedule, TransitionResult } from './lifecycle.servic
 @ApiTags('Content (admin)')
 @ApiBearerAuth()
 @UseGuards(AdminGuard)
+@DecryptIds()
 @Controller('content')
 export class ContentController {
   constructor(private readonly content: ContentService, private readonly lifecycle: LifecycleService) {}
