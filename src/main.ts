@@ -7,6 +7,7 @@ import { withDevSecrets } from './config/dev-secrets';
 import { openDatabase } from './database/embedded-database';
 import { migrate } from './database/migrate';
 import { seedDemoTenantOnce } from './cli/demo-tenant';
+import { compactHeapAfterStart } from './heap-after-start';
 
 async function main(): Promise<void> {
   let config;
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  compactHeapAfterStart();
   const base = `http://localhost:${config.port}${config.basePath}`;
   logger.info({ url: base, database: database.embedded ? 'embedded' : 'postgresql', docs: `${base}/docs` }, 'Listening');
   if (demo) {

@@ -1,4 +1,5 @@
-import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { randomInt } from 'node:crypto';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { BcryptPool } from './bcrypt-pool';
@@ -13,16 +14,13 @@ export type VerifyOutcome = 'match' | 'upgrade' | 'mismatch' | 'unusable';
 
 /** bcrypt through the native `bcrypt` package on BcryptPool's worker threads (off the event loop), at the configured cost (10 at least). */
 @Injectable()
-export class PasswordHasher implements OnModuleInit, OnModuleDestroy {
-  private dummyHash: Promise<string> | null = null;
+export class PasswordHasher implements OnModuleDestroy {
   private readonly bcrypt = new BcryptPool();
+  /** A well-formed bcrypt hash at the configured cost that no password matches (see throwawayHash). */
+  private readonly dummyHash: string;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
-
-  /** Makes the throwaway hash at start, so that even the first unknown-email login costs exactly one verification. */
-  async onModuleInit(): Promise<void> {
-    this.dummyHash ??= this.hash('dummy-password-for-timing');
-    await this.dummyHash;
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.dummyHash = throwawayHash(config.bcryptCost);
   }
 
   onModuleDestroy(): Promise<void> {
@@ -49,10 +47,20 @@ export class PasswordHasher implements OnModuleInit, OnModuleDestroy {
 
   /** One bcrypt verification at the configured cost against a throwaway hash: an unknown account costs what a wrong password costs. */
   async spendVerifyTime(plain: string): Promise<void> {
-    this.dummyHash ??= this.hash('dummy-password-for-timing');
-    const dummy = await this.dummyHash;
-    await this.bcrypt.compare(plain, dummy);
+    await this.bcrypt.compare(plain, this.dummyHash);
   }
+}
+
+const BCRYPT_ALPHABET = './ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/**
+ * `$2b$<cost>$` and 53 random characters of bcrypt's alphabet (22 of salt, 31 of digest): verifying against
+ * it runs the full key schedule at that cost, as a real hash would, so no hash needs computing at start
+ * (which would cost a worker thread and start-up time).
+ */
+export function throwawayHash(cost: number): string {
+  const chars = Array.from({ length: 53 }, () => BCRYPT_ALPHABET[randomInt(BCRYPT_ALPHABET.length)]);
+  return `$2b$${String(cost).padStart(2, '0')}$${chars.join('')}`;
 }
 
 /**
