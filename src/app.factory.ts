@@ -135,22 +135,24 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
   // Tenant front ends live on many domains and authenticate with bearer tokens, not cookies.
   app.enableCors({ origin: true, credentials: false, exposedHeaders: ['x-request-id', 'retry-after'] });
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Platform service')
-      .setDescription(
-        'Multi-tenant auth, messaging, commerce and versioned content. See README.md for conventions. ' +
-          `Bodies are JSON of at most 16 KB (64 KB under /message; /content, /getDataRows and /addrelated up to ${config.bodyLimitBytes} bytes), ` +
-          `with at most ${config.bodyMaxItems} keys and array elements: 413 and 400 otherwise. Unknown routes 404, a known path with another method 405 (Allow), ` +
-          `URLs over ${MAX_URL_LENGTH} characters 414, request heads over 16 KB 431, 503 while the server shuts down: all in the failure envelope.`,
-      )
-      .setVersion('2')
-      .addBearerAuth()
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when it is set' }, METRICS_SECURITY)
-      .addApiKey({ type: 'apiKey', in: 'header', name: 'site-id' }, 'site-id')
-      .build(),
-  );
+  // Built at the first request for it, not at start (~0.1 s and several MB that most instances never need).
+  const document = () =>
+    SwaggerModule.createDocument(
+      app,
+      new DocumentBuilder()
+        .setTitle('Platform service')
+        .setDescription(
+          'Multi-tenant auth, messaging, commerce and versioned content. See README.md for conventions. ' +
+            `Bodies are JSON of at most 16 KB (64 KB under /message; /content, /getDataRows and /addrelated up to ${config.bodyLimitBytes} bytes), ` +
+            `with at most ${config.bodyMaxItems} keys and array elements: 413 and 400 otherwise. Unknown routes 404, a known path with another method 405 (Allow), ` +
+            `URLs over ${MAX_URL_LENGTH} characters 414, request heads over 16 KB 431, 503 while the server shuts down: all in the failure envelope.`,
+        )
+        .setVersion('2')
+        .addBearerAuth()
+        .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when it is set' }, METRICS_SECURITY)
+        .addApiKey({ type: 'apiKey', in: 'header', name: 'site-id' }, 'site-id')
+        .build(),
+    );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json', useGlobalPrefix: true });
 
   await app.init();

@@ -46,7 +46,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
-  compactHeapAfterStart();
+  // Soon after, not before or at once: the first requests (a load balancer's readiness check) need not wait for it.
+  setTimeout(compactHeapAfterStart, 1500).unref();
   const base = `http://localhost:${config.port}${config.basePath}`;
   logger.info({ url: base, database: database.embedded ? 'embedded' : 'postgresql', docs: `${base}/docs` }, 'Listening');
   if (demo) {
