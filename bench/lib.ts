@@ -102,12 +102,54 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The targets measured in turns of one second, `rounds` turns each, every other round in reverse order, so
+ * that load from elsewhere on the shared machine falls on neighbouring turns alike. Answers each target's
+ * mean figures (worst p99) and, per round, each target's rate.
+ */
+export async function interleaved(targets: Target[], rounds: number): Promise<{ figures: Figures[]; perRound: number[][] }> {
+  const figures = targets.map(() => ({ rps: 0, p50: 0, p99: 0, errors: 0, non2xx: 0 }));
+  const perRound: number[][] = [];
+  for (let round = 0; round < rounds; round++) {
+    const rates: number[] = [];
+    const turns = round % 2 ? [...targets.keys()].reverse() : [...targets.keys()];
+    for (const i of turns) {
+      const f = await measure(targets[i], { duration: 1 });
+      rates[i] = f.rps;
+      figures[i].rps += f.rps / rounds;
+      figures[i].p50 += f.p50 / rounds;
+      figures[i].p99 = Math.max(figures[i].p99, f.p99);
+      figures[i].errors += f.errors;
+      figures[i].non2xx += f.non2xx;
+    }
+    perRound.push(rates);
+  }
+  return { figures, perRound };
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/**
+ * The service against its raw baseline in interleaved one-second turns (interleaved), `rounds` of them
+ * (BENCH_DURATION by default, so each side gets as many seconds as a plain measurement): the mean figures
+ * of each, and the throughput ratio as the median of the rounds' ratios, which a burst of other work on
+ * the shared machine moves little, where two measurements one after the other can differ by half.
+ */
+export async function versusBaseline(service: Target, baseline: Target, rounds = Math.max(3, DURATION_S)): Promise<{ service: Figures; baseline: Figures; ratio: number }> {
+  const { figures, perRound } = await interleaved([service, baseline], rounds);
+  return { service: figures[0], baseline: figures[1], ratio: median(perRound.map(([s, b]) => s / b)) };
+}
+
 export function row(name: string, f: Figures): string {
   return `${name.padEnd(44)} ${f.rps.toFixed(0).padStart(8)} req/s   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms${f.errors || f.non2xx ? `   (errors ${f.errors}, non-2xx ${f.non2xx})` : ''}`;
 }
 
-export function ratio(service: Figures, baseline: Figures): string {
-  return `ratio service/baseline: ${(service.rps / baseline.rps).toFixed(2)} (throughput), p99 ${baseline.p99 ? (service.p99 / baseline.p99).toFixed(2) : 'n/a'}x`;
+export function ratio(service: Figures, baseline: Figures, throughput = service.rps / baseline.rps): string {
+  return `ratio service/baseline: ${throughput.toFixed(2)} (throughput), p99 ${baseline.p99 ? (service.p99 / baseline.p99).toFixed(2) : 'n/a'}x`;
 }
 
 /** The verdicts of this run, in order: run.ts prints them again as the closing summary. */

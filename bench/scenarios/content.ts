@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { DURATION_S, Figures, freePort, goal, measure, ratio, ROOT, row, startNode, Target } from '../lib';
+import { DURATION_S, Figures, freePort, goal, interleaved, measure, median, ratio, ROOT, row, startNode } from '../lib';
 import { BenchContext, Scenario } from './types';
 
 const PRODUCTS = 10_000;
@@ -56,37 +56,6 @@ async function checkPage(url: string, appId: number, body: string): Promise<void
   const res = await fetch(url, { method: 'POST', headers: { 'site-id': String(appId), 'content-type': 'application/json' }, body });
   const sample = (await res.json()) as { data?: unknown[] };
   if (!res.ok || sample.data?.length !== 20) throw new Error(`${url} answered ${res.status} with ${sample.data?.length} rows for ${body}`);
-}
-
-/**
- * The targets measured in turns of one second, `rounds` turns each, every other round in reverse order, so
- * that load from elsewhere on the shared machine falls on neighbouring turns alike. Answers each target's
- * mean figures (worst p99) and, per round, each target's rate.
- */
-async function interleaved(targets: Target[], rounds: number): Promise<{ figures: Figures[]; perRound: number[][] }> {
-  const figures = targets.map(() => ({ rps: 0, p50: 0, p99: 0, errors: 0, non2xx: 0 }));
-  const perRound: number[][] = [];
-  for (let round = 0; round < rounds; round++) {
-    const rates: number[] = [];
-    const turns = round % 2 ? [...targets.keys()].reverse() : [...targets.keys()];
-    for (const i of turns) {
-      const f = await measure(targets[i], { duration: 1 });
-      rates[i] = f.rps;
-      figures[i].rps += f.rps / rounds;
-      figures[i].p50 += f.p50 / rounds;
-      figures[i].p99 = Math.max(figures[i].p99, f.p99);
-      figures[i].errors += f.errors;
-      figures[i].non2xx += f.non2xx;
-    }
-    perRound.push(rates);
-  }
-  return { figures, perRound };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 function short(f: Figures): string {
