@@ -1,4 +1,3 @@
-import { toBuffer } from 'qrcode';
 import { TenantSite } from '../common/request-context';
 
 /**
@@ -20,7 +19,11 @@ export function qrImageUrl(site: Pick<TenantSite, 'domain'>, basePath: string, o
   return `https://${site.domain}${basePath}/ecommerce/genCode/${orderId}`;
 }
 
-/** The code as a PNG (qrcode's toBuffer): 8 pixels a module, a quiet zone of 2 modules, medium error correction. */
+/**
+ * The code as a PNG (qrcode's toBuffer): 8 pixels a module, a quiet zone of 2 modules, medium error
+ * correction. qrcode is loaded at the first code, not at start.
+ */
 export function qrPng(content: string): Promise<Buffer> {
+  const { toBuffer } = require('qrcode') as typeof import('qrcode');
   return toBuffer(content, { type: 'png', errorCorrectionLevel: 'M', margin: 2, scale: 8 });
 }
