@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'pg';
-import { parse, Statement, toSql } from 'pgsql-ast-parser';
+import type { Statement } from 'pgsql-ast-parser';
 import { ApiError } from '../common/api-error';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -11,6 +11,11 @@ import { TransactionalConnection } from '../database/transactional-connection';
 import { messagingError } from './messaging.errors';
 import { MergeData } from './placeholders';
 import { TenantGate } from './tenant-gate';
+
+/** The SQL parser, loaded at the first merge query (only admins send one), not at start (~2 MB, ~30 ms). */
+function sqlParser(): typeof import('pgsql-ast-parser') {
+  return require('pgsql-ast-parser') as typeof import('pgsql-ast-parser');
+}
 
 /** application_name of the merge pool's connections (visible in pg_stat_activity). */
 export const MERGE_APPLICATION_NAME = 'notification-sql-merge';
@@ -87,7 +92,7 @@ export class SqlMergeSource implements OnApplicationShutdown {
         const query =
           `${ctes.length ? `WITH ${ctes.join(',\n')}\n` : ''}` +
           `SELECT CASE WHEN octet_length(merge_row) <= ${MAX_ROW_BYTES} THEN merge_row END AS merge_row FROM (` +
-          `SELECT row_to_json(merge_source)::text AS merge_row FROM (\n${toSql.statement(statement)}\n) AS merge_source LIMIT 1) AS merge_first`;
+          `SELECT row_to_json(merge_source)::text AS merge_row FROM (\n${sqlParser().toSql.statement(statement)}\n) AS merge_source LIMIT 1) AS merge_first`;
 
         await connection.query('BEGIN TRANSACTION READ ONLY');
         await connection.query(`SET LOCAL statement_timeout = ${Math.trunc(this.config.notifications.sqlTimeoutMs)}`);
@@ -212,6 +217,7 @@ const MAX_DEPTH = 200;
  * operator schema anywhere in the tree is checked, and unknown node types are refused.
  */
 export function checkMergeQuery(sql: string): { statement: Statement; tables: Set<string> } {
+  const { parse, toSql } = sqlParser();
   let statements: Statement[];
   try {
     statements = parse(sql);
