@@ -1,7 +1,6 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGuard, OptionalBearerGuard } from '../auth';
-import { ApiError } from '../common/api-error';
 import { success } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
 import { Transactional } from '../common/transactional';
@@ -31,7 +30,6 @@ export class DataRowsController {
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Add a core_related link (check: true returns an existing identical link instead of a duplicate)' })
   async addRelated(@Ctx() ctx: RequestContext, @Body() body: AddRelatedRequest) {
-    if (!body.data) throw ApiError.field('data', 'data is required');
     const { created, row } = await this.related.add(ctx, body.data, body.check === true);
     return success({ message: created ? 'Link added' : 'Link already exists', data: row });
   }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { Allow, IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { Allow, IsBoolean, IsDefined, IsInt, IsObject, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { IdField, TextField } from '../common/dto-fields';
 import { MAX_ID } from '../common/id-cipher.service';
 import { OPERATORS } from './row-query';
@@ -66,6 +66,8 @@ export class AddRelatedRequest {
   check?: boolean;
 
   @ApiProperty({ type: RelatedData })
+  @IsDefined({ message: 'data is required' })
+  @IsObject({ message: 'data must be an object: { parent_table, parent_id, name, linked }' })
   @ValidateNested()
   @Type(() => RelatedData)
   data: RelatedData;

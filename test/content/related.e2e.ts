@@ -55,7 +55,12 @@ describe('POST /addrelated', () => {
       expect({ data, status: res.status, field: res.body.errors?.[0]?.field }).toEqual({ data, status: 400, field });
     }
     const missing = await t.post('/addrelated', { check: true }, a.adminHeaders);
-    expect(missing.status).toBe(400);
+    expect([missing.status, missing.body.errors]).toEqual([400, [{ field: 'data', message: 'data is required' }]]);
+    // An array is not a link: one message for it (it was validated element by element, or reached the service empty).
+    for (const data of [[], [{}], 'x', null]) {
+      const res = await t.post('/addrelated', { data }, a.adminHeaders);
+      expect({ data, status: res.status, errors: res.body.errors }).toEqual({ data, status: 400, errors: [{ field: 'data', message: data === null ? 'data is required' : 'data must be an object: { parent_table, parent_id, name, linked }' }] });
+    }
     // A folder of the app (a live table with app_id) can be a parent too.
     const [folder] = await t.dataSource.query(`INSERT INTO core_folders (app_id, name) VALUES ($1, 'Members') RETURNING id`, [a.appId]);
     expect((await link({ parent_table: 'core_folders', parent_id: folder.id, name: 'core_users', linked: a.adminId })).status).toBe(200);
