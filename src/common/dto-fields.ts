@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsByteLength, IsEmail, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateBy } from 'class-validator';
+import { IsByteLength, IsEmail, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { MAX_ID } from './id-cipher.service';
 
 /*
@@ -11,8 +11,8 @@ import { MAX_ID } from './id-cipher.service';
  * `<field> must be a string` (or an integer), and only then length or format.
  *
  * The bounds every field of a kind needs live here, once: text never holds U+0000 (PostgreSQL text cannot
- * store it) nor an unpaired surrogate (validator's isEmail and isByteLength pass the text to encodeURI, which
- * throws on one: a 500), ids fit PostgreSQL's `integer`, and `null` for an optional field means the field is absent.
+ * store it), ids fit PostgreSQL's `integer`, and `null` for an optional field means the field is absent.
+ * (Unpaired surrogates are refused in every body string by the validation pipe, before any rule runs.)
  */
 
 interface FieldOptions {
@@ -21,14 +21,6 @@ interface FieldOptions {
 }
 
 const NO_NUL = /^[^\u0000]*$/;
-/** Every surrogate in a pair; checked before the rules that use validator's encodeURI. (A regex for it overflows the stack on long text.) */
-function wellFormed(name: string): PropertyDecorator {
-  return ValidateBy(
-    { name: 'wellFormed', validator: { validate: (value) => typeof value !== 'string' || (value as string & { isWellFormed(): boolean }).isWellFormed() } },
-    { message: `${name} must not contain unpaired surrogates (invalid Unicode)` },
-  );
-}
-
 function presence(name: string, options: FieldOptions): PropertyDecorator[] {
   return options.required
     ? [ApiProperty(options.doc ?? {}), IsNotEmpty({ message: `${name} is required` })]
@@ -42,7 +34,6 @@ export function TextField(name: string, max: number, options: FieldOptions = {})
     IsString({ message: `${name} must be a string` }),
     MaxLength(max, { message: `${name} must be at most ${max} characters` }),
     Matches(NO_NUL, { message: `${name} must not contain NUL characters` }),
-    wellFormed(name),
   );
 }
 
@@ -60,7 +51,6 @@ export function PasswordField(name: string, options: FieldOptions & { minLength?
     ...presence(name, options),
     IsString({ message: `${name} must be a string` }),
     ...(options.minLength ? [MinLength(options.minLength, { message: `${name} must be at least ${options.minLength} characters` })] : []),
-    wellFormed(name),
     IsByteLength(0, PASSWORD_MAX_BYTES, { message: `${name} must be at most ${PASSWORD_MAX_BYTES} bytes in UTF-8` }),
     Matches(NO_NUL, { message: `${name} must not contain NUL characters` }),
   );

@@ -21,8 +21,38 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
  */
 class DeclaredKeysValidationPipe extends ValidationPipe {
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    return super.transform(metadata.type === 'body' ? declaredKeysOnly(value, metadata.metatype) : value, metadata);
+    if (metadata.type !== 'body') return super.transform(value, metadata);
+    const declared = declaredKeysOnly(value, metadata.metatype);
+    const illFormed = illFormedPath(declared);
+    if (illFormed !== null) throw ApiError.validation([{ field: illFormed || 'body', message: `${illFormed || 'body'} must not contain unpaired surrogates (invalid Unicode)` }]);
+    return super.transform(declared, metadata);
   }
+}
+
+type MaybeWellFormed = string & { isWellFormed(): boolean; toWellFormed(): string };
+
+/**
+ * The path of the first string of a body (a value, or a key: named by its parent) that holds an unpaired
+ * surrogate, '' for the body itself, or null when there is none. JSON carries one as a `\uD800` escape;
+ * PostgreSQL cannot store it (free-form content would silently become U+FFFD) and validator's isEmail and
+ * isByteLength pass text to encodeURI, which throws on one. The JSON parser bounds the depth.
+ */
+export function illFormedPath(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') return (value as MaybeWellFormed).isWellFormed() ? null : path;
+  if (value === null || typeof value !== 'object') return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = illFormedPath(value[i], `${path}[${i}]`);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    if (!(key as MaybeWellFormed).isWellFormed()) return path;
+    const found = illFormedPath(item, path ? `${path}.${key}` : key);
+    if (found !== null) return found;
+  }
+  return null;
 }
 
 const declaredKeys = new WeakMap<object, Set<string>>();
