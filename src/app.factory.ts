@@ -144,7 +144,7 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
         .setDescription(
           'Multi-tenant auth, messaging, commerce and versioned content. See README.md for conventions. ' +
             `Bodies are JSON of at most 16 KB (64 KB under /message; /content, /getDataRows and /addrelated up to ${config.bodyLimitBytes} bytes), ` +
-            `with at most ${config.bodyMaxItems} keys and array elements: 413 and 400 otherwise. Unknown routes 404, a known path with another method 405 (Allow), ` +
+            `with at most ${config.bodyMaxItems} keys and array elements and no unpaired surrogate in any string: 413 and 400 otherwise. Unknown routes 404, a known path with another method 405 (Allow), ` +
             `URLs over ${MAX_URL_LENGTH} characters 414, request heads over 16 KB 431, 503 while the server shuts down: all in the failure envelope.`,
         )
         .setVersion('2')
