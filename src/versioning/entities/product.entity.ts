@@ -11,7 +11,6 @@ import { Site } from '../../app-context';
 @Check('core_products_bond_check', 'bond >= 0')
 @Check('core_products_IsDigital_check', '"IsDigital" IN (0, 1)')
 @Check('core_products_IsEvent_check', '"IsEvent" IN (0, 1)')
-@Index('core_products_app_idx', ['app_id'])
 // /getDataRows pages in these orders walk one of these (ties by id), ASC or DESC, instead of sorting the tenant's rows.
 @Index('core_products_app_title_idx', ['app_id', 'title', 'id'])
 @Index('core_products_app_created_idx', ['app_id', 'created', 'id'])
