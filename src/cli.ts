@@ -42,7 +42,10 @@ async function run(argv: string[]): Promise<unknown> {
     if (!tenant.name || !tenant.domain) throw new UsageError('tenant:create needs --name and --domain');
   }
 
-  const config = loadConfig(withDevSecrets(process.env));
+  const loaded = loadConfig(withDevSecrets(process.env));
+  // A command does its work and exits: no notification sender or expiry job of its own meanwhile (the
+  // service's instances do that work; a seed must not send the outbox's mails from an operator's shell).
+  const config = { ...loaded, notifications: { ...loaded.notifications, senderEnabled: false }, content: { ...loaded.content, expiryTickMs: 0 } };
   const database = await openDatabase(config);
   try {
     const applied = await migrate(database);

@@ -98,6 +98,23 @@ describe('npm run cli', () => {
     expect(again.stderr).toMatch(/already exists/);
   });
 
+  it('runs no background work of its own: a queued mail waits for the service', async () => {
+    const client = new Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const [{ id: appId }] = (await client.query(`INSERT INTO core_sites (name, domain) VALUES ('Queue', 'queue.example.test') RETURNING id`)).rows;
+      const [{ id }] = (
+        await client.query(`INSERT INTO core_notification_log (app_id, event, email, email_from, subject, body) VALUES ($1, 'x', 'to@example.test', 'from@example.test', 'S', 'B') RETURNING id`, [appId])
+      ).rows;
+      const res = await cli(db.url, ['tenant:create', '--name', 'Quiet', '--domain', 'quiet.example.test']);
+      expect(res.code).toBe(0);
+      const [row] = (await client.query('SELECT status, attempts FROM core_notification_log WHERE id = $1', [id])).rows;
+      expect(row).toEqual({ status: 'Pending', attempts: 0 });
+    } finally {
+      await client.end();
+    }
+  });
+
   it('explains usage errors with exit code 2', async () => {
     for (const args of [['frobnicate'], ['seed'], ['tenant:create', '--name', 'x'], ['seed', '/no/such/file.json']]) {
       const res = await cli(db.url, args);
