@@ -48,6 +48,26 @@ describe('npm run cli', () => {
     expect(JSON.parse(res.stdout)).toEqual({ applied: [] });
   });
 
+  it('migrate applies what is not recorded yet (the start checks the record first)', async () => {
+    const other = await createTestDatabase();
+    try {
+      const client = new Client({ connectionString: other.url });
+      await client.connect();
+      try {
+        // As before the newest migration: its record gone and its change undone.
+        await client.query(`DELETE FROM typeorm_migrations WHERE name = 'DropProductAppIndex1764001000000'`);
+        await client.query('CREATE INDEX core_products_app_idx ON core_products (app_id)');
+      } finally {
+        await client.end();
+      }
+      const res = await cli(other.url, ['migrate']);
+      expect([res.code, JSON.parse(res.stdout)]).toEqual([0, { applied: ['DropProductAppIndex1764001000000'] }]);
+      expect(JSON.parse((await cli(other.url, ['migrate'])).stdout)).toEqual({ applied: [] });
+    } finally {
+      await dropDatabase(other.name);
+    }
+  });
+
   it('seed loads the fixture and prints { appID, ids }', async () => {
     const res = await cli(db.url, [
       'seed',
