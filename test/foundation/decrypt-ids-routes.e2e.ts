@@ -10,10 +10,23 @@ type Constructor = new (...args: unknown[]) => unknown;
 const firstPath = (path: string | string[]) => (Array.isArray(path) ? path[0] : path).replace(/^\/+|\/+$/g, '');
 
 /**
- * Every route of the running application with the body fields that may carry encrypted ids (the `_` fields
- * its DTO declares, and its free-form objects, whose `_` keys are ids too), and whether DecryptIdsInterceptor
- * is bound to it.
+ * The fields of a body DTO that may carry encrypted ids: the `_` fields it declares, its free-form objects
+ * (typed `Record`/`object`, whose `_` keys are ids too), and such fields of its nested DTOs, as dotted paths.
  */
+function idFields(type: Constructor, depth = 0): string[] {
+  const out = new Set<string>();
+  for (const rule of getMetadataStorage().getTargetValidationMetadatas(type, '', false, false)) {
+    const name = rule.propertyName;
+    if (name.startsWith('_')) out.add(name);
+    if (rule.name !== 'isObject' && rule.type !== 'nestedValidation') continue;
+    const declared: unknown = Reflect.getMetadata('design:type', type.prototype, name);
+    if (declared === Object) out.add(name);
+    else if (typeof declared === 'function' && declared !== Array && depth < 5) for (const inner of idFields(declared as Constructor, depth + 1)) out.add(`${name}.${inner}`);
+  }
+  return [...out];
+}
+
+/** Every route of the running application with its body's idFields, and whether DecryptIdsInterceptor is bound to it. */
 function routes(t: TestApp): { route: string; idFields: string[]; decrypts: boolean }[] {
   const out = [];
   for (const module of t.app.get(ModulesContainer).values()) {
@@ -26,11 +39,10 @@ function routes(t: TestApp): { route: string; idFields: string[]; decrypts: bool
         const args: Record<string, { index: number }> = Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) ?? {};
         const bodyArg = Object.entries(args).find(([key]) => key.startsWith(`${RouteParamtypes.BODY}:`));
         const bodyType: Constructor | undefined = bodyArg && Reflect.getMetadata('design:paramtypes', controller.prototype, name)[bodyArg[1].index];
-        const rules = bodyType ? getMetadataStorage().getTargetValidationMetadatas(bodyType, '', false, false) : [];
         const onHandler: unknown[] = Reflect.getMetadata(INTERCEPTORS_METADATA, handler) ?? [];
         out.push({
           route: [Reflect.getMetadata(PATH_METADATA, controller), Reflect.getMetadata(PATH_METADATA, handler)].map(firstPath).filter(Boolean).join('/'),
-          idFields: [...new Set(rules.filter((m) => m.propertyName.startsWith('_') || m.name === 'isObject').map((m) => m.propertyName))],
+          idFields: bodyType ? idFields(bodyType) : [],
           decrypts: [...onClass, ...onHandler].includes(DecryptIdsInterceptor),
         });
       }
