@@ -1,4 +1,4 @@
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 type GarbageCollect = (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
@@ -14,9 +14,4 @@ export function compactHeapAfterStart(): void {
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as GarbageCollect;
   gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
-}
-
-/** Resident size of the young generation, in bytes. */
-export function youngGenerationBytes(): number {
-  return getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.physical_space_size ?? 0;
 }
