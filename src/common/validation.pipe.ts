@@ -24,12 +24,15 @@ class DeclaredKeysValidationPipe extends ValidationPipe {
     if (metadata.type !== 'body') return super.transform(value, metadata);
     const declared = declaredKeysOnly(value, metadata.metatype);
     const illFormed = illFormedPath(declared);
-    if (illFormed !== null) throw ApiError.validation([{ field: illFormed || 'body', message: `${illFormed || 'body'} must not contain unpaired surrogates (invalid Unicode)` }]);
+    if (illFormed !== null) {
+      const field = illFormed || 'body';
+      throw ApiError.validation([{ field, message: `${field} must not contain unpaired surrogates (invalid Unicode)` }]);
+    }
     return super.transform(declared, metadata);
   }
 }
 
-type MaybeWellFormed = string & { isWellFormed(): boolean; toWellFormed(): string };
+type MaybeWellFormed = string & { isWellFormed(): boolean };
 
 /**
  * The path of the first string of a body (a value, or a key: named by its parent) that holds an unpaired
@@ -37,7 +40,7 @@ type MaybeWellFormed = string & { isWellFormed(): boolean; toWellFormed(): strin
  * PostgreSQL cannot store it (free-form content would silently become U+FFFD) and validator's isEmail and
  * isByteLength pass text to encodeURI, which throws on one. The JSON parser bounds the depth.
  */
-export function illFormedPath(value: unknown, path = ''): string | null {
+function illFormedPath(value: unknown, path = ''): string | null {
   if (typeof value === 'string') return (value as MaybeWellFormed).isWellFormed() ? null : path;
   if (value === null || typeof value !== 'object') return null;
   if (Array.isArray(value)) {
