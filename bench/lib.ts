@@ -8,6 +8,9 @@ export const ROOT = join(__dirname, '..', '..');
 export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+/** Warm-up bounds in seconds (see warmUp). */
+export const WARMUP_MIN_S = Number(process.env.BENCH_WARMUP_MIN_S ?? 15);
+export const WARMUP_MAX_S = Number(process.env.BENCH_WARMUP_MAX_S ?? 45);
 
 export interface Figures {
   rps: number;
@@ -134,14 +137,48 @@ export function median(values: number[]): number {
 }
 
 /**
- * The service against its raw baseline in interleaved one-second turns (interleaved), `rounds` of them
- * (BENCH_DURATION by default, so each side gets as many seconds as a plain measurement): the mean figures
- * of each, and the throughput ratio as the median of the rounds' ratios, which a burst of other work on
- * the shared machine moves little, where two measurements one after the other can differ by half.
+ * Load on `target` in one-second turns until its rate has stopped rising: at least WARMUP_MIN_S turns, then
+ * until the mean of the last five is within 3 % of the five before, at most WARMUP_MAX_S. A fresh service
+ * runs the first 10-25 s at a third to two thirds of its later rate while V8 compiles its hot paths (a raw
+ * baseline, with far less code, in 2-3 s), so a ratio measured after a fixed 2 s compares compilation, not
+ * the steady state. Answers the seconds it took.
  */
-export async function versusBaseline(service: Target, baseline: Target, rounds = Math.max(3, DURATION_S)): Promise<{ service: Figures; baseline: Figures; ratio: number }> {
-  const { figures, perRound } = await interleaved([service, baseline], rounds);
-  return { service: figures[0], baseline: figures[1], ratio: median(perRound.map(([s, b]) => s / b)) };
+export async function warmUp(target: Target, connections = CONNECTIONS): Promise<number> {
+  const rates: number[] = [];
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  while (rates.length < Math.max(WARMUP_MIN_S, WARMUP_MAX_S)) {
+    rates.push((await measure(target, { duration: 1, connections })).rps);
+    if (rates.length >= Math.max(WARMUP_MIN_S, 10) && mean(rates.slice(-5)) <= 1.03 * mean(rates.slice(-10, -5))) break;
+  }
+  return rates.length;
+}
+
+/**
+ * The service against its raw baseline: both warmed up (warmUp), then measured in interleaved one-second
+ * turns (interleaved), `rounds` of them (BENCH_DURATION by default, so each side gets as many seconds as a
+ * plain measurement): the mean figures of each, and the throughput ratio as the median of the rounds'
+ * ratios, which a burst of other work on the shared machine moves little, where two measurements one after
+ * the other can differ by half. `references` (e.g. a bare framework handler) are measured in the same turns,
+ * each with its ratio to the baseline.
+ */
+export async function versusBaseline(
+  service: Target,
+  baseline: Target,
+  rounds = Math.max(3, DURATION_S),
+  references: Target[] = [],
+): Promise<{ service: Figures; baseline: Figures; ratio: number; warmUpSeconds: number[]; references: { figures: Figures; ratio: number }[] }> {
+  const targets = [service, baseline, ...references];
+  const warmUpSeconds: number[] = [];
+  for (const target of targets) warmUpSeconds.push(await warmUp(target));
+  const { figures, perRound } = await interleaved(targets, rounds);
+  const ratioTo = (i: number) => median(perRound.map((rates) => rates[i] / rates[1]));
+  return {
+    service: figures[0],
+    baseline: figures[1],
+    ratio: ratioTo(0),
+    warmUpSeconds,
+    references: references.map((_, r) => ({ figures: figures[r + 2], ratio: ratioTo(r + 2) })),
+  };
 }
 
 export function row(name: string, f: Figures): string {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { DURATION_S, Figures, freePort, goal, interleaved, measure, median, ratio, ROOT, row, startNode } from '../lib';
+import { DURATION_S, Figures, freePort, goal, interleaved, measure, median, ratio, ROOT, row, startNode, warmUp } from '../lib';
 import { BenchContext, Scenario } from './types';
 
 const PRODUCTS = 10_000;
@@ -76,7 +76,8 @@ export const contentScenarios: Scenario[] = [
         const url = `${ctx.service.url}${ctx.basePath}/getDataRows`;
         await checkPage(url, ctx.appId, requests[0].body);
         const first = [requests[0]];
-        await measure({ url, headers, requests }, { duration: 2 }); // warm-up
+        await warmUp({ url, headers, requests });
+        await warmUp({ url: `${baseline.url}/getDataRows`, headers, requests });
         const service1 = await measure({ url, headers, requests: first });
         const raw1 = await measure({ url: `${baseline.url}/getDataRows`, headers, requests: first });
         const serviceMix = await measure({ url, headers, requests });
@@ -111,9 +112,9 @@ export const contentScenarios: Scenario[] = [
         for (const orderBy of ORDERS) {
           for (const t of [target(url, ctx.appId, orderBy), target(url, largeId, orderBy), target(`${baseline.url}/getDataRows`, largeId, orderBy)]) await checkPage(t.url, Number(t.headers['site-id']), t.body);
         }
-        // Warm-up: every order once on each side.
+        // Warm-up: every order in rotation on each side, until the rate stops rising.
         const all = (base: string, appId: number) => ({ url: base, headers: { 'site-id': String(appId) }, requests: ORDERS.map((orderBy) => ({ method: 'POST' as const, body: target(base, appId, orderBy).body })) });
-        for (const t of [all(url, ctx.appId), all(url, largeId), all(`${baseline.url}/getDataRows`, largeId)]) await measure(t, { duration: 2 });
+        for (const t of [all(url, ctx.appId), all(url, largeId), all(`${baseline.url}/getDataRows`, largeId)]) await warmUp(t);
 
         const lines = [`${'order'.padEnd(16)} ${'service, 10,000 rows'.padEnd(28)} ${'service, 100,000 rows'.padEnd(28)} ${'raw best SQL, 100,000'.padEnd(28)} 100k/10k  service/raw (median of rounds)`];
         let worstSize = { value: Infinity, order: '' };

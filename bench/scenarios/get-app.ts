@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { freePort, goal, measure, ratio, ROOT, row, startNode, versusBaseline } from '../lib';
+import { freePort, goal, ratio, ROOT, row, startNode, versusBaseline } from '../lib';
 import { Scenario } from './types';
 
 export const getAppScenario: Scenario = {
@@ -9,9 +9,9 @@ export const getAppScenario: Scenario = {
     const body = '{}';
     const baseline = await startNode(join(ROOT, 'dist/bench/baseline/get-app.js'), { DATABASE_URL: ctx.databaseUrl }, await freePort(), '/ready');
     try {
-      await measure({ url: `${ctx.service.url}${ctx.basePath}/getApp`, headers, body }, { duration: 2 }); // warm-up
-      const { service, baseline: raw, ratio: throughput } = await versusBaseline({ url: `${ctx.service.url}${ctx.basePath}/getApp`, headers, body }, { url: `${baseline.url}/getApp`, headers, body });
+      const { service, baseline: raw, ratio: throughput, warmUpSeconds } = await versusBaseline({ url: `${ctx.service.url}${ctx.basePath}/getApp`, headers, body }, { url: `${baseline.url}/getApp`, headers, body });
       return [
+        `warm-up until the rate stopped rising: service ${warmUpSeconds[0]} s, raw ${warmUpSeconds[1]} s`,
         row('service POST /getApp', service),
         row('baseline Fastify+pg same query', raw),
         ratio(service, raw, throughput),
