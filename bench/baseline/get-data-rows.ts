@@ -1,38 +1,14 @@
 import Fastify from 'fastify';
 import { Pool } from 'pg';
+import { pageAnswer, pageQuery, PageRequest } from './page-query';
 
-/**
- * The raw baseline for POST /getDataRows (published page of core_products): Fastify and pg running the best
- * SQL for the schema for `{ table: 'core_products', isPaging: true, perPage, page, orderBy? }`, nothing else.
- * Without orderBy the page is in Master_ID order (core_data_published_idx); with `orderBy: "<column> ASC|DESC"`
- * for one of ORDERED it walks core_products_app_<column>_idx, ties by the row id in the same direction,
- * joining each row to its published core_data row.
- */
-const COLUMNS = ['id', 'app_id', 'title', 'description', 'sku', 'image', 'price', 'tax', 'bond', 'IsDigital', 'IsEvent', 'event_date', 'sort_order', 'created', 'updated'];
-const ORDERED = new Set(['title', 'created', 'updated', 'sort_order', 'price']);
-const SELECT = `SELECT d."Master_ID" AS meta_master_id, d."Current_ID" AS meta_current_id, d."Title" AS meta_title, d."Status" AS meta_status, d."Updated" AS meta_updated, ${COLUMNS.map((c) => `c."${c}" AS "${c}"`).join(', ')}
-  FROM core_data d JOIN "core_products" c ON c."id" = d."Current_ID"
- WHERE d."Shop_ID" = $1 AND d."Source_Table" = $2 AND d."Published" = 1 AND c."app_id" = $1
-   AND d."Publish_Set_Date" <= now() AND (d."Publish_Expire_Date" > now() OR d."Publish_Expire_Date" IS NULL) AND d."IsExpired" <> 1`;
-
-function orderClause(orderBy: string | undefined): string {
-  if (!orderBy) return 'ORDER BY d."Master_ID" ASC';
-  const [column, direction = 'ASC'] = orderBy.trim().split(/\s+/);
-  if (!ORDERED.has(column) || !/^(ASC|DESC)$/i.test(direction)) throw new Error(`orderBy "${orderBy}" is not one the baseline serves`);
-  return `ORDER BY c."${column}" ${direction.toUpperCase()}, c."id" ${direction.toUpperCase()}`;
-}
-
+/** The raw baseline for POST /getDataRows (published page of core_products): Fastify and pg running the best SQL for the schema (page-query.ts), nothing else. */
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const app = Fastify();
 app.get('/ready', async () => ({ ok: true }));
 app.post('/getDataRows', async (request) => {
-  const appId = Number(request.headers['site-id']);
-  const body = request.body as { page?: number; perPage?: number; orderBy?: string };
-  const perPage = body.perPage ?? 20;
-  const page = body.page ?? 1;
-  const sql = `${SELECT} ${orderClause(body.orderBy)} LIMIT $3 OFFSET $4`;
-  const { rows } = await pool.query(sql, [appId, 'core_products', perPage + 1, (page - 1) * perPage]);
-  const data = rows.slice(0, perPage).map((row) => ({ _id: String(row.meta_master_id), ...row }));
-  return { status: 'Success', data, paging: { page, perPage, hasMore: rows.length > perPage }, datetime: new Date().toISOString() };
+  const { sql, params, page, perPage } = pageQuery(Number(request.headers['site-id']), request.body as PageRequest);
+  const { rows } = await pool.query(sql, params);
+  return pageAnswer(rows, page, perPage);
 });
 app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });

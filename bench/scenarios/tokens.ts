@@ -50,7 +50,7 @@ export const tokensScenarios: Scenario[] = [
       const sample = (await check.json()) as { status?: string; message?: string };
       if (!check.ok || sample.status !== 'Success') throw new Error(`validateToken answered ${check.status}: ${JSON.stringify(sample)}`);
       const baseline = await startNode(join(ROOT, 'dist/bench/baseline/validate-token.js'), { DATABASE_URL: ctx.databaseUrl }, await freePort(), '/ready');
-      const floor = await startNode(join(ROOT, 'dist/bench/baseline/nest-validate-token.js'), { DATABASE_URL: ctx.databaseUrl }, await freePort(), '/ready');
+      const floor = await startNode(join(ROOT, 'dist/bench/baseline/nest-floor.js'), { DATABASE_URL: ctx.databaseUrl }, await freePort(), '/ready');
       try {
         const measured = await versusBaseline({ url, headers, requests }, { url: `${baseline.url}/validateToken`, headers, requests }, undefined, [
           { url: `${floor.url}/validateToken`, headers, requests },
