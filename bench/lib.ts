@@ -106,28 +106,38 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * The targets measured in turns of one second, `rounds` turns each, every other round in reverse order, so
- * that load from elsewhere on the shared machine falls on neighbouring turns alike. Answers each target's
- * mean figures (worst p99) and, per round, each target's rate.
+ * Runs the turns one after the other, `rounds` times, every other round in reverse order, so that load from
+ * elsewhere on the shared machine falls on neighbouring turns alike. Answers, per round, each turn's result.
+ */
+export async function alternate<T>(turns: (() => Promise<T>)[], rounds: number): Promise<T[][]> {
+  const results: T[][] = [];
+  for (let round = 0; round < rounds; round++) {
+    const turnResults = new Array<T>(turns.length);
+    for (const i of round % 2 ? [...turns.keys()].reverse() : turns.keys()) turnResults[i] = await turns[i]();
+    results.push(turnResults);
+  }
+  return results;
+}
+
+/** Figures of several turns of one target: mean rate and p50, worst p99, errors added up. */
+export function combined(turns: Figures[]): Figures {
+  const mean = (pick: (f: Figures) => number) => turns.reduce((sum, f) => sum + pick(f), 0) / turns.length;
+  return {
+    rps: mean((f) => f.rps),
+    p50: mean((f) => f.p50),
+    p99: Math.max(...turns.map((f) => f.p99)),
+    errors: turns.reduce((n, f) => n + f.errors, 0),
+    non2xx: turns.reduce((n, f) => n + f.non2xx, 0),
+  };
+}
+
+/**
+ * The targets measured in turns of one second, `rounds` turns each (alternate). Answers each target's
+ * combined figures and, per round, each target's rate.
  */
 export async function interleaved(targets: Target[], rounds: number): Promise<{ figures: Figures[]; perRound: number[][] }> {
-  const figures = targets.map(() => ({ rps: 0, p50: 0, p99: 0, errors: 0, non2xx: 0 }));
-  const perRound: number[][] = [];
-  for (let round = 0; round < rounds; round++) {
-    const rates: number[] = [];
-    const turns = round % 2 ? [...targets.keys()].reverse() : [...targets.keys()];
-    for (const i of turns) {
-      const f = await measure(targets[i], { duration: 1 });
-      rates[i] = f.rps;
-      figures[i].rps += f.rps / rounds;
-      figures[i].p50 += f.p50 / rounds;
-      figures[i].p99 = Math.max(figures[i].p99, f.p99);
-      figures[i].errors += f.errors;
-      figures[i].non2xx += f.non2xx;
-    }
-    perRound.push(rates);
-  }
-  return { figures, perRound };
+  const results = await alternate(targets.map((target) => () => measure(target, { duration: 1 })), rounds);
+  return { figures: targets.map((_, i) => combined(results.map((round) => round[i]))), perRound: results.map((round) => round.map((f) => f.rps)) };
 }
 
 export function median(values: number[]): number {
