@@ -147,21 +147,25 @@ export function median(values: number[]): number {
 }
 
 /**
- * Load on `target` in one-second turns until its rate has stopped rising: at least WARMUP_MIN_S turns, then
- * until the best of the last five turns is within 3 % of the best of the five before, at most WARMUP_MAX_S.
- * A fresh service runs its first 10-25 s (on this 2-core machine; when V8 gets to it varies from run to run)
- * at a third to two thirds of its later rate while V8 compiles its hot paths, a raw baseline with far less
- * code is warm in 2-3 s, so a ratio measured after a fixed 2 s compares compilation, not the steady state.
- * The best of five, not the mean, so that a dip from other work on the shared machine does not end it early.
- * Answers the seconds it took.
+ * Load on the targets in interleaved one-second turns until the rate of each has stopped rising: at least
+ * WARMUP_MIN_S rounds, then until, for every target, the best of its last five turns is within 3 % of the
+ * best of the five before; at most WARMUP_MAX_S rounds. Answers the rounds it took.
+ * - Why so long: a fresh service runs its first 10-25 s (on this 2-core machine; when V8 gets to it varies
+ *   from run to run) at a third to two thirds of its later rate while V8 compiles its hot paths; a raw
+ *   baseline with far less code is warm in 2-3 s. A ratio after a fixed 2 s compares compilation.
+ * - Why interleaved: a service warmed first and then left idle while the others warm (a minute) serves its
+ *   next turns at half its rate again (its pool has closed its idle connections, V8 has let go of some of
+ *   its compiled code), so every target is kept as recently used as the others.
+ * - Why the best of five, not the mean: a dip from other work on the shared machine does not end it early.
  */
-export async function warmUp(target: Target, connections = CONNECTIONS): Promise<number> {
-  const rates: number[] = [];
-  while (rates.length < Math.max(WARMUP_MIN_S, WARMUP_MAX_S)) {
-    rates.push((await measure(target, { duration: 1, connections })).rps);
-    if (rates.length >= Math.max(WARMUP_MIN_S, 10) && Math.max(...rates.slice(-5)) <= 1.03 * Math.max(...rates.slice(-10, -5))) break;
+export async function warmUp(targets: Target[], connections = CONNECTIONS): Promise<number> {
+  const rates: number[][] = targets.map(() => []);
+  const risen = (r: number[]) => Math.max(...r.slice(-5)) > 1.03 * Math.max(...r.slice(-10, -5));
+  for (let round = 1; round <= Math.max(WARMUP_MIN_S, WARMUP_MAX_S); round++) {
+    for (const [i, target] of targets.entries()) rates[i].push((await measure(target, { duration: 1, connections })).rps);
+    if (round >= Math.max(WARMUP_MIN_S, 10) && !rates.some(risen)) return round;
   }
-  return rates.length;
+  return Math.max(WARMUP_MIN_S, WARMUP_MAX_S);
 }
 
 /**
@@ -177,17 +181,16 @@ export async function versusBaseline(
   baseline: Target,
   rounds = Math.max(3, DURATION_S),
   references: Target[] = [],
-): Promise<{ service: Figures; baseline: Figures; ratio: number; warmUpSeconds: number[]; references: { figures: Figures; ratio: number }[] }> {
+): Promise<{ service: Figures; baseline: Figures; ratio: number; warmUpRounds: number; references: { figures: Figures; ratio: number }[] }> {
   const targets = [service, baseline, ...references];
-  const warmUpSeconds: number[] = [];
-  for (const target of targets) warmUpSeconds.push(await warmUp(target));
+  const warmUpRounds = await warmUp(targets);
   const { figures, perRound } = await interleaved(targets, rounds);
   const ratioTo = (i: number) => median(perRound.map((rates) => rates[i] / rates[1]));
   return {
     service: figures[0],
     baseline: figures[1],
     ratio: ratioTo(0),
-    warmUpSeconds,
+    warmUpRounds,
     references: references.map((_, r) => ({ figures: figures[r + 2], ratio: ratioTo(r + 2) })),
   };
 }

@@ -76,8 +76,7 @@ export const contentScenarios: Scenario[] = [
         const url = `${ctx.service.url}${ctx.basePath}/getDataRows`;
         await checkPage(url, ctx.appId, requests[0].body);
         const first = [requests[0]];
-        await warmUp({ url, headers, requests });
-        await warmUp({ url: `${baseline.url}/getDataRows`, headers, requests });
+        await warmUp([{ url, headers, requests }, { url: `${baseline.url}/getDataRows`, headers, requests }]);
         const service1 = await measure({ url, headers, requests: first });
         const raw1 = await measure({ url: `${baseline.url}/getDataRows`, headers, requests: first });
         const serviceMix = await measure({ url, headers, requests });
@@ -114,8 +113,8 @@ export const contentScenarios: Scenario[] = [
         for (const orderBy of ORDERS) {
           for (const t of sides(orderBy)) await checkPage(t.url, Number(t.headers['site-id']), t.body);
         }
-        // Warm-up: every order in rotation on each side, until the rate stops rising.
-        for (const side of sides(ORDERS[0])) await warmUp({ url: side.url, headers: side.headers, requests: ORDERS.map((orderBy) => ({ method: 'POST' as const, body: target(side.url, 0, orderBy).body })) });
+        // Warm-up: every order in rotation on each side, until no side's rate is rising.
+        await warmUp(sides(ORDERS[0]).map((side) => ({ url: side.url, headers: side.headers, requests: ORDERS.map((orderBy) => ({ method: 'POST' as const, body: target(side.url, 0, orderBy).body })) })));
 
         const lines = [`${'order'.padEnd(16)} ${'service, 10,000 rows'.padEnd(28)} ${'service, 100,000 rows'.padEnd(28)} ${'raw best SQL, 100,000'.padEnd(28)} 100k/10k  service/raw  bare NestJS/raw (medians of rounds)`];
         let worstSize = { value: Infinity, order: '' };

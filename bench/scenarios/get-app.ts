@@ -9,9 +9,9 @@ export const getAppScenario: Scenario = {
     const body = '{}';
     const baseline = await startNode(join(ROOT, 'dist/bench/baseline/get-app.js'), { DATABASE_URL: ctx.databaseUrl }, await freePort(), '/ready');
     try {
-      const { service, baseline: raw, ratio: throughput, warmUpSeconds } = await versusBaseline({ url: `${ctx.service.url}${ctx.basePath}/getApp`, headers, body }, { url: `${baseline.url}/getApp`, headers, body });
+      const { service, baseline: raw, ratio: throughput, warmUpRounds } = await versusBaseline({ url: `${ctx.service.url}${ctx.basePath}/getApp`, headers, body }, { url: `${baseline.url}/getApp`, headers, body });
       return [
-        `warm-up until the rate stopped rising: service ${warmUpSeconds[0]} s, raw ${warmUpSeconds[1]} s`,
+        `warm-up in interleaved turns until no rate was rising: ${warmUpRounds} rounds`,
         row('service POST /getApp', service),
         row('baseline Fastify+pg same query', raw),
         ratio(service, raw, throughput),

@@ -57,7 +57,7 @@ export const tokensScenarios: Scenario[] = [
         ]);
         const [bare] = measured.references;
         return [
-          `warm-up until the rate stopped rising: service ${measured.warmUpSeconds[0]} s, raw ${measured.warmUpSeconds[1]} s, bare NestJS ${measured.warmUpSeconds[2]} s`,
+          `warm-up in interleaved turns until no rate was rising: ${measured.warmUpRounds} rounds`,
           row('service POST /ecommerce/validateToken', measured.service),
           row('baseline Fastify+pg select by token_value', measured.baseline),
           row('bare NestJS-on-Fastify + pg, same select', bare.figures),
