@@ -8,7 +8,7 @@ export const ROOT = join(__dirname, '..', '..');
 export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-/** Warm-up bounds in seconds (see warmUp). */
+/** Warm-up bounds, in rounds of one-second turns (see warmUp). */
 export const WARMUP_MIN_S = Number(process.env.BENCH_WARMUP_MIN_S ?? 30);
 export const WARMUP_MAX_S = Number(process.env.BENCH_WARMUP_MAX_S ?? 60);
 
@@ -161,11 +161,14 @@ export function median(values: number[]): number {
 export async function warmUp(targets: Target[], connections = CONNECTIONS): Promise<number> {
   const rates: number[][] = targets.map(() => []);
   const risen = (r: number[]) => Math.max(...r.slice(-5)) > 1.03 * Math.max(...r.slice(-10, -5));
-  for (let round = 1; round <= Math.max(WARMUP_MIN_S, WARMUP_MAX_S); round++) {
+  const [least, most] = [Math.max(WARMUP_MIN_S, 10), Math.max(WARMUP_MIN_S, WARMUP_MAX_S)];
+  let round = 0;
+  while (round < most) {
+    round++;
     for (const [i, target] of targets.entries()) rates[i].push((await measure(target, { duration: 1, connections })).rps);
-    if (round >= Math.max(WARMUP_MIN_S, 10) && !rates.some(risen)) return round;
+    if (round >= least && !rates.some(risen)) break;
   }
-  return Math.max(WARMUP_MIN_S, WARMUP_MAX_S);
+  return round;
 }
 
 /**
