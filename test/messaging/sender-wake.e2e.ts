@@ -47,8 +47,10 @@ describe('notification sender woken by queued rows', () => {
     await notify(acceptor, appId, 'woken@example.test', 1);
     await waitFor(() => smtp.mails.length === 1, WITHIN_MS);
     expect(recipients(smtp)).toEqual(['woken@example.test']);
-    const [row] = await acceptor.dataSource.query(`SELECT status FROM core_notification_log WHERE app_id = $1 AND email = 'woken@example.test'`, [appId]);
-    expect(row.status).toBe('Sent');
+    // The sender marks the row Sent once the SMTP server has taken the mail: the row follows the mail by a moment.
+    const status = async () => (await acceptor.dataSource.query(`SELECT status FROM core_notification_log WHERE app_id = $1 AND email = 'woken@example.test'`, [appId]))[0].status;
+    await waitFor(async () => (await status()) === 'Sent', WITHIN_MS);
+    expect(await status()).toBe('Sent');
   });
 
   it('rows queued while the listener was lost are sent once it listens again', async () => {
