@@ -61,7 +61,8 @@ export const loginScenario: Scenario = {
       );
       const service = combined(rounds.map(([s]) => s as Figures));
       const bares = rounds.map(([, b]) => b as BareRate);
-      const bare = { rps: bares.reduce((sum, b) => sum + b.rps, 0) / bares.length, meanMs: bares.reduce((sum, b) => sum + b.meanMs, 0) / bares.length };
+      const mean = (pick: (b: BareRate) => number) => bares.reduce((sum, b) => sum + pick(b), 0) / bares.length;
+      const bare = { rps: mean((b) => b.rps), meanMs: mean((b) => b.meanMs) };
       const ratio = median(rounds.map(([s, b]) => s.rps / b.rps));
       return [
         row(`service POST /auth/login (${LOGIN_CONNECTIONS} conn)`, service),

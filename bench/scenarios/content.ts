@@ -104,22 +104,21 @@ export const contentScenarios: Scenario[] = [
       const baseline = await startNode(join(ROOT, 'dist/bench/baseline/get-data-rows.js'), { DATABASE_URL: ctx.databaseUrl }, await freePort(), '/ready');
       const floor = await startNode(join(ROOT, 'dist/bench/baseline/nest-floor.js'), { DATABASE_URL: ctx.databaseUrl }, await freePort(), '/ready');
       try {
-        const target = (base: string, appId: number, orderBy: string) => ({
-          url: base,
-          headers: { 'site-id': String(appId) },
-          body: JSON.stringify({ table: 'core_products', isPaging: true, perPage: 20, page: 3, orderBy }),
-        });
+        const pageBody = (orderBy: string) => JSON.stringify({ table: 'core_products', isPaging: true, perPage: 20, page: 3, orderBy });
+        const target = (base: string, appId: number, orderBy: string) => ({ url: base, headers: { 'site-id': String(appId) }, body: pageBody(orderBy) });
         const sides = (orderBy: string) => [target(url, ctx.appId, orderBy), target(url, largeId, orderBy), target(`${baseline.url}/getDataRows`, largeId, orderBy), target(`${floor.url}/getDataRows`, largeId, orderBy)];
         for (const orderBy of ORDERS) {
           for (const t of sides(orderBy)) await checkPage(t.url, Number(t.headers['site-id']), t.body);
         }
         // Warm-up: every order in rotation on each side, until no side's rate is rising.
-        await warmUp(sides(ORDERS[0]).map((side) => ({ url: side.url, headers: side.headers, requests: ORDERS.map((orderBy) => ({ method: 'POST' as const, body: target(side.url, 0, orderBy).body })) })));
+        await warmUp(sides(ORDERS[0]).map((side) => ({ url: side.url, headers: side.headers, requests: ORDERS.map((orderBy) => ({ method: 'POST' as const, body: pageBody(orderBy) })) })));
 
         const lines = [`${'order'.padEnd(16)} ${'service, 10,000 rows'.padEnd(28)} ${'service, 100,000 rows'.padEnd(28)} ${'raw best SQL, 100,000'.padEnd(28)} 100k/10k  service/raw  bare NestJS/raw (medians of rounds)`];
-        let worstSize = { value: Infinity, order: '' };
-        let worstRaw = { value: Infinity, order: '' };
-        let worstFloor = { value: Infinity, order: '' };
+        type Worst = { value: number; order: string };
+        const worse = (worst: Worst, value: number, order: string): Worst => (value < worst.value ? { value, order } : worst);
+        let worstSize: Worst = { value: Infinity, order: '' };
+        let worstRaw: Worst = { value: Infinity, order: '' };
+        let worstFloor: Worst = { value: Infinity, order: '' };
         for (const orderBy of ORDERS) {
           const { figures, perRound } = await interleaved(sides(orderBy), rounds);
           const [small, large, raw] = figures;
@@ -127,9 +126,9 @@ export const contentScenarios: Scenario[] = [
           const size = median(perRound.map(([s10k, s100k]) => s100k / s10k));
           const vsRaw = median(perRound.map(([, s100k, r100k]) => s100k / r100k));
           const floorVsRaw = median(perRound.map(([, , r100k, f100k]) => f100k / r100k));
-          if (size < worstSize.value) worstSize = { value: size, order: orderBy };
-          if (vsRaw < worstRaw.value) worstRaw = { value: vsRaw, order: orderBy };
-          if (floorVsRaw < worstFloor.value) worstFloor = { value: floorVsRaw, order: orderBy };
+          worstSize = worse(worstSize, size, orderBy);
+          worstRaw = worse(worstRaw, vsRaw, orderBy);
+          worstFloor = worse(worstFloor, floorVsRaw, orderBy);
           lines.push(`${orderBy.padEnd(16)} ${short(small).padEnd(28)} ${short(large).padEnd(28)} ${short(raw).padEnd(28)} ${size.toFixed(2).padStart(8)}  ${vsRaw.toFixed(2).padStart(11)}  ${floorVsRaw.toFixed(2).padStart(15)}`);
         }
         return [
