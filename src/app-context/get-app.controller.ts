@@ -5,6 +5,7 @@ import { IdField } from '../common/dto-fields';
 import { IdCipher } from '../common/id-cipher.service';
 import { Ctx, RequestContext } from '../common/request-context';
 import { Site } from './entities/site.entity';
+import { paysLive } from './payment-mode';
 import { SitesService } from './sites.service';
 
 class GetAppRequest {
@@ -20,8 +21,8 @@ class GetAppResponse {
   @ApiProperty({ nullable: true }) colour2: string | null;
   @ApiProperty({ description: 'Encrypted app id' }) _id: string;
   @ApiProperty({ description: 'App key for the legacy appKey header (encrypted app id)' }) _publicKey: string;
-  @ApiPropertyOptional({ description: 'Outside production only' }) payment_test_public_key?: string | null;
-  @ApiPropertyOptional({ description: 'In production only' }) payment_live_public_key?: string | null;
+  @ApiPropertyOptional({ description: 'Outside production, and for an app marked payment_test_mode in production' }) payment_test_public_key?: string | null;
+  @ApiPropertyOptional({ description: 'In production, unless the app is marked payment_test_mode' }) payment_live_public_key?: string | null;
 }
 
 @ApiTags('App')
@@ -48,7 +49,7 @@ export class GetAppController {
   }
 
   private bootstrap(ctx: RequestContext, site: Site): GetAppResponse {
-    const publicKey = ctx.production ? { payment_live_public_key: site.payment_live_public_key } : { payment_test_public_key: site.payment_test_public_key };
+    const publicKey = paysLive(site, ctx.production, undefined) ? { payment_live_public_key: site.payment_live_public_key } : { payment_test_public_key: site.payment_test_public_key };
     return {
       splash_logo: site.splash_logo,
       logo: site.logo,

@@ -118,7 +118,7 @@ export class CartService {
 
   /** addCart: the order named by `ref`, locked, must be New; the lines are checked, added, the total recomputed. */
   async add(ctx: RequestContext, ref: OrderRef, lines: CartLine[], totalField: string): Promise<Order> {
-    const order = await this.access.load(ctx, ref, { lock: true });
+    const order = await this.access.load(ctx, ref, { lock: true, reconcile: true });
     requireTransition('editCart', order.orderstatus);
     const resolved = await this.resolve(ctx, lines);
     await this.addResolved(ctx, order.id, resolved, totalField);
@@ -131,7 +131,7 @@ export class CartService {
    * than Cancelled ones is left, the order is reset to New (SPEC "Order status": cart emptied).
    */
   async remove(ctx: RequestContext, ref: OrderRef, productMasterId: number): Promise<{ order: Order; removed: number }> {
-    const order = await this.access.load(ctx, ref, { lock: true });
+    const order = await this.access.load(ctx, ref, { lock: true, reconcile: true });
     requireTransition('editCart', order.orderstatus);
     const deleted = await this.connection
       .repository(ctx, OrderItem)

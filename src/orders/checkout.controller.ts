@@ -4,6 +4,7 @@ import { OptionalBearerGuard } from '../auth';
 import { success, successData } from '../common/envelope';
 import { DecryptIds } from '../common/decrypt-ids.interceptor';
 import { Ctx, RequestContext } from '../common/request-context';
+import { Transactional } from '../common/transactional';
 import { CheckoutRequest, CreatePaymentIntentRequest, PaymentCompleteRequest, SubmitOrderRequest } from './checkout.dto';
 import { CheckoutService } from './checkout.service';
 import { OrderAccess } from './order-access.service';
@@ -71,11 +72,12 @@ export class CheckoutController {
   @ApiResponse({ status: 404, description: `${ORDER_FAILURES} / Payment intent not found` })
   @ApiResponse({ status: 502, description: 'Payment provider error: …' })
   async paymentComplete(@Ctx() ctx: RequestContext, @Body() body: PaymentCompleteRequest) {
-    return successData(await this.checkouts.paymentComplete(ctx, this.access.refOf(ctx, body), body.paymentIntentID, body.production ?? false));
+    return successData(await this.checkouts.paymentComplete(ctx, this.access.refOf(ctx, body), body.paymentIntentID, body.production));
   }
 
   @Post('submitOrder')
   @HttpCode(200)
+  @Transactional() // the order stays locked from the checks to the end of its completion
   @ApiOperation({
     summary: 'Complete an order without card payment (`Order Only` → Ordered), or re-run a completion without emails (`REDO`, app admins)',
     description:

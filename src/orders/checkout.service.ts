@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { paysLive } from '../app-context';
 import { isAppAdmin } from '../auth';
 import { ApiError } from '../common/api-error';
 import { RequestContext } from '../common/request-context';
@@ -11,8 +12,6 @@ import { counts, orderTotal } from './order-totals';
 import { requireTransition } from './order-transitions';
 import { ordersError } from './orders.errors';
 import { PaymentGateway } from './payments';
-
-export const DEFAULT_CURRENCY = 'aud';
 
 export interface IntentAnswer {
   clientSecret: string;
@@ -63,19 +62,18 @@ export class CheckoutService {
 
   /**
    * POST /ecommerce/paymentComplete: asks the provider for the intent and completes the order when it has
-   * succeeded, names this app and order in its metadata and paid the order's total. Idempotent with the
-   * webhook: whichever comes second finds the order complete, does nothing and answers its status.
+   * succeeded and pays for the order as it is (payment-match.ts, checked under the order's lock). Idempotent
+   * with the webhook: whichever comes second finds the order complete, does nothing and answers its status.
    */
-  async paymentComplete(ctx: RequestContext, ref: OrderRef, intentId: string, production: boolean): Promise<OrderStatusAnswer> {
+  async paymentComplete(ctx: RequestContext, ref: OrderRef, intentId: string, production: boolean | undefined): Promise<OrderStatusAnswer> {
     const order = await this.access.load(ctx, ref);
     if (order.orderstatus !== 'New') {
       if (order.AuthCode === intentId) return statusOf(order); // completed already (the webhook came first)
       requireTransition('payByCard', order.orderstatus);
     }
-    const intent = await this.gateway.retrieveIntent(ctx.app, production, intentId);
+    const intent = await this.gateway.retrieveIntent(ctx.app, paysLive(ctx.app, ctx.production, production), intentId);
     if (intent.status !== 'succeeded') throw ordersError('PAYMENT_NOT_SUCCEEDED');
-    if (intent.metadata.appID !== String(ctx.appId) || intent.metadata.orderID !== String(order.id)) throw ordersError('PAYMENT_NOT_FOR_ORDER');
-    const result = await this.completion.complete(ctx, ctx.app, order.id, { method: 'Card', intentId: intent.id, paid: { amount: intent.amount, currency: intent.currency } });
+    const result = await this.completion.complete(ctx, ctx.app, order.id, { method: 'Card', intent });
     if (result.outcome === 'already_complete' && result.order?.orderstatus === 'Paid') {
       // The webhook (or a parallel paymentComplete) completed it first: its status is the answer.
       if (result.order.AuthCode !== intent.id) this.logger.warn({ appId: ctx.appId, orderId: order.id, authCode: result.order.AuthCode, intentId: intent.id }, 'paymentComplete: the order was paid with another intent');
@@ -96,17 +94,15 @@ export class CheckoutService {
       if (!ctx.principal) throw ApiError.unauthorized();
       if (!admin) throw ApiError.forbidden();
     }
-    const order = await this.access.load(ctx, ref);
+    // Locked for the route's transaction: the cart cannot change between the checks and the completion.
+    const order = await this.access.load(ctx, ref, { lock: true, reconcile: method !== 'REDO' });
     if (method === 'REDO') {
       const result = await this.completion.complete(ctx, ctx.app, order.id, { method: 'REDO', notes });
       return this.answer(result, order, 'redo');
     }
     if (order.orderstatus === 'Ordered' && order.paymentMethodRef === 'Order Only') return statusOf(order); // a retried submit
     requireTransition('submitOrderOnly', order.orderstatus);
-    if (!admin && (await this.hasDigitalItems(ctx, order.id))) {
-      throw ApiError.field('paymentMethod', 'Order Only cannot complete an order with digital items (they would be issued without payment): pay by card through checkout');
-    }
-    const result = await this.completion.complete(ctx, ctx.app, order.id, { method: 'Order Only', notes });
+    const result = await this.completion.complete(ctx, ctx.app, order.id, { method: 'Order Only', allowDigital: admin, notes });
     if (result.outcome === 'already_complete' && result.order?.orderstatus === 'Ordered' && result.order.paymentMethodRef === 'Order Only') return statusOf(result.order);
     return this.answer(result, order, 'submitOrderOnly');
   }
@@ -119,13 +115,14 @@ export class CheckoutService {
    */
   private async openPayment(ctx: RequestContext, ref: OrderRef, payment: PaymentRequest, billing: BillingData | null): Promise<IntentAnswer> {
     const site = ctx.app;
-    const production = payment.production ?? false;
-    const currency = payment.currency ?? DEFAULT_CURRENCY;
+    const live = paysLive(site, ctx.production, payment.production);
+    const currency = site.currency;
+    if (payment.currency !== undefined && payment.currency !== currency) throw ApiError.field('currency', `currency must be the app's currency (${currency})`);
     // Refused before step (1): a request refused for a missing key must not leave the order changed.
-    this.gateway.requireConfigured(site, production);
+    this.gateway.requireConfigured(site, live);
 
     const order = await this.connection.inTransaction(ctx, async (em) => {
-      const locked = await this.access.load(ctx, ref, { lock: true });
+      const locked = await this.access.load(ctx, ref, { lock: true, reconcile: true });
       requireTransition('checkout', locked.orderstatus);
       const items = await em.getRepository(OrderItem).find({ where: { Order_ID: locked.id, app_id: ctx.appId } });
       const total = orderTotal(items);
@@ -142,15 +139,16 @@ export class CheckoutService {
       return Object.assign(locked, fields);
     });
 
-    const intent = await this.gateway.createIntent(site, production, {
+    const intent = await this.gateway.createIntent(site, live, {
       amount: payment.amount,
       currency,
-      metadata: { appID: String(site.id), orderID: String(order.id), customerID: order.customer_id === null ? '' : String(order.customer_id) },
-      // One intent per order, amount, currency and customer: a retried checkout gets the same intent from
-      // the provider; a changed cart (another amount) gets a new one. The customer is part of the key
-      // because it is part of the request: a placeholder order reconciled in between would otherwise
-      // reuse the key with other parameters, which the provider refuses.
-      idempotencyKey: `order-${site.id}-${order.id}-${payment.amount}-${currency}-${order.customer_id ?? 0}`,
+      // cartVersion: completion fulfils the order only while its cart is the one priced here (payment-match.ts).
+      metadata: { appID: String(site.id), orderID: String(order.id), customerID: order.customer_id === null ? '' : String(order.customer_id), cartVersion: String(order.cart_version) },
+      // One intent per priced cart and customer: a retried checkout gets the same intent from the provider;
+      // a changed cart gets a new one. The customer is part of the key because it is part of the request: a
+      // placeholder order reconciled in between would otherwise reuse the key with other parameters, which
+      // the provider refuses.
+      idempotencyKey: `order-${site.id}-${order.id}-v${order.cart_version}-${payment.amount}-${currency}-${order.customer_id ?? 0}`,
     });
 
     await this.connection
@@ -161,11 +159,6 @@ export class CheckoutService {
       .where('id = :id AND app_id = :appId AND orderstatus = :new', { id: order.id, appId: site.id, new: 'New' })
       .execute();
     return { clientSecret: intent.clientSecret, paymentIntentID: intent.id };
-  }
-
-  private async hasDigitalItems(ctx: RequestContext, orderId: number): Promise<boolean> {
-    const items = await this.connection.repository(ctx, OrderItem).find({ select: { id: true, ItemStatus: true }, where: { Order_ID: orderId, app_id: ctx.appId, IsDigital: 1 } });
-    return items.some(counts);
   }
 
   /** A completion's result as the answer, or the failure it means. */
@@ -179,8 +172,16 @@ export class CheckoutService {
         return statusOf(result.order ?? before);
       case 'order_not_found':
         throw ordersError('ORDER_NOT_FOUND');
+      case 'not_for_order':
+        throw ordersError('PAYMENT_NOT_FOR_ORDER');
+      case 'mode_mismatch':
+        throw ordersError('PAYMENT_MODE_MISMATCH');
+      case 'currency_mismatch':
+        throw ordersError('PAYMENT_CURRENCY_MISMATCH');
       case 'amount_mismatch':
         throw ordersError('PAYMENT_AMOUNT_MISMATCH');
+      case 'cart_changed':
+        throw ordersError('PAYMENT_CART_CHANGED');
     }
   }
 }

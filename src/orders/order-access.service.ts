@@ -19,14 +19,26 @@ export interface OrderRef {
 export interface LoadOptions {
   /** Lock the order row until the transaction ends (FOR UPDATE): writers of one order take turns. */
   lock?: boolean;
+  /**
+   * A change of the order by its capability holder (addCart, removeCart, checkout, …): a customer bearer
+   * presenting the encrypted id of a New placeholder order becomes its customer. Reads never move an order.
+   */
+  reconcile?: boolean;
 }
 
 /**
  * Finds the order a request names, within the request's app, and decides whether the caller may use it.
  * Unknown, another app's, another customer's and tampered ids all answer ORDER_NOT_FOUND.
  *
+ * Who may use an order (docs/security.md "Orders"):
+ * - whoever presents its encrypted id (the capability createOrder handed out), unless the order belongs to
+ *   another real customer and the caller is a customer;
+ * - its own customer (customer bearer) and an admin of its app, also by the plain numeric id.
+ * A plain numeric id never reaches a placeholder (guest) order for a customer: ids can be enumerated.
+ *
  * Reconciliation (SPEC "createOrder"): an order created without a customer JWT belongs to a placeholder
- * customer; the first customer who uses it with a bearer (addCart, checkout, …) becomes its customer.
+ * customer; it moves to an authenticated customer only by a change that presents the encrypted id while
+ * the order is New. After payment an order's customer never changes.
  */
 @Injectable()
 export class OrderAccess {
@@ -47,7 +59,7 @@ export class OrderAccess {
     return { id: this.cipher.decryptId(ctx.appId, value) ?? 0, encrypted: true };
   }
 
-  /** The order, if the caller may use it; reconciles a placeholder order to an authenticated customer. */
+  /** The order, if the caller may use it; with `reconcile`, a New placeholder order presented by its capability moves to the customer. */
   async load(ctx: RequestContext, ref: OrderRef, options: LoadOptions = {}): Promise<Order> {
     if (!(ref.id > 0)) throw ordersError('ORDER_NOT_FOUND');
     const query = this.connection.repository(ctx, Order).createQueryBuilder('o').where('o.id = :id AND o.app_id = :appId', { id: ref.id, appId: ctx.appId });
@@ -58,27 +70,27 @@ export class OrderAccess {
     const principal = ctx.principal?.appId === ctx.appId ? ctx.principal : null;
     if (principal?.authTable === CUSTOMER_TABLE) {
       if (order.customer_id === principal.userId) return order;
-      if (order.customer_is_placeholder && (await this.reconcile(ctx, order, principal.userId))) return order;
-      throw ordersError('ORDER_NOT_FOUND');
+      if (!ref.encrypted || !order.customer_is_placeholder) throw ordersError('ORDER_NOT_FOUND');
+      if (options.reconcile && order.orderstatus === 'New') await this.reconcile(ctx, order, principal.userId);
+      return order;
     }
     if (principal?.authTable === ADMIN_TABLE && isAppAdmin(principal)) return order;
     if (ref.encrypted) return order;
     throw ordersError('ORDER_NOT_FOUND');
   }
 
-  /** Moves a placeholder order to `customerId`, unless another request reconciled it first. */
-  private async reconcile(ctx: RequestContext, order: Order, customerId: number): Promise<boolean> {
+  /** Moves a New placeholder order to `customerId`, unless another request reconciled or completed it first. */
+  private async reconcile(ctx: RequestContext, order: Order, customerId: number): Promise<void> {
     const result = await this.connection
       .repository(ctx, Order)
       .createQueryBuilder()
       .update()
       .set({ customer_id: customerId, customer_is_placeholder: false })
-      .where('id = :id AND app_id = :appId AND customer_is_placeholder', { id: order.id, appId: ctx.appId })
+      .where(`id = :id AND app_id = :appId AND customer_is_placeholder AND orderstatus = 'New'`, { id: order.id, appId: ctx.appId })
       .execute();
-    if (!result.affected) return false;
+    if (!result.affected) return;
     order.customer_id = customerId;
     order.customer_is_placeholder = false;
-    return true;
   }
 
   /** The encrypted form of an order id, for responses. */

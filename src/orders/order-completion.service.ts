@@ -1,23 +1,27 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { ApiError } from '../common/api-error';
 import { TenantSite } from '../common/request-context';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
 import { TransactionScope } from '../database/transaction-scope';
 import { TransactionalConnection } from '../database/transactional-connection';
 import { DigitalItem, TokenIssuer, TokenRow } from '../tokens';
 import { isGift, Order, OrderItem } from './entities';
 import { OrderMails } from './order-mails';
-import { counts, orderTotal } from './order-totals';
+import { counts } from './order-totals';
 import { allows, labelOf, ORDER_TRANSITIONS, OrderAction, requireTransition } from './order-transitions';
+import { PaidIntent, PaymentMismatch, paymentMismatch } from './payment-match';
 
 /** How an order is completed (core_orders.paymentMethodRef): by card, without payment, or re-run. */
 export type CompletionMethod = 'Card' | 'Order Only' | 'REDO';
 
 export interface CompletionPayment {
   method: CompletionMethod;
-  /** The payment intent (Card): AuthCode and TrxnReference. */
-  intentId?: string | null;
-  /** What the provider says was paid (Card): must be the order's total and currency, checked under the lock. */
-  paid?: { amount: number; currency: string };
+  /** Card: the intent that succeeded (AuthCode and TrxnReference), checked against the order under its lock. */
+  intent?: PaidIntent;
+  /** Order Only: the order may hold digital items (an app admin submits it); otherwise they need a card payment. */
+  allowDigital?: boolean;
   /** Stored on the order in step 1 (submitOrder's notes). */
   notes?: string;
 }
@@ -25,9 +29,9 @@ export interface CompletionPayment {
 /**
  * What a completion did: `completed` (New → Paid or Ordered, now), `redone` (REDO re-ran the steps),
  * `already_complete` (someone else completed it first: nothing done), `order_not_found` (no such order
- * of the app), `amount_mismatch` (the payment does not cover this order's items: nothing done).
+ * of the app), a PaymentMismatch (the intent does not pay for this order as it is: nothing done).
  */
-export type CompletionOutcome = 'completed' | 'redone' | 'already_complete' | 'order_not_found' | 'amount_mismatch';
+export type CompletionOutcome = 'completed' | 'redone' | 'already_complete' | 'order_not_found' | PaymentMismatch;
 
 export interface CompletionResult {
   outcome: CompletionOutcome;
@@ -65,6 +69,7 @@ export class OrderCompletion {
     private readonly connection: TransactionalConnection,
     private readonly tokens: TokenIssuer,
     private readonly mails: OrderMails,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async complete(scope: TransactionScope, site: TenantSite, orderId: number, payment: CompletionPayment): Promise<CompletionResult> {
@@ -76,13 +81,22 @@ export class OrderCompletion {
         if (payment.method === 'REDO') requireTransition(action, locked.orderstatus); // throws: only a completed order is redone
         return { outcome: 'already_complete', order: locked, tokens: [], mails: 0 };
       }
+      // Every check below and every step after it see the same locked order and items: what is fulfilled is what was checked.
       const before = await this.itemsOf(em, site.id, orderId);
-      if (payment.paid && !(payment.paid.amount === orderTotal(before) && payment.paid.currency.toLowerCase() === locked.currency.toLowerCase())) {
-        this.logger.error(
-          { appId: site.id, orderId, intentId: payment.intentId, paid: payment.paid, total: orderTotal(before), currency: locked.currency },
-          'payment does not match the order total: the order is not completed (refund or complete it by hand)',
-        );
-        return { outcome: 'amount_mismatch', order: locked, tokens: [], mails: 0 };
+      if (payment.method === 'Card') {
+        if (!payment.intent) throw new Error('a card completion needs the intent that paid');
+        const mismatch = paymentMismatch(payment.intent, site, this.config.production, locked, before);
+        if (mismatch) {
+          const { id, amount, currency, livemode, metadata } = payment.intent;
+          this.logger.error(
+            { appId: site.id, orderId, intentId: id, amount, currency, livemode, cartVersion: metadata.cartVersion, total: locked.total, orderCurrency: locked.currency, orderCartVersion: locked.cart_version, mismatch },
+            'payment does not pay for the order as it is: the order is not completed (refund or complete it by hand)',
+          );
+          return { outcome: mismatch, order: locked, tokens: [], mails: 0 };
+        }
+      }
+      if (payment.method === 'Order Only' && !payment.allowDigital && before.some((item) => item.IsDigital === 1 && counts(item))) {
+        throw ApiError.field('paymentMethod', 'Order Only cannot complete an order with digital items (they would be issued without payment): pay by card through checkout');
       }
 
       // Steps 1 and 2.
@@ -128,7 +142,7 @@ export class OrderCompletion {
   private async markComplete(em: EntityManager, order: Order, action: OrderAction, payment: CompletionPayment): Promise<Order | null> {
     const transition = ORDER_TRANSITIONS[action];
     const to = transition.to!;
-    const intentId = payment.method === 'Card' ? (payment.intentId ?? null) : null;
+    const intentId = payment.method === 'Card' ? (payment.intent?.id ?? null) : null;
     const result = await em
       .createQueryBuilder()
       .update(Order)

@@ -39,16 +39,16 @@ export function orderTotal(items: readonly CountedItem[]): number {
 const SUM_SQL = `(SELECT COALESCE(SUM(i."Qty"::bigint * (i."Price"::bigint + i."bond")), 0) FROM core_order_items i WHERE i."Order_ID" = :orderId AND i."ItemStatus" NOT IN (:...uncounted))`;
 
 /**
- * Sets core_orders.total of order `orderId` to the sum of its items, in one UPDATE in the caller's
- * transaction (callers hold the order row's lock, so the sum sees every committed item change). Returns
- * the new total, or null, leaving the order unchanged, when the sum would exceed MAX_ORDER_TOTAL (the
- * caller refuses the change with a 400 and its transaction rolls back).
+ * After a change of the cart: sets core_orders.total of order `orderId` to the sum of its items and raises
+ * its cart_version, in one UPDATE in the caller's transaction (callers hold the order row's lock, so the sum
+ * sees every committed item change). Returns the new total, or null, leaving the order unchanged, when the
+ * sum would exceed MAX_ORDER_TOTAL (the caller refuses the change with a 400 and its transaction rolls back).
  */
 export async function recomputeOrderTotal(em: EntityManager, orderId: number): Promise<number | null> {
   const result = await em
     .createQueryBuilder()
     .update(Order)
-    .set({ total: () => SUM_SQL })
+    .set({ total: () => SUM_SQL, cart_version: () => 'cart_version + 1' })
     .where(`id = :orderId AND ${SUM_SQL} <= :max`, { orderId, uncounted: UNCOUNTED_ITEM_STATUSES, max: MAX_ORDER_TOTAL })
     .returning(['total'])
     .execute();

@@ -110,9 +110,9 @@ export class OrdersController {
 
   @Post('getOrder')
   @HttpCode(200)
-  @Transactional() // a customer bearer may take over a placeholder order (a write)
   @ApiOperation({
     summary: 'An order with its items: orderID as a plain number (the order\'s customer bearer or an app admin only), or the encrypted id as an orderID string or _orderID',
+    description: 'Reading never changes an order\'s customer: a guest order is taken over only by a change (addCart, removeCart, checkout, submitOrder) that presents its encrypted id while it is New.',
   })
   @ApiResponse({ status: 200, description: `{ status: Success, data: ${ORDER_VIEW} }` })
   @ApiResponse({ status: 400, description: 'Validation error (orderID is required; orderID must be an encrypted order id (string) or a positive integer order id)' })

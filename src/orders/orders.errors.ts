@@ -28,8 +28,14 @@ export const ordersError = errorTable({
   ORDER_EMPTY: { status: 400, message: 'The order has no items to pay for' },
   /** paymentComplete: the intent's metadata names another app or order. */
   PAYMENT_NOT_FOR_ORDER: { status: 400, message: 'Payment intent does not belong to this order' },
-  /** paymentComplete: the intent's amount or currency is not the order's total (the cart changed after checkout). */
+  /** paymentComplete: the intent's amount is not the order's total (the cart changed after checkout). */
   PAYMENT_AMOUNT_MISMATCH: { status: 400, message: 'Payment amount does not match the order total' },
+  /** paymentComplete: the intent's currency is not the order's. */
+  PAYMENT_CURRENCY_MISMATCH: { status: 400, message: 'Payment currency does not match the order currency' },
+  /** paymentComplete: a test-mode intent on a production instance (or a live one for an app marked payment_test_mode). */
+  PAYMENT_MODE_MISMATCH: { status: 400, message: 'Payment mode (test or live) is not accepted for this app' },
+  /** paymentComplete: the cart changed after the checkout that made the intent (same amount, other items). */
+  PAYMENT_CART_CHANGED: { status: 409, message: 'The cart changed after this payment was made: check out again' },
 });
 
 export type OrdersErrorCode = keyof typeof ordersError.table;

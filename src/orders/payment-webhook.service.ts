@@ -8,6 +8,7 @@ import { TransactionalConnection } from '../database/transactional-connection';
 import { PaymentEvent } from './entities';
 import { CompletionOutcome, OrderCompletion } from './order-completion.service';
 import { ordersError } from './orders.errors';
+import { PaidIntent } from './payment-match';
 import { PaymentGateway } from './payments';
 
 /** The only event the service acts on (SPEC "Inbound: payment_intent.succeeded"). */
@@ -89,7 +90,7 @@ export class PaymentWebhooks {
       const result =
         orderId === null
           ? ({ outcome: 'order_not_found' } as const)
-          : await this.completion.complete(scope, site, orderId, { method: 'Card', intentId: intent.id, paid: { amount: intent.amount, currency: intent.currency } });
+          : await this.completion.complete(scope, site, orderId, { method: 'Card', intent: paidIntentOf(intent) });
       if (result.outcome === 'already_complete' && result.order && result.order.AuthCode !== intent.id) {
         // Completed otherwise (Order Only, or paid with another intent): this payment is attached to nothing.
         this.logger.error({ appId: site.id, orderId, intentId: intent.id, orderStatus: result.order.orderstatus, authCode: result.order.AuthCode }, 'payment for an order already completed otherwise: refund it or attach it by hand');
@@ -119,4 +120,9 @@ function claimedAppId(body: Buffer): number | null {
   } catch {
     return null;
   }
+}
+
+/** The verified event's intent as completion checks it (the provider's `livemode` says test or live). */
+function paidIntentOf(intent: Stripe.PaymentIntent): PaidIntent {
+  return { id: intent.id, amount: intent.amount, currency: String(intent.currency ?? ''), livemode: intent.livemode === true, metadata: { ...(intent.metadata ?? {}) } };
 }

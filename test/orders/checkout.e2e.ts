@@ -43,7 +43,7 @@ describe('checkout', () => {
     expect(res.body).toEqual({ status: 'Success', data: { clientSecret: expect.stringMatching(/^pi_\w+_secret_\w+$/), paymentIntentID: expect.stringMatching(/^pi_/) }, datetime: expect.any(String) });
     const intent = peer.intents.get(res.body.data.paymentIntentID)!;
     expect(intent).toMatchObject({ amount: 20000, currency: 'aud', client_secret: res.body.data.clientSecret, livemode: false });
-    expect(intent.metadata).toEqual({ appID: String(shop.appId), orderID: String(order.orderID), customerID: expect.stringMatching(/^\d+$/) });
+    expect(intent.metadata).toEqual({ appID: String(shop.appId), orderID: String(order.orderID), customerID: expect.stringMatching(/^\d+$/), cartVersion: '1' });
 
     const sent = intentRequests().slice(before);
     expect(sent).toHaveLength(1);

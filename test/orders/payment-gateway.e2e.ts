@@ -73,6 +73,7 @@ describe('PaymentGateway (stripe SDK against the local payment peer)', () => {
         status: 'requires_payment_method',
         amount: 2500,
         currency: 'aud',
+        livemode: false,
         metadata: req.metadata,
       });
       const sent = peer.requests.at(-1)!;

@@ -1,7 +1,8 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 /** A row of core_sites: one tenant app (SPEC "App identification and bootstrap"). */
 @Entity('core_sites')
+@Check('core_sites_currency_check', `currency ~ '^[a-z]{3}$'`)
 @Index('core_sites_domain_uq', { synchronize: false }) // unique on lower(domain): an expression index, kept in the migration
 export class Site {
   @PrimaryGeneratedColumn()
@@ -86,6 +87,17 @@ export class Site {
   /** Whether /message/notification may take its merge data from a confined SQL query (docs/messaging.md). */
   @Column({ type: 'boolean', default: false })
   notification_sql_enabled: boolean;
+
+  /** The one currency the app charges in (ISO 4217, lower case): checkout refuses any other. */
+  @Column({ type: 'varchar', length: 3, default: 'aud' })
+  currency: string;
+
+  /**
+   * A test app: on a production instance it still pays in test mode (test key, test-mode intents only).
+   * Every other app of a production instance pays in live mode only (app-context/payment-mode.ts).
+   */
+  @Column({ type: 'boolean', default: false })
+  payment_test_mode: boolean;
 
   @CreateDateColumn({ type: 'timestamptz' })
   created: Date;

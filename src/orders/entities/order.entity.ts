@@ -77,6 +77,13 @@ export class Order {
   @Column({ type: 'integer', default: 0 })
   total: number;
 
+  /**
+   * Raised by every change of the cart. Checkout writes it into the payment intent's metadata, and a card
+   * completion fulfils the order only while it is unchanged: what is fulfilled is what was priced and paid.
+   */
+  @Column({ type: 'integer', default: 0 })
+  cart_version: number;
+
   @Column({ type: 'varchar', length: 320, nullable: true })
   BillingEmail: string | null;
 

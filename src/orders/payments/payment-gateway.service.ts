@@ -13,6 +13,8 @@ export interface PaymentIntentView {
   status: string;
   amount: number;
   currency: string;
+  /** Made with a live key (true) or a test key. */
+  livemode: boolean;
   metadata: Record<string, string>;
 }
 
@@ -34,7 +36,7 @@ export interface CreateIntentRequest {
  */
 export const PAYMENT_NETWORK_DEFAULTS = { timeoutMs: 15_000, maxNetworkRetries: 1 };
 
-/** Webhook timestamps older (or newer) than this are refused: replayed deliveries (SPEC "payment-webhook"). */
+/** Webhook timestamps older or newer than this are refused: replayed or pre-signed deliveries (SPEC "payment-webhook"). */
 export const WEBHOOK_TOLERANCE_SECONDS = 300;
 
 /** Clients kept, one per private key, least recently used dropped first. */
@@ -55,7 +57,7 @@ const INTENT_ID = /^pi_[A-Za-z0-9_]{1,250}$/;
 
 /**
  * The payment provider through its own SDK (`stripe`). Keys are per app (core_sites
- * `payment_test_private_key` / `payment_live_private_key`, chosen by `production`); one SDK client per key,
+ * `payment_test_private_key` / `payment_live_private_key`, chosen by the mode, app-context/payment-mode.ts); one SDK client per key,
  * cached. PAYMENT_API_URL points every client at another host (a local double of the provider's API in
  * tests) through the SDK's host, port and protocol options; only the URL's origin is used.
  *
@@ -75,8 +77,8 @@ export class PaymentGateway {
     this.endpoint = config.paymentApiUrl ? endpointOf(config.paymentApiUrl) : {};
   }
 
-  async createIntent(site: TenantSite, production: boolean, request: CreateIntentRequest): Promise<PaymentIntentView> {
-    const client = this.client(site, production);
+  async createIntent(site: TenantSite, live: boolean, request: CreateIntentRequest): Promise<PaymentIntentView> {
+    const client = this.client(site, live);
     try {
       const intent = await client.paymentIntents.create(
         {
@@ -91,22 +93,22 @@ export class PaymentGateway {
       );
       return viewOf(intent);
     } catch (error) {
-      throw this.failure(error, site, production, 'create payment intent');
+      throw this.failure(error, site, live, 'create payment intent');
     }
   }
 
   /** 400 naming the key column when the app has no private key for the mode: a caller checks it before it writes. */
-  requireConfigured(site: TenantSite, production: boolean): void {
-    this.client(site, production);
+  requireConfigured(site: TenantSite, live: boolean): void {
+    this.client(site, live);
   }
 
-  async retrieveIntent(site: TenantSite, production: boolean, intentId: string): Promise<PaymentIntentView> {
-    const client = this.client(site, production);
+  async retrieveIntent(site: TenantSite, live: boolean, intentId: string): Promise<PaymentIntentView> {
+    const client = this.client(site, live);
     if (typeof intentId !== 'string' || !INTENT_ID.test(intentId)) throw ordersError('PAYMENT_INTENT_NOT_FOUND');
     try {
       return viewOf(await client.paymentIntents.retrieve(intentId, undefined, this.requestOptions()));
     } catch (error) {
-      throw this.failure(error, site, production, 'retrieve payment intent');
+      throw this.failure(error, site, live, 'retrieve payment intent');
     }
   }
 
@@ -125,6 +127,9 @@ export class PaymentGateway {
       if (error instanceof stripe().errors.StripeSignatureVerificationError) throw this.refused(signatureFailure(error.message));
       throw ordersError('INVALID_WEBHOOK_PAYLOAD'); // signed, but not JSON
     }
+    // The SDK refuses only timestamps too far in the past; one too far in the future is refused here (its
+    // signature is valid, so the timestamp is the signer's), as the provider's other libraries do.
+    if (signedAt(signature) - Date.now() / 1000 > WEBHOOK_TOLERANCE_SECONDS) throw this.refused(`timestamp more than ${WEBHOOK_TOLERANCE_SECONDS} s in the future`);
     if (!event || typeof event !== 'object' || typeof event.id !== 'string' || typeof event.type !== 'string') throw ordersError('INVALID_WEBHOOK_PAYLOAD');
     return event;
   }
@@ -139,9 +144,9 @@ export class PaymentGateway {
     return { timeout: this.network.timeoutMs, maxNetworkRetries: this.network.maxNetworkRetries };
   }
 
-  /** The cached client of the key `production` selects; 400 naming the column when the app has none. */
-  private client(site: TenantSite, production: boolean): Stripe {
-    const column = keyColumn(production);
+  /** The cached client of the mode's key; 400 naming the column when the app has none. */
+  private client(site: TenantSite, live: boolean): Stripe {
+    const column = keyColumn(live);
     const key = site[column];
     if (typeof key !== 'string' || key.trim() === '') throw ordersError('PAYMENT_NOT_CONFIGURED', { detail: `${column} is not set` });
     let client = this.clients.get(key);
@@ -162,7 +167,7 @@ export class PaymentGateway {
   }
 
   /** A provider or network failure as the ApiError to answer with; logged with the app and the provider's request id. */
-  private failure(error: unknown, site: TenantSite, production: boolean, operation: string): ApiError {
+  private failure(error: unknown, site: TenantSite, live: boolean, operation: string): ApiError {
     if (error instanceof ApiError) return error;
     const { errors } = stripe();
     if (!(error instanceof errors.StripeError)) {
@@ -180,7 +185,7 @@ export class PaymentGateway {
     }
     if (error instanceof errors.StripeAuthenticationError || error instanceof errors.StripePermissionError) {
       // The provider's message quotes part of the key: not for the shopper.
-      return ordersError('PAYMENT_PROVIDER_ERROR', { detail: `the provider refused the app's ${keyColumn(production)} (HTTP ${error.statusCode ?? 401})` });
+      return ordersError('PAYMENT_PROVIDER_ERROR', { detail: `the provider refused the app's ${keyColumn(live)} (HTTP ${error.statusCode ?? 401})` });
     }
     if (error instanceof errors.StripeConnectionError) {
       const timedOut = /timeout/i.test(error.message);
@@ -193,8 +198,8 @@ export class PaymentGateway {
   }
 }
 
-function keyColumn(production: boolean): 'payment_live_private_key' | 'payment_test_private_key' {
-  return production ? 'payment_live_private_key' : 'payment_test_private_key';
+function keyColumn(live: boolean): 'payment_live_private_key' | 'payment_test_private_key' {
+  return live ? 'payment_live_private_key' : 'payment_test_private_key';
 }
 
 function viewOf(intent: Stripe.PaymentIntent): PaymentIntentView {
@@ -204,6 +209,7 @@ function viewOf(intent: Stripe.PaymentIntent): PaymentIntentView {
     status: intent.status,
     amount: intent.amount,
     currency: intent.currency,
+    livemode: intent.livemode === true,
     metadata: { ...(intent.metadata ?? {}) },
   };
 }
@@ -217,6 +223,12 @@ function endpointOf(url: string): Pick<Stripe.StripeConfig, 'host' | 'port' | 'p
     port: parsed.port || (protocol === 'http' ? 80 : 443),
     protocol,
   };
+}
+
+/** The `t=` timestamp of a verified stripe-signature header (seconds). */
+function signedAt(signature: string): number {
+  const match = /(?:^|,)\s*t=(\d+)/.exec(signature);
+  return match ? Number(match[1]) : Number.POSITIVE_INFINITY;
 }
 
 /** The SDK's verification failures, shortened for the answer. */
