@@ -29,7 +29,7 @@ interface TokenTerms {
 const DEFAULT_TERMS: TokenTerms = { status: TOKEN_TRANSITIONS.issue.to, maximumActivations: 3, expiryDays: null };
 export const TEMPLATE_LINK = 'core_token_template';
 export const OWNERSHIP_LINK = 'core_tokens';
-/** Units per INSERT statement (13 parameters each, well below PostgreSQL's 65,535). */
+/** Units per INSERT statement (14 parameters each, well below PostgreSQL's 65,535). */
 const CHUNK = 500;
 
 /**
@@ -82,6 +82,7 @@ export class TokenIssuer {
             order_item_id: item.orderItemId,
             item_unit: unit,
             status,
+            gift: item.gift,
             // The database's clock, as every other expiry; `days` is an integer column of the template.
             expiry_date: days === null ? null : () => `now() + make_interval(days => ${Math.trunc(days)})`,
             activations: 0,

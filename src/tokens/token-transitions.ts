@@ -6,14 +6,20 @@ export type TokenStatus = (typeof TOKEN_STATUSES)[number];
 export interface TokenTransition {
   /** The statuses the trigger changes; empty for issuance (the token does not exist yet). */
   from: readonly TokenStatus[];
+  /**
+   * true: the row applies only to an unredeemed gift (a token issued as a gift, `gift`, that has no owner
+   * yet); false: only to any other token; absent: to both.
+   */
+  unredeemedGift?: boolean;
   to: TokenStatus;
   /** What else happens (documentation, and what the service writes in the same statement). */
   also: string;
 }
 
 /**
- * The token status table of SPEC "Token status", one entry per trigger. Services read `from` for the
- * WHERE of their conditional UPDATE and `to` for its SET, so a status change is decided here only.
+ * The token status table of SPEC "Token status", one entry per trigger. Services read `from` and
+ * `unredeemedGift` for the WHERE of their conditional UPDATE and `to` for its SET, so a status change is
+ * decided here only.
  */
 export const TOKEN_TRANSITIONS = {
   /** Order completion, an IsDigital item that is not a gift. A linked template's status_default (pending or active) replaces `to`. */
@@ -26,8 +32,10 @@ export const TOKEN_TRANSITIONS = {
   reachExpiry: { from: ['pending', 'active'], to: 'expired', also: "validation fails with 'Token has expired'" },
   /** expireToken (admin): always. */
   expire: { from: TOKEN_STATUSES, to: 'expired', also: 'nothing else' },
-  /** extendToken (admin): an expired token becomes active; every other status keeps its status and only gets the new expiry. */
-  extend: { from: ['expired'], to: 'active', also: 'expiry_date = the later of now and expiry_date, plus days' },
+  /** extendToken (admin): an expired token becomes active; every other status keeps its status and only gets the new expiry. A redeemed gift (it has an owner) is such a token. */
+  extend: { from: ['expired'], unredeemedGift: false, to: 'active', also: 'expiry_date = the later of now and expiry_date, plus days' },
+  /** extendToken on an expired gift nobody redeemed: it stays a gift, so it can still be redeemed (and validate and activate still refuse it). */
+  extendGift: { from: ['expired'], unredeemedGift: true, to: 'gift_pending', also: 'expiry_date as for extend; no owner' },
   /** redeemToken by an authenticated customer, on a token not expired by date and below its maximum. */
   redeem: { from: ['gift_pending'], to: 'active', also: 'customer_id = the caller, activations 1, last_activated now, ownership link to the caller' },
 } as const satisfies Record<string, TokenTransition>;
@@ -38,9 +46,10 @@ export function isTokenStatus(value: unknown): value is TokenStatus {
   return (TOKEN_STATUSES as readonly unknown[]).includes(value);
 }
 
-/** The status `trigger` leaves a token of `status` in, or null when the trigger does not apply to it. */
-export function statusAfter(trigger: TokenTrigger, status: TokenStatus): TokenStatus | null {
+/** The status `trigger` leaves a token of `status` in (an unredeemed gift or not), or null when the trigger does not apply to it. */
+export function statusAfter(trigger: TokenTrigger, status: TokenStatus, unredeemedGift: boolean): TokenStatus | null {
   const transition: TokenTransition = TOKEN_TRANSITIONS[trigger];
+  if (transition.unredeemedGift !== undefined && transition.unredeemedGift !== unredeemedGift) return null;
   return transition.from.includes(status) ? transition.to : null;
 }
 

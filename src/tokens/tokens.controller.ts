@@ -81,9 +81,9 @@ export class TokensController {
   @UseGuards(CustomerGuard)
   @Transactional()
   @ApiBearerAuth()
-  @ApiOperation({ summary: 'Redeem a gift token: ownership moves to the customer of the bearer, activations 1, status active (one conditional update)' })
+  @ApiOperation({ summary: 'Redeem a gift token: ownership moves to the customer of the bearer, activations 1, status active (under the token’s row lock)' })
   @ApiResponse({ status: 200, description: '{ status: Success, message: Gift token redeemed, data: { id, token_value, customer_id, status: active, activations: 1, master_product_id } }' })
-  @ApiResponse({ status: 400, description: '{ status: Failed, message, data: null }: Token not found (also a token of another product than productId) / Token has expired / Token activation limit exceeded / Token product version not found / Token is not redeemable as a gift (not gift_pending, e.g. already redeemed); or Validation error' })
+  @ApiResponse({ status: 400, description: '{ status: Failed, message, data: null }: Token not found (also a token of another product than productId) / Token has expired (also an expired gift nobody redeemed: extendToken makes it redeemable again) / Token activation limit exceeded / Token product version not found / Token is not redeemable as a gift (not gift_pending, e.g. already redeemed); or Validation error' })
   @ApiResponse({ status: 401, description: 'No customer bearer' })
   async redeemToken(@Ctx() ctx: RequestContext, @Body() body: RedeemTokenRequest) {
     const outcome = await this.tokens.redeem(ctx, ctx.appId, ctx.principal!.userId, body.tokenValue, body.productId);
@@ -112,7 +112,11 @@ export class TokensController {
   @UseGuards(AdminGuard)
   @Transactional()
   @ApiBearerAuth()
-  @ApiOperation({ summary: 'Admin: expiry = the later of now and the current expiry (now when it has none), plus days; an expired token becomes active' })
+  @ApiOperation({
+    summary: 'Admin: expiry = the later of now and the current expiry (now when it has none), plus days; an expired token becomes active, an expired unredeemed gift gift_pending',
+    description:
+      'An `expired` token becomes `active`, except a gift nobody has redeemed (issued for a gift order item, no customer yet): it becomes `gift_pending` again, so it stays redeemable and validateToken and activateToken still refuse it until it is redeemed. A redeemed gift (it has an owner) becomes `active`. Other statuses keep theirs; only the expiry moves.',
+  })
   @ApiResponse({ status: 200, description: '{ status: Success, message: Token extended by <days> day(s), data: { newExpiry: <ISO datetime> } }' })
   @ApiResponse({ status: 400, description: '{ status: Failed, message: tokenId and days (>= 1) are required, errors: [{ field, message }] }' })
   @ApiResponse({ status: 401, description: ADMIN_401 })

@@ -7,14 +7,17 @@ import { ContentService } from '../versioning';
 import { Token } from './entities/token.entity';
 import { OWNERSHIP_LINK } from './token-issuer.service';
 import { TOKEN_ROW_COLUMNS, TokenRow, tokenRow } from './token-rows';
-import { fromStatuses, TOKEN_TRANSITIONS } from './token-transitions';
+import { fromStatuses, statusAfter, TOKEN_TRANSITIONS, TokenTransition, TokenTrigger } from './token-transitions';
 import { TokenFailure, tokensError } from './tokens.errors';
 
-/** A token as the checks read it: its row, and whether its expiry_date has passed by the database's clock. */
+/** A token as the checks read it: its row, whether its expiry_date has passed by the database's clock, and whether it is an unredeemed gift. */
 interface TokenState {
   row: TokenRow;
   due: boolean;
+  unredeemedGift: boolean;
 }
+
+type RawTokenState = TokenRow & { due: boolean; gift: boolean };
 
 export type TokenOutcome = { ok: true; row: TokenRow } | { ok: false; failure: TokenFailure; row: TokenRow | null };
 
@@ -35,15 +38,28 @@ const REREADS = 2;
 /** Mappings masterOf keeps before it starts over. */
 const MASTER_CACHE_SIZE = 10_000;
 
-const ROW_SELECT = `SELECT ${TOKEN_ROW_COLUMNS.join(', ')}, (expiry_date IS NOT NULL AND expiry_date <= now()) AS due FROM core_tokens`;
+const ROW_SELECT = `SELECT ${TOKEN_ROW_COLUMNS.join(', ')}, gift, (expiry_date IS NOT NULL AND expiry_date <= now()) AS due FROM core_tokens`;
 const READ_BY_VALUE = `${ROW_SELECT} WHERE token_value = $1 AND app_id = $2`;
 const READ_BY_ID = `${ROW_SELECT} WHERE id = $1 AND app_id = $2`;
 
+/** SQL: the token is an unredeemed gift (issued as a gift, no owner yet). Its JavaScript twin is `state`. */
+const UNREDEEMED_GIFT = '(gift AND customer_id IS NULL)';
+
+/** SQL: the condition under which the status table lets `trigger` change a token (its from-statuses, and whether it is an unredeemed gift). */
+function applies(trigger: TokenTrigger): string {
+  const { unredeemedGift }: TokenTransition = TOKEN_TRANSITIONS[trigger];
+  const status = `status IN (${fromStatuses(trigger).map((s) => `'${s}'`).join(', ')})`; // the table's constants, never input
+  return unredeemedGift === undefined ? status : `${status} AND ${unredeemedGift ? '' : 'NOT '}${UNREDEEMED_GIFT}`;
+}
+
+/** SQL: extendToken's new status; a status the table does not change (pending, gift_pending, active) stays. */
+const EXTENDED_STATUS = `CASE WHEN ${applies('extendGift')} THEN '${TOKEN_TRANSITIONS.extendGift.to}' WHEN ${applies('extend')} THEN '${TOKEN_TRANSITIONS.extend.to}' ELSE status END`;
+
 /**
- * The token endpoints' use cases (SPEC "Digital access tokens"). Every query names the app. Status changes
- * are single conditional UPDATEs whose WHERE comes from the transition table, so concurrent activations or
- * redemptions cannot both pass a check that only one may pass; a failed UPDATE is explained afterwards by
- * re-reading the token.
+ * The token endpoints' use cases (SPEC "Digital access tokens"). Every query names the app. Each status
+ * change either is one conditional UPDATE whose WHERE holds every condition checked (from the transition
+ * table), explained afterwards by re-reading the token when it changed nothing, or runs under the token's
+ * row lock (redeem), so concurrent requests cannot both pass a check that only one may pass.
  */
 @Injectable()
 export class TokensService {
@@ -92,7 +108,7 @@ export class TokensService {
     for (let attempt = 0; attempt <= REREADS; attempt++) {
       const activated = await this.update(scope, appId, id, { activations: () => 'activations + 1', last_activated: () => 'now()', status: TOKEN_TRANSITIONS.activate.to }, (qb) =>
         qb
-          .andWhere('status IN (:...from)', { from: fromStatuses('activate') })
+          .andWhere(applies('activate'))
           .andWhere('(expiry_date IS NULL OR expiry_date > now())')
           .andWhere('activations < maximum_activations'),
       );
@@ -107,53 +123,47 @@ export class TokensService {
   }
 
   /**
-   * redeemToken: one conditional UPDATE moves a gift_pending token (not expired by date, below its
-   * maximum) to the customer with activations 1 and status active, then writes the ownership link. Of two
-   * customers redeeming one gift at once, the second UPDATE finds it active and changes nothing.
+   * redeemToken, under the token's row lock: a concurrent redeem, extend or expire happens wholly before or
+   * after it (a conditional UPDATE alone would find a row that an uncommitted extend is changing still
+   * expired, and its explanation would read it extended). The gift moves to the customer with activations
+   * 1 and status active, and gets the ownership link; of two customers at once the second finds it active.
    */
   async redeem(scope: TransactionScope, appId: number, customerId: number, tokenValue: string, productId?: number): Promise<RedeemOutcome> {
-    const token = await this.read(scope, appId, { tokenValue });
-    if (!token) return { ok: false, failure: 'TOKEN_NOT_FOUND' };
-    const master = await this.masterOf(scope, appId, token.row);
-    if (master === null) return { ok: false, failure: 'PRODUCT_VERSION_NOT_FOUND' };
-    if (productId !== undefined && master !== productId) return { ok: false, failure: 'TOKEN_NOT_FOUND' };
-    const redeemed = await this.update(
-      scope,
-      appId,
-      token.row.id,
-      { customer_id: customerId, activations: 1, last_activated: () => 'now()', status: TOKEN_TRANSITIONS.redeem.to },
-      (qb) =>
-        qb
-          .andWhere('status IN (:...from)', { from: fromStatuses('redeem') })
-          .andWhere('(expiry_date IS NULL OR expiry_date > now())')
-          .andWhere('activations < maximum_activations'),
-    );
-    if (redeemed) {
-      await this.links.insert(scope, { app_id: appId, parent_table: 'core_customers', parent_id: customerId, name: OWNERSHIP_LINK, linked: redeemed.id, master_id: customerId });
-      const { id, token_value, status, activations } = redeemed;
+    return this.connection.inTransaction<RedeemOutcome>(scope, async () => {
+      const token = await this.read(scope, appId, { tokenValue }, { lock: true });
+      if (!token) return { ok: false, failure: 'TOKEN_NOT_FOUND' };
+      const master = await this.masterOf(scope, appId, token.row);
+      if (master === null) return { ok: false, failure: 'PRODUCT_VERSION_NOT_FOUND' };
+      if (productId !== undefined && master !== productId) return { ok: false, failure: 'TOKEN_NOT_FOUND' };
+      const refusal = redeemRefusal(token);
+      if (refusal) return { ok: false, failure: refusal };
+      const set = { customer_id: customerId, activations: 1, last_activated: () => 'now()', status: TOKEN_TRANSITIONS.redeem.to };
+      const { id, token_value, status, activations } = (await this.update(scope, appId, token.row.id, set))!;
+      await this.links.insert(scope, { app_id: appId, parent_table: 'core_customers', parent_id: customerId, name: OWNERSHIP_LINK, linked: id, master_id: customerId });
       return { ok: true, token: { id, token_value, customer_id: customerId, status, activations, master_product_id: master } };
-    }
-    const now = await this.read(scope, appId, { id: token.row.id });
-    if (!now) return { ok: false, failure: 'TOKEN_NOT_FOUND' };
-    if (!fromStatuses('redeem').includes(now.row.status)) return { ok: false, failure: 'NOT_A_GIFT' };
-    if (now.due) return { ok: false, failure: 'TOKEN_EXPIRED' };
-    if (now.row.activations >= now.row.maximum_activations) return { ok: false, failure: 'ACTIVATION_LIMIT' };
-    return { ok: false, failure: 'VALIDATION_FAILED' };
+    });
   }
 
   /** expireToken: any status becomes expired. 404 for a token that is not the app's. */
   async expire(scope: TransactionScope, appId: number, tokenId: number): Promise<TokenRow> {
-    const expired = await this.update(scope, appId, tokenId, { status: TOKEN_TRANSITIONS.expire.to }, (qb) => qb.andWhere('status IN (:...from)', { from: fromStatuses('expire') }));
+    const expired = await this.update(scope, appId, tokenId, { status: TOKEN_TRANSITIONS.expire.to }, (qb) => qb.andWhere(applies('expire')));
     if (!expired) throw tokensError('UNKNOWN_TOKEN', { body: { data: null } });
     return expired;
   }
 
-  /** extendToken: expiry = the later of now and the expiry (now when it had none), plus `days`; an expired token becomes active. */
+  /**
+   * extendToken: expiry = the later of now and the expiry (now when it had none), plus `days`; an expired
+   * token becomes active, or gift_pending when it is an unredeemed gift. One UPDATE: the status is decided
+   * on the row it changes.
+   */
   async extend(scope: TransactionScope, appId: number, tokenId: number, days: number): Promise<TokenRow> {
-    const extended = await this.update(scope, appId, tokenId, {
-      expiry_date: () => 'GREATEST(now(), expiry_date) + make_interval(days => :days)',
-      status: () => 'CASE WHEN status IN (:...extendFrom) THEN :extendTo ELSE status END',
-    }, (qb) => qb.setParameters({ days, extendFrom: fromStatuses('extend'), extendTo: TOKEN_TRANSITIONS.extend.to }));
+    const extended = await this.update(
+      scope,
+      appId,
+      tokenId,
+      { expiry_date: () => 'GREATEST(now(), expiry_date) + make_interval(days => :days)', status: () => EXTENDED_STATUS },
+      (qb) => qb.setParameter('days', days),
+    );
     if (!extended) throw tokensError('UNKNOWN_TOKEN', { body: { data: null } });
     return extended;
   }
@@ -178,7 +188,7 @@ export class TokensService {
     if (row.status === 'expired') return { ok: false, failure: 'TOKEN_EXPIRED', row };
     if (token.due) {
       const expired = await this.update(scope, appId, row.id, { status: TOKEN_TRANSITIONS.reachExpiry.to }, (qb) =>
-        qb.andWhere('status IN (:...from)', { from: fromStatuses('reachExpiry') }).andWhere('expiry_date <= now()'),
+        qb.andWhere(applies('reachExpiry')).andWhere('expiry_date <= now()'),
       );
       if (expired) return { ok: false, failure: 'TOKEN_EXPIRED', row: expired };
       // Changed under us (expired, extended or activated meanwhile): check it as it is now.
@@ -230,33 +240,34 @@ export class TokensService {
   }
 
   private async ofCustomer(scope: TransactionScope, appId: number, customerId: number): Promise<TokenState[]> {
-    const rows = await this.select(scope, appId).andWhere('t.customer_id = :customerId', { customerId }).orderBy('t.id', 'ASC').getRawMany<TokenRow & { due: boolean }>();
+    const rows = await this.select(scope, appId).andWhere('t.customer_id = :customerId', { customerId }).orderBy('t.id', 'ASC').getRawMany<RawTokenState>();
     return rows.map(state);
   }
 
   /**
-   * The app's token by value or by id. Raw SQL: validateToken's hot path (measured: building this select
-   * with the query builder took ~10% of the service's CPU per validation); the statement is fixed text.
+   * The app's token by value or by id (`lock`: FOR UPDATE, for the caller's transaction). Raw SQL:
+   * validateToken's hot path (measured: building this select with the query builder took ~10% of the
+   * service's CPU per validation); the statement is fixed text.
    */
-  private async read(scope: TransactionScope, appId: number, key: { tokenValue: string } | { id: number }): Promise<TokenState | null> {
+  private async read(scope: TransactionScope, appId: number, key: { tokenValue: string } | { id: number }, { lock = false } = {}): Promise<TokenState | null> {
     const [sql, value] = 'id' in key ? [READ_BY_ID, key.id] : [READ_BY_VALUE, key.tokenValue];
-    const rows: (TokenRow & { due: boolean })[] = await this.connection.manager(scope).query(sql, [value, appId]);
+    const rows: RawTokenState[] = await this.connection.manager(scope).query(lock ? `${sql} FOR UPDATE` : sql, [value, appId]);
     return rows[0] ? state(rows[0]) : null;
   }
 
   private select(scope: TransactionScope, appId: number): SelectQueryBuilder<Token> {
     const qb = this.connection.repository(scope, Token).createQueryBuilder('t').select([]);
     for (const column of TOKEN_ROW_COLUMNS) qb.addSelect(`t.${column}`, column);
-    return qb.addSelect('(t.expiry_date IS NOT NULL AND t.expiry_date <= now())', 'due').where('t.app_id = :appId', { appId });
+    return qb.addSelect('t.gift', 'gift').addSelect('(t.expiry_date IS NOT NULL AND t.expiry_date <= now())', 'due').where('t.app_id = :appId', { appId });
   }
 
-  /** One conditional UPDATE of the app's token `id`; the row it leaves, or null when its conditions matched nothing. */
+  /** One UPDATE of the app's token `id`, with `conditions` added to its WHERE; the row it leaves, or null when it matched nothing. */
   private async update(
     scope: TransactionScope,
     appId: number,
     id: number,
     set: Parameters<ReturnType<SelectQueryBuilder<Token>['update']>['set']>[0],
-    conditions: (qb: ReturnType<ReturnType<SelectQueryBuilder<Token>['update']>['set']>) => unknown,
+    conditions: (qb: ReturnType<ReturnType<SelectQueryBuilder<Token>['update']>['set']>) => unknown = () => undefined,
   ): Promise<TokenRow | null> {
     const qb = this.connection.repository(scope, Token).createQueryBuilder().update().set(set).where('id = :id AND app_id = :appId', { id, appId });
     conditions(qb);
@@ -266,6 +277,14 @@ export class TokensService {
   }
 }
 
-function state(raw: TokenRow & { due: boolean }): TokenState {
-  return { row: tokenRow(raw), due: raw.due === true };
+function state(raw: RawTokenState): TokenState {
+  return { row: tokenRow(raw), due: raw.due === true, unredeemedGift: raw.gift === true && raw.customer_id === null };
+}
+
+/** Why redeemToken refuses the token, or null when it may redeem it. */
+function redeemRefusal({ row, due, unredeemedGift }: TokenState): TokenFailure | null {
+  if (statusAfter('redeem', row.status, unredeemedGift) === null) return row.status === 'expired' && unredeemedGift ? 'TOKEN_EXPIRED' : 'NOT_A_GIFT';
+  if (due) return 'TOKEN_EXPIRED';
+  if (row.activations >= row.maximum_activations) return 'ACTIVATION_LIMIT';
+  return null;
 }

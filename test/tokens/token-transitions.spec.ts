@@ -2,10 +2,17 @@ import { fromStatuses, isTokenStatus, statusAfter, TOKEN_STATUSES, TOKEN_TRANSIT
 
 /**
  * The token status table of SPEC "Token status", trigger by trigger and status by status: which statuses a
- * trigger changes and into what (null: the trigger does not apply, the conditional UPDATE matches nothing).
+ * trigger changes and into what (null: the trigger does not apply, the conditional UPDATE matches nothing),
+ * for a token that is not an unredeemed gift, or (`unredeemedGift`) for a gift nobody redeemed yet.
  */
-function outcomes(trigger: TokenTrigger): Record<string, string | null> {
-  return Object.fromEntries(TOKEN_STATUSES.map((status) => [status, statusAfter(trigger, status)]));
+function outcomes(trigger: TokenTrigger, unredeemedGift = false): Record<string, string | null> {
+  return Object.fromEntries(TOKEN_STATUSES.map((status) => [status, statusAfter(trigger, status, unredeemedGift)]));
+}
+
+/** What `trigger` does to each status, for every token (the same for unredeemed gifts and the others). */
+function sameForGifts(trigger: TokenTrigger): Record<string, string | null> {
+  expect(outcomes(trigger, true)).toEqual(outcomes(trigger, false));
+  return outcomes(trigger);
 }
 
 describe('token transitions', () => {
@@ -19,29 +26,35 @@ describe('token transitions', () => {
   it('issuance creates pending tokens (the template may say active) and gift_pending gift tokens', () => {
     expect(TOKEN_TRANSITIONS.issue).toMatchObject({ from: [], to: 'pending' });
     expect(TOKEN_TRANSITIONS.issueGift).toMatchObject({ from: [], to: 'gift_pending' });
-    expect(outcomes('issue')).toEqual({ pending: null, gift_pending: null, active: null, expired: null });
-    expect(outcomes('issueGift')).toEqual({ pending: null, gift_pending: null, active: null, expired: null });
+    expect(sameForGifts('issue')).toEqual({ pending: null, gift_pending: null, active: null, expired: null });
+    expect(sameForGifts('issueGift')).toEqual({ pending: null, gift_pending: null, active: null, expired: null });
   });
 
   it('activateToken: pending and active become active; gift_pending and expired are refused', () => {
-    expect(outcomes('activate')).toEqual({ pending: 'active', gift_pending: null, active: 'active', expired: null });
+    expect(sameForGifts('activate')).toEqual({ pending: 'active', gift_pending: null, active: 'active', expired: null });
     expect(fromStatuses('activate')).toEqual(['pending', 'active']);
   });
 
   it('a passed expiry date turns pending and active tokens expired (validateToken, activateToken)', () => {
-    expect(outcomes('reachExpiry')).toEqual({ pending: 'expired', gift_pending: null, active: 'expired', expired: null });
+    expect(sameForGifts('reachExpiry')).toEqual({ pending: 'expired', gift_pending: null, active: 'expired', expired: null });
   });
 
   it('expireToken: any status becomes expired', () => {
-    expect(outcomes('expire')).toEqual({ pending: 'expired', gift_pending: 'expired', active: 'expired', expired: 'expired' });
+    expect(sameForGifts('expire')).toEqual({ pending: 'expired', gift_pending: 'expired', active: 'expired', expired: 'expired' });
   });
 
   it('extendToken: expired becomes active; other statuses keep theirs (only the expiry moves)', () => {
     expect(outcomes('extend')).toEqual({ pending: null, gift_pending: null, active: null, expired: 'active' });
+    expect(outcomes('extendGift')).toEqual({ pending: null, gift_pending: null, active: null, expired: null });
+  });
+
+  it('extendToken: an expired gift nobody redeemed stays a gift (gift_pending, to be redeemed), never an ownerless active token', () => {
+    expect(outcomes('extendGift', true)).toEqual({ pending: null, gift_pending: null, active: null, expired: 'gift_pending' });
+    expect(outcomes('extend', true)).toEqual({ pending: null, gift_pending: null, active: null, expired: null });
   });
 
   it('redeemToken: only gift_pending becomes active', () => {
-    expect(outcomes('redeem')).toEqual({ pending: null, gift_pending: 'active', active: null, expired: null });
+    expect(sameForGifts('redeem')).toEqual({ pending: null, gift_pending: 'active', active: null, expired: null });
   });
 
   it('fromStatuses returns a copy the caller may not use to change the table', () => {

@@ -2,6 +2,9 @@ import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, 
 import { Site } from '../../app-context';
 import type { TokenStatus } from '../token-transitions';
 
+/** A token that has not expired is gift_pending exactly when it is an unredeemed gift (a gift with no owner yet). */
+const GIFT_CHECK = `status = 'expired' OR (status = 'gift_pending') = (gift AND customer_id IS NULL)`;
+
 /**
  * A row of core_tokens (SPEC "Token columns"): one digital access token, issued by order completion for
  * one unit (`item_unit`, 1..Qty) of an IsDigital order item. UNIQUE (order_item_id, item_unit) makes a
@@ -12,6 +15,7 @@ import type { TokenStatus } from '../token-transitions';
 @Entity('core_tokens')
 @Check('core_tokens_status_check', `status IN ('pending', 'gift_pending', 'active', 'expired')`)
 @Check('core_tokens_item_unit_check', 'item_unit >= 1')
+@Check('core_tokens_gift_check', GIFT_CHECK)
 @Unique('core_tokens_token_value_key', ['token_value'])
 @Unique('core_tokens_order_item_id_item_unit_key', ['order_item_id', 'item_unit'])
 @Index('core_tokens_app_customer_idx', ['app_id', 'customer_id'])
@@ -49,6 +53,13 @@ export class Token {
 
   @Column({ type: 'varchar', length: 20, default: 'pending' })
   status: TokenStatus;
+
+  /**
+   * Issued as a gift (its order item's RedeemStatus is gift or gift_pending). With customer_id null it is
+   * an unredeemed gift: extendToken makes it gift_pending again after it expired, not active.
+   */
+  @Column({ type: 'boolean', default: false })
+  gift: boolean;
 
   /** Null: never expires. */
   @Column({ type: 'timestamptz', nullable: true })
