@@ -29,20 +29,22 @@ export class DecryptIdsInterceptor implements NestInterceptor {
   intercept(execution: ExecutionContext, next: CallHandler): Observable<unknown> {
     const request = execution.switchToHttp().getRequest<RequestWithContext>();
     const appId = request.ctx?.site?.id ?? null;
-    this.walk(request.body, appId, 0);
+    this.walk(request.body, appId, 0, request.ctx);
     return next.handle();
   }
 
-  private walk(node: unknown, appId: number | null, depth: number): void {
+  private walk(node: unknown, appId: number | null, depth: number, ctx: RequestWithContext['ctx']): void {
     if (depth > MAX_DEPTH || node === null || typeof node !== 'object') return;
     if (Array.isArray(node)) {
-      for (const item of node) this.walk(item, appId, depth + 1);
+      for (const item of node) this.walk(item, appId, depth + 1, ctx);
       return;
     }
     const record = node as Record<string, unknown>;
     for (const key of Object.keys(record)) {
-      if (key.startsWith('_') && key.length > 1) record[key] = (appId !== null ? this.cipher.decryptId(appId, record[key]) : null) ?? UNKNOWN_ID;
-      else this.walk(record[key], appId, depth + 1);
+      if (key.startsWith('_') && key.length > 1) {
+        if (ctx && this.cipher.isLegacyForm(record[key])) (ctx.legacyIdFields ??= new Set()).add(key);
+        record[key] = (appId !== null ? this.cipher.decryptId(appId, record[key]) : null) ?? UNKNOWN_ID;
+      } else this.walk(record[key], appId, depth + 1, ctx);
     }
   }
 }

@@ -54,6 +54,11 @@ export class IdCipher {
     return toId(plain);
   }
 
+  /** Whether a value is in the legacy bracket form, which is malleable: it can name a row, never prove a right to it. */
+  isLegacyForm(value: unknown): boolean {
+    return typeof value === 'string' && LEGACY_BRACKETS.test(value);
+  }
+
   /** An app's own id in the service format (the `_id` of /getApp). */
   encryptAppId(appId: number): string {
     return this.cached(`app:${appId}`, () => this.seal(APP_ID_PURPOSE, String(appId)));

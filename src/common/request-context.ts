@@ -44,6 +44,13 @@ export class RequestContext extends TransactionScope {
     super();
   }
 
+  /**
+   * Body fields whose id came in the legacy bracket form (DecryptIdsInterceptor). That form is AES-CBC
+   * with the IV in the value: whoever knows one value's plaintext can turn it into any other id, so such
+   * an id names a row but is no capability (docs/security.md).
+   */
+  legacyIdFields?: Set<string>;
+
   /** The tenant; throws 400 `Missing app context` when neither the request nor its credential named one. */
   get app(): TenantSite {
     if (!this.site) throw ApiError.badRequest(this.production ? MISSING_APP_CONTEXT : `${MISSING_APP_CONTEXT} (or appID outside production)`);

@@ -13,7 +13,7 @@ const INTENT_ANSWER = '{ status: Success, data: { clientSecret, paymentIntentID 
 const STATUS_ANSWER = '{ status: Success, data: { orderStatus, orderStatusLabel, paymentStatus } }';
 const ORDER_FAILURES = 'Order not found (404: unknown, another app\'s or another customer\'s order, or a tampered id)';
 const INTENT_FAILURES =
-  'Validation error (naming the field) / amount must equal the order total / The order has no items to pay for / Cannot check out an order that is Paid|Ordered / ' +
+  'Validation error (naming the field) / amount must equal the order total / currency must be the app\'s currency / The order has no items to pay for / Cannot check out an order that is Paid|Ordered / ' +
   'Payment is not configured for this app (no private key for the mode) / Payment request rejected by the provider';
 
 /**
@@ -36,8 +36,9 @@ export class CheckoutController {
   @ApiOperation({
     summary: 'Save the billing fields and create the card payment intent (metadata appID, orderID, customerID)',
     description:
-      '`amount` must equal the order total (items not Cancelled); `data` takes only the six billing fields: card data is refused with 400, never stored or forwarded. ' +
-      'A retried checkout (same order, amount, currency, customer) returns the same intent.',
+      '`amount` must equal the order total (items not Cancelled); `currency`, when sent, must be the app\'s (core_sites.currency); `data` takes only the six billing fields: card data is refused with 400, never stored or forwarded. ' +
+      'A retried checkout (same cart version, amount, customer) returns the same intent; a cart changed afterwards makes that intent stale (its payment completes nothing: check out again). ' +
+      'On a production instance the app\'s mode decides the key, whatever `production` says. A customer bearer with the encrypted id takes over a New guest order.',
   })
   @ApiResponse({ status: 201, description: INTENT_ANSWER })
   @ApiResponse({ status: 400, description: INTENT_FAILURES })
@@ -62,13 +63,18 @@ export class CheckoutController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Legacy two-step flow, step 2: complete the order once the provider says the intent succeeded',
-    description: 'Idempotent with the payment webhook: whichever comes second changes nothing and answers the order status. `production` (default false) picks the key the intent was made with.',
+    description:
+      'Idempotent with the payment webhook: whichever comes second changes nothing and answers the order status. Outside production `production` (default false) picks the key the intent was made with; ' +
+      'on a production instance the app\'s mode does. The intent must name this app, order and cart version, be of the app\'s mode, and pay the order\'s total in its currency (checked under the order\'s lock).',
   })
   @ApiResponse({ status: 200, description: STATUS_ANSWER })
   @ApiResponse({
     status: 400,
-    description: 'Payment has not succeeded / Payment intent does not belong to this order / Payment amount does not match the order total / Cannot complete a card payment of an order that is Ordered / Validation error',
+    description:
+      'Payment has not succeeded / Payment intent does not belong to this order / Payment amount does not match the order total / Payment currency does not match the order currency / ' +
+      'Payment mode (test or live) is not accepted for this app / Cannot complete a card payment of an order that is Ordered / Validation error',
   })
+  @ApiResponse({ status: 409, description: 'The cart changed after this payment was made: check out again (the intent was made for another cart version)' })
   @ApiResponse({ status: 404, description: `${ORDER_FAILURES} / Payment intent not found` })
   @ApiResponse({ status: 502, description: 'Payment provider error: …' })
   async paymentComplete(@Ctx() ctx: RequestContext, @Body() body: PaymentCompleteRequest) {

@@ -87,10 +87,10 @@ function AmountField(): PropertyDecorator {
   };
 }
 
-/** `currency`: optional ISO 4217 code, any case (stored lower-case); `aud` when absent. */
+/** `currency`: optional ISO 4217 code, any case; it must be the app's currency (core_sites.currency), the one every intent of the app is made in. */
 function CurrencyField(): PropertyDecorator {
   return (target, key) => {
-    ApiPropertyOptional({ example: 'aud', description: 'ISO 4217 code; default aud' })(target, key);
+    ApiPropertyOptional({ example: 'aud', description: 'ISO 4217 code, any case; when sent it must be the app\'s currency (core_sites.currency, default aud), else 400 naming currency' })(target, key);
     Transform(({ value }) => (value === null ? undefined : typeof value === 'string' ? value.toLowerCase() : value))(target, key);
     IsOptional()(target, key);
     IsString({ message: 'currency must be a string' })(target, key);
@@ -100,7 +100,10 @@ function CurrencyField(): PropertyDecorator {
 
 function ProductionField(): PropertyDecorator {
   return (target, key) => {
-    ApiPropertyOptional({ example: false, description: '`true` uses the app\'s live private key, `false` (default) its test key' })(target, key);
+    ApiPropertyOptional({
+      example: false,
+      description: 'Outside production: `true` uses the app\'s live private key, `false` (default) its test key. On a production instance it is ignored: the app pays in live mode, or in test mode when marked payment_test_mode',
+    })(target, key);
     Transform(({ value }) => (value === null ? undefined : value))(target, key);
     IsOptional()(target, key);
     IsBoolean({ message: 'production must be true or false' })(target, key);

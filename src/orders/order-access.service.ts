@@ -33,7 +33,8 @@ export interface LoadOptions {
  * Who may use an order (docs/security.md "Orders"):
  * - whoever presents its encrypted id (the capability createOrder handed out), unless the order belongs to
  *   another real customer and the caller is a customer;
- * - its own customer (customer bearer) and an admin of its app, also by the plain numeric id.
+ * - its own customer (customer bearer) and an admin of its app, also by the plain numeric id or a legacy
+ *   bracket-form id (malleable, so no capability).
  * A plain numeric id never reaches a placeholder (guest) order for a customer: ids can be enumerated.
  *
  * Reconciliation (SPEC "createOrder"): an order created without a customer JWT belongs to a placeholder
@@ -49,14 +50,14 @@ export class OrderAccess {
 
   /** The order a body names: `_orderID` (already decrypted), else `orderID` (an encrypted string or a plain number). */
   refOf(ctx: RequestContext, body: { _orderID?: unknown; orderID?: unknown }): OrderRef {
-    if (body._orderID !== undefined) return { id: toId(body._orderID), encrypted: true };
+    if (body._orderID !== undefined) return { id: toId(body._orderID), encrypted: !ctx.legacyIdFields?.has('_orderID') };
     if (typeof body.orderID === 'string') return this.encryptedRef(ctx, body.orderID);
     return { id: toId(body.orderID), encrypted: false };
   }
 
-  /** An encrypted order id from a path or a string field. */
+  /** An encrypted order id from a path or a string field (a legacy bracket form names the order, like a plain id). */
   encryptedRef(ctx: RequestContext, value: string): OrderRef {
-    return { id: this.cipher.decryptId(ctx.appId, value) ?? 0, encrypted: true };
+    return { id: this.cipher.decryptId(ctx.appId, value) ?? 0, encrypted: !this.cipher.isLegacyForm(value) };
   }
 
   /** The order, if the caller may use it; with `reconcile`, a New placeholder order presented by its capability moves to the customer. */

@@ -26,11 +26,11 @@ export class PaymentWebhookController {
       '(the legacy path\'s :appID must be the same app). After a valid signature the answer is always 200 { received: true }: errors go to the server log, ' +
       'except a database that cannot be reached: 503, so that the provider delivers the event again (it is processed once).',
   })
-  @ApiHeader({ name: 'stripe-signature', required: true, description: 'The provider\'s signature header (t=<timestamp>,v1=<HMAC>), checked with a 300 s tolerance' })
+  @ApiHeader({ name: 'stripe-signature', required: true, description: 'The provider\'s signature header (t=<timestamp>,v1=<HMAC>), checked with a 300 s tolerance, past and future' })
   @ApiParam({ name: 'appID', required: false, description: 'Legacy route: the app, which must be the app the event names' })
   @ApiResponse({ status: 200, description: '{ received: true }' })
   @ApiResponse({ status: 503, description: 'Database unavailable (Retry-After): nothing was recorded, the provider delivers the event again' })
-  @ApiResponse({ status: 400, description: 'Invalid payment webhook signature (missing, malformed, expired, another app\'s, an altered body, no app named) / Invalid payment webhook payload / Payments are not configured for this app (payment_webhook_secret is not set)' })
+  @ApiResponse({ status: 400, description: 'Invalid payment webhook signature (missing, malformed, expired or future-dated, another app\'s, an altered body, no app named) / Invalid payment webhook payload / Payments are not configured for this app (payment_webhook_secret is not set)' })
   async receive(
     @Ctx() ctx: RequestContext,
     @Req() request: RequestWithContext & { rawBody?: Buffer },

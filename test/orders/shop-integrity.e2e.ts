@@ -1,3 +1,4 @@
+import { createCipheriv, randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { SessionTokens } from '../../src/auth';
 import { IdCipher } from '../../src/common/id-cipher.service';
@@ -77,6 +78,32 @@ describe('shop integrity', () => {
       // Now it is Ann's: another customer, even with the capability, finds nothing.
       expect((await t.post('/ecommerce/getOrder', { _orderID: first._id }, mallory)).status).toBe(404);
       expect((await t.post('/ecommerce/getOrder', { orderID: first.orderID }, ann)).status).toBe(200);
+    });
+
+
+    it('a legacy bracket-form id is malleable, so it is no capability: an IV flipped to another id forges nothing', async () => {
+      const mine = await client.order([{ productID: shop.book, Qty: 1, Price: 2500 }], shop.customerHeaders);
+      const guest = await client.order([{ productID: shop.book, Qty: 1, Price: 2500 }]);
+      // A legacy value of the customer's own order, as the old system handed it out (AES-CBC, IV in the value).
+      const iv = randomBytes(16);
+      const cipher = createCipheriv('aes-256-cbc', t.config.encryption.key, iv);
+      const ciphertext = Buffer.concat([cipher.update(String(mine.orderID)), cipher.final()]).toString('hex');
+      const legacy = (ivBytes: Buffer) => `[${ivBytes.toString('hex')}:${ciphertext}]`;
+      expect((await t.post('/ecommerce/getOrder', { orderID: legacy(iv) }, shop.customerHeaders)).status).toBe(200);
+
+      // Flipping IV bits turns it into the guest's order id without the key.
+      const padded = (text: string) => Buffer.concat([Buffer.from(text), Buffer.alloc(16 - text.length, 16 - text.length)]);
+      const flipped = Buffer.from(iv.map((byte, i) => byte ^ padded(String(mine.orderID))[i] ^ padded(String(guest.orderID))[i]));
+      expect(t.get(IdCipher).decryptId(shop.appId, legacy(flipped))).toBe(guest.orderID);
+      const mallory = await newCustomer();
+      for (const headers of [shop.headers, mallory]) {
+        expect((await t.post('/ecommerce/getOrder', { orderID: legacy(flipped) }, headers)).status).toBe(404);
+        expect((await t.post('/ecommerce/getOrder', { _orderID: legacy(flipped) }, headers)).status).toBe(404);
+        expect((await t.post('/ecommerce/addCart', { sessionID: legacy(flipped), productID: shop.book, quantity: 1, price: 2500 }, headers)).status).toBe(404);
+        expect((await t.request('GET', `/ecommerce/orderStatus/${encodeURIComponent(legacy(flipped))}`, undefined, headers)).status).toBe(404);
+      }
+      expect(await client.orderRow(guest.orderID)).toMatchObject({ customer_is_placeholder: true, total: 2500 });
+      expect((await t.post('/ecommerce/getOrder', { _orderID: legacy(flipped) }, shop.adminHeaders)).status).toBe(200); // an admin may name any order
     });
   });
 
