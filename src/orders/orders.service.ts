@@ -163,6 +163,7 @@ export class OrdersService {
         app_id: ctx.appId,
         customer_id: customerId ?? (await this.accounts.createPlaceholderCustomer(ctx, ctx.appId)),
         customer_is_placeholder: customerId === null,
+        currency: ctx.app.currency,
         orderstatus: 'New',
         orderstatuslabel: labelOf('New'),
         payment_status: null,

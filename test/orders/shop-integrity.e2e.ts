@@ -162,6 +162,8 @@ describe('shop integrity', () => {
         expect(usd.status).toBe(201);
         expect(peer.intents.get(usd.body.data.paymentIntentID)).toMatchObject({ amount: 10000, currency: 'usd' });
         expect((await client.orderRow(order.orderID)).currency).toBe('usd');
+        const created = await client.order([{ productID: shop.book, Qty: 1, Price: 2500 }]);
+        expect((await t.post('/ecommerce/getOrder', { _orderID: created._id }, shop.headers)).body.data.currency).toBe('usd');
         expect((await client.checkout(order._id, 10000, { currency: 'AUD' })).body.errors).toEqual([{ field: 'currency', message: expect.stringContaining('usd') }]);
       } finally {
         await sql(`UPDATE core_sites SET currency = 'aud' WHERE id = $1`, [shop.appId]);
