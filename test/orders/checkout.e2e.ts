@@ -47,7 +47,7 @@ describe('checkout', () => {
 
     const sent = intentRequests().slice(before);
     expect(sent).toHaveLength(1);
-    expect(sent[0]).toMatchObject({ apiKey: `sk_test_${shop.appId}`, idempotencyKey: expect.stringMatching(new RegExp(`^order-${shop.appId}-${order.orderID}-20000-aud-\\d+$`)) });
+    expect(sent[0]).toMatchObject({ apiKey: `sk_test_${shop.appId}`, idempotencyKey: expect.stringMatching(new RegExp(`^order-${shop.appId}-${order.orderID}-v1-20000-aud-\\d+$`)) });
     expect(sent[0].body).toMatchObject({ amount: '20000', currency: 'aud', metadata: intent.metadata });
     expect(JSON.stringify(sent[0].body)).not.toMatch(/Shopper|Carlton|3053|1 Main St/); // billing fields stay with the order
 
