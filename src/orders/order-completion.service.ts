@@ -152,6 +152,8 @@ export class OrderCompletion {
         orderstatus: to,
         orderstatuslabel: labelOf(to),
         payment_status: 'Success',
+        payment_error: null,
+        payment_livemode: payment.method === 'Card' ? (payment.intent?.livemode ?? null) : null,
         AuthCode: intentId,
         TrxnReference: intentId,
         order_date: () => 'now()',

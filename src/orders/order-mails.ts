@@ -14,6 +14,8 @@ import { counts, orderTotal } from './order-totals';
 export const ADMIN_MAIL_EVENT = 'order_admin';
 export const CONFIRMATION_MAIL_EVENT = 'order_confirmation';
 export const CONFIRMATION_TEMPLATE = 'confirmation.html';
+export const REFUND_MAIL_EVENT = 'order_refund';
+export const REFUND_TEMPLATE = 'refund.html';
 
 /** `<domain> - Order#:<orderID> Submitted` (SPEC "Outbound emails on order completion"). */
 export function adminSubject(site: Pick<TenantSite, 'domain'>, orderId: number): string {
@@ -22,6 +24,17 @@ export function adminSubject(site: Pick<TenantSite, 'domain'>, orderId: number):
 
 export function confirmationSubject(site: Pick<TenantSite, 'domain'>, orderId: number): string {
   return `${site.domain} - Order confirmation #${orderId}`;
+}
+
+export function refundSubject(site: Pick<TenantSite, 'domain'>, orderId: number): string {
+  return `${site.domain} - Refund for order #${orderId}`;
+}
+
+/** What one refund mail says. */
+export interface RefundNotice {
+  /** Cents of this refund. */
+  amount: number;
+  reason: string | null;
 }
 
 /**
@@ -106,6 +119,44 @@ export class OrderMails {
       masterId: order.id,
     });
     return written + 1;
+  }
+
+  /**
+   * The refund notice (templates/refund.html) to the order's BillingEmail, in the scope's transaction:
+   * `order` as the refund left it (refunded_total included). None for an app with disable_email, an order
+   * completed by REDO, or one without BillingEmail. Whether one was written.
+   */
+  async writeRefund(scope: TransactionScope, site: TenantSite, order: Order, refund: RefundNotice): Promise<boolean> {
+    const to = order.BillingEmail?.trim();
+    if (site.disable_email || order.paymentMethodRef === 'REDO' || !to) {
+      this.logger.log({ appId: site.id, orderId: order.id, disabled: site.disable_email, hasEmail: Boolean(to) }, 'refund email not written');
+      return false;
+    }
+    const money = moneyFormat(order.currency);
+    const html = await this.outbox.render(REFUND_TEMPLATE, {
+      domain: site.domain,
+      siteName: site.name ?? site.domain,
+      logoUrl: absoluteUrl(site, site.logo),
+      orderId: order.id,
+      billingName: [order.BillingFirstName, order.BillingLastName].filter((part) => part?.trim()).join(' ') || null,
+      amount: money(refund.amount),
+      refundedTotal: money(order.refunded_total),
+      remaining: money(Math.max(0, order.total - order.refunded_total)),
+      reason: refund.reason,
+    });
+    await this.outbox.enqueue(scope, {
+      appId: site.id,
+      event: REFUND_MAIL_EVENT,
+      from: site.email_from?.trim() || `no-reply@${site.domain}`,
+      to,
+      cc: [],
+      bcc: [],
+      subject: refundSubject(site, order.id),
+      html,
+      linkedTable: 'core_orders',
+      masterId: order.id,
+    });
+    return true;
   }
 
   /** email_cc and email_bcc of the app as core_users addresses (one read), else email_from. */

@@ -17,7 +17,8 @@ export interface GiftToken {
   product_title: string;
 }
 
-export type OrderStatusData = OrderStatusAnswer & { giftTokens?: GiftToken[] };
+/** orderStatus's data: refundedTotal (cents refunded so far), paymentError while the last payment attempt failed, giftTokens once paid. */
+export type OrderStatusData = OrderStatusAnswer & { refundedTotal: number; paymentError?: string; giftTokens?: GiftToken[] };
 
 /** GET /ecommerce/orderStatus/:id (SPEC): what a client polls after checkout until the webhook completed the order. */
 @Injectable()
@@ -35,8 +36,9 @@ export class OrderStatusService {
    */
   async status(ctx: RequestContext, encryptedId: string): Promise<OrderStatusData> {
     const order = await this.access.load(ctx, this.access.encryptedRef(ctx, encryptedId));
-    const answer: OrderStatusData = statusOf(order);
-    if (order.payment_status !== 'Success') return answer;
+    const answer: OrderStatusData = { ...statusOf(order), refundedTotal: order.refunded_total };
+    if (order.payment_status === 'Failed' && order.payment_error) answer.paymentError = order.payment_error;
+    if (order.orderstatus === 'New' || !order.payment_status || order.payment_status === 'Failed') return answer;
     const gifts = (
       await this.connection.repository(ctx, OrderItem).find({
         select: { id: true, title: true, ItemStatus: true },

@@ -2,7 +2,7 @@ import { OrderStatus } from './entities';
 import { ordersError } from './orders.errors';
 
 /** What can happen to an order (SPEC "Order status"). */
-export type OrderAction = 'editCart' | 'emptyCart' | 'checkout' | 'payByCard' | 'submitOrderOnly' | 'redo';
+export type OrderAction = 'editCart' | 'emptyCart' | 'checkout' | 'payByCard' | 'submitOrderOnly' | 'redo' | 'refund' | 'cancel';
 
 export interface OrderTransition {
   /** The statuses the action applies to. */
@@ -26,6 +26,10 @@ export const ORDER_TRANSITIONS: Record<OrderAction, OrderTransition> = {
   payByCard: { from: ['New'], to: 'Paid', describe: 'complete a card payment of' },
   submitOrderOnly: { from: ['New'], to: 'Ordered', describe: 'submit' },
   redo: { from: ['Paid', 'Ordered'], describe: 'redo the completion of' },
+  /** Only a card payment is given back; the status stays Paid (payment_status says how much came back). */
+  refund: { from: ['Paid'], describe: 'refund' },
+  /** Items become Cancelled; the status stays (a Paid order is refunded first). */
+  cancel: { from: ['New', 'Paid', 'Ordered'], describe: 'cancel' },
 };
 
 export function allows(action: OrderAction, status: OrderStatus): boolean {

@@ -36,6 +36,8 @@ export const ordersError = errorTable({
   PAYMENT_MODE_MISMATCH: { status: 400, message: 'Payment mode (test or live) is not accepted for this app' },
   /** paymentComplete: the cart changed after the checkout that made the intent (same amount, other items). */
   PAYMENT_CART_CHANGED: { status: 409, message: 'The cart changed after this payment was made: check out again' },
+  /** refundOrder: the order is not Paid by card, or nothing of its payment is left to refund. */
+  ORDER_NOT_PAID: { status: 409, message: 'Order is not paid' },
 });
 
 export type OrdersErrorCode = keyof typeof ordersError.table;

@@ -8,6 +8,8 @@ import { CheckoutController } from './checkout.controller';
 import { CheckoutService } from './checkout.service';
 import { ORDER_ENTITIES } from './entities';
 import { OrderAccess } from './order-access.service';
+import { OrderAdminController } from './order-admin.controller';
+import { OrderAdminService } from './order-admin.service';
 import { OrderCompletion } from './order-completion.service';
 import { OrderMails } from './order-mails';
 import { OrderStatusController } from './order-status.controller';
@@ -17,11 +19,12 @@ import { OrdersService } from './orders.service';
 import { PaymentWebhookController } from './payment-webhook.controller';
 import { PaymentWebhooks } from './payment-webhook.service';
 import { PaymentGateway } from './payments/payment-gateway.service';
+import { RefundsService } from './refunds.service';
 
 /** Orders, cart, checkout, the payment webhook, order completion and QR codes (SPEC "Orders and cart"). */
 @Module({
   imports: [TypeOrmModule.forFeature(ORDER_ENTITIES), VersioningModule, TokensModule, MessagingModule],
-  controllers: [OrdersController, CheckoutController, PaymentWebhookController, OrderStatusController],
-  providers: [PaymentGateway, OrderAccess, OrdersService, CartService, OrderMails, OrderCompletion, CheckoutService, PaymentWebhooks, OrderStatusService],
+  controllers: [OrdersController, CheckoutController, PaymentWebhookController, OrderStatusController, OrderAdminController],
+  providers: [PaymentGateway, OrderAccess, OrdersService, CartService, OrderMails, OrderCompletion, CheckoutService, PaymentWebhooks, OrderStatusService, RefundsService, OrderAdminService],
 })
 export class OrdersModule {}

@@ -52,6 +52,21 @@ export class TokenIssuer {
     });
   }
 
+  /**
+   * A refund in full or a cancellation: every token of the order that is not expired yet becomes expired
+   * (expireToken's transition), in the caller's transaction; how many changed.
+   */
+  async expireOrderTokens(scope: TransactionScope, appId: number, orderId: number): Promise<number> {
+    const result = await this.connection
+      .repository(scope, Token)
+      .createQueryBuilder()
+      .update()
+      .set({ status: TOKEN_TRANSITIONS.expire.to })
+      .where('app_id = :appId AND order_id = :orderId AND status IN (:...from) AND status <> :to', { appId, orderId, from: [...TOKEN_TRANSITIONS.expire.from], to: TOKEN_TRANSITIONS.expire.to })
+      .execute();
+    return result.affected ?? 0;
+  }
+
   /** The tokens issued for these order items of the app (gift tokens of an order, for orderStatus and the confirmation mail). */
   async ofOrderItems(scope: TransactionScope, appId: number, orderItemIds: number[]): Promise<TokenRow[]> {
     if (orderItemIds.length === 0) return [];

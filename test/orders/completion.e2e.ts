@@ -132,6 +132,7 @@ describe('order completion', () => {
       orderStatus: 'Paid',
       orderStatusLabel: 'Paid',
       paymentStatus: 'Success',
+      refundedTotal: 0,
       giftTokens: [{ id: gift.id, token_value: gift.token_value, product_id: giftItem.product_ID, order_item_id: giftItem.id, status: 'gift_pending', product_title: 'Gift voucher' }],
     });
     expect(await drain(t)).toMatchObject({ claimed: 0 });
@@ -153,7 +154,7 @@ describe('order completion', () => {
     expect(html).not.toContain('Tent hire');
     expect(html).toContain('Total (inc GST): $25.00');
     expect((await client.itemRows(order.orderID)).map((i) => i.ItemStatus)).toEqual(['Ordered', 'Cancelled']);
-    expect((await orderStatus(order._id)).body.data).toEqual({ orderStatus: 'Paid', orderStatusLabel: 'Paid', paymentStatus: 'Success' });
+    expect((await orderStatus(order._id)).body.data).toEqual({ orderStatus: 'Paid', orderStatusLabel: 'Paid', paymentStatus: 'Success', refundedTotal: 0 });
   });
 
   it('sends the admin email only when the order has no BillingEmail (legacy createPaymentIntent flow)', async () => {

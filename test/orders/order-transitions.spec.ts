@@ -24,6 +24,11 @@ describe('order transitions', () => {
     expect(table('redo')).toEqual({ New: 'refused', Paid: '→ Paid', Ordered: '→ Ordered' });
   });
 
+  it('only a Paid order is refunded, and any order can be cancelled, each keeping its status', () => {
+    expect(table('refund')).toEqual({ New: 'refused', Paid: '→ Paid', Ordered: 'refused' });
+    expect(table('cancel')).toEqual({ New: '→ New', Paid: '→ Paid', Ordered: '→ Ordered' });
+  });
+
   it('a refusal is a 400 that names the action and the status', () => {
     expect(() => requireTransition('editCart', 'Paid')).toThrow('Cannot change the cart of an order that is Paid');
     let refusal: unknown;

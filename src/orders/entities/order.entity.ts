@@ -2,7 +2,7 @@ import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, 
 import { Site } from '../../app-context';
 
 export type OrderStatus = 'New' | 'Paid' | 'Ordered';
-export type PaymentStatus = 'Success' | 'Failed';
+export type PaymentStatus = 'Success' | 'Failed' | 'Partially Refunded' | 'Refunded';
 
 /** A postal address as createOrder takes it. */
 export interface PostalAddress {
@@ -19,9 +19,15 @@ export interface PostalAddress {
  */
 @Entity('core_orders')
 @Check('core_orders_orderstatus_check', `orderstatus IN ('New', 'Paid', 'Ordered')`)
-@Check('core_orders_payment_status_check', `payment_status IN ('Success', 'Failed')`)
+@Check('core_orders_payment_status_check', `payment_status IN ('Success', 'Failed', 'Partially Refunded', 'Refunded')`)
+@Check('core_orders_refunded_total_check', 'refunded_total >= 0')
 @Check('core_orders_total_check', 'total >= 0')
 @Index('core_orders_app_customer_idx', ['app_id', 'customer_id'])
+@Index('core_orders_app_created_idx', { synchronize: false }) // (app_id, created DESC, id DESC): listOrders' newest-first pages
+@Index('core_orders_app_email_idx', { synchronize: false }) // (app_id, "BillingEmail", created DESC, id DESC): listOrders by email
+@Index('core_orders_app_status_idx', { synchronize: false }) // (app_id, orderstatus, created DESC, id DESC): listOrders by status
+@Index('core_orders_app_payment_status_idx', { synchronize: false }) // (app_id, payment_status, created DESC, id DESC): by payment status
+@Index('core_orders_AuthCode_idx', ['AuthCode'])
 export class Order {
   @PrimaryGeneratedColumn()
   id: number;
@@ -83,6 +89,18 @@ export class Order {
    */
   @Column({ type: 'integer', default: 0 })
   cart_version: number;
+
+  /** Cents refunded so far (refunds that succeeded at the provider); payment_status says Partially Refunded or Refunded. */
+  @Column({ type: 'integer', default: 0 })
+  refunded_total: number;
+
+  /** Why the last payment attempt failed (the provider's decline message, or the cancellation reason). */
+  @Column({ type: 'varchar', length: 500, nullable: true })
+  payment_error: string | null;
+
+  /** The mode of the intent that paid the order (live or test): its refunds use that mode's key. */
+  @Column({ type: 'boolean', nullable: true })
+  payment_livemode: boolean | null;
 
   @Column({ type: 'varchar', length: 320, nullable: true })
   BillingEmail: string | null;

@@ -28,6 +28,25 @@ export interface CreateIntentRequest {
   idempotencyKey: string;
 }
 
+export interface CreateRefundRequest {
+  paymentIntentId: string;
+  /** Cents. */
+  amount: number;
+  metadata: Record<string, string>;
+  idempotencyKey: string;
+}
+
+/** A refund as the shop needs it. */
+export interface RefundView {
+  id: string;
+  amount: number;
+  currency: string;
+  /** The provider's status: `succeeded`, `pending`, `requires_action`, `failed` or `canceled`. */
+  status: string;
+  paymentIntentId: string | null;
+  metadata: Record<string, string>;
+}
+
 /**
  * How long one request to the provider may take, and how often the SDK retries a connection failure, a
  * 409 or a 5xx. A retry reuses the request's idempotency key, so it never creates a second intent; one
@@ -94,6 +113,38 @@ export class PaymentGateway {
       return viewOf(intent);
     } catch (error) {
       throw this.failure(error, site, live, 'create payment intent');
+    }
+  }
+
+  /**
+   * A refund of (part of) a succeeded intent. The idempotency key makes a retried request (by the SDK after
+   * a timeout, or by a caller resuming a reservation) one refund at the provider.
+   */
+  async createRefund(site: TenantSite, live: boolean, request: CreateRefundRequest): Promise<RefundView> {
+    const client = this.client(site, live);
+    try {
+      const refund = await client.refunds.create(
+        { payment_intent: request.paymentIntentId, amount: request.amount, metadata: request.metadata },
+        { idempotencyKey: request.idempotencyKey, ...this.requestOptions() },
+      );
+      return refundViewOf(refund);
+    } catch (error) {
+      const answer = this.failure(error, site, live, 'create refund');
+      const refused = refusedForSure(error);
+      // The provider's own refusal text, else what failed (no answer, a timeout, a 5xx).
+      throw new RefundRequestFailed(refused ? oneLine((error as Error).message) : answer.message.replace(/^Payment provider error: /, ''), refused);
+    }
+  }
+
+  /** Every refund of an intent, as the provider holds them (a charge.refunded event that does not list them). */
+  async listRefunds(site: TenantSite, live: boolean, paymentIntentId: string): Promise<RefundView[]> {
+    const client = this.client(site, live);
+    try {
+      const refunds: RefundView[] = [];
+      for await (const refund of client.refunds.list({ payment_intent: paymentIntentId, limit: 100 }, this.requestOptions())) refunds.push(refundViewOf(refund));
+      return refunds;
+    } catch (error) {
+      throw this.failure(error, site, live, 'list refunds');
     }
   }
 
@@ -211,6 +262,37 @@ function viewOf(intent: Stripe.PaymentIntent): PaymentIntentView {
     currency: intent.currency,
     livemode: intent.livemode === true,
     metadata: { ...(intent.metadata ?? {}) },
+  };
+}
+
+/**
+ * A refund request that failed; the message says why. `refused`: the provider answered and refused it
+ * (nothing was refunded); otherwise the outcome is unknown (no answer, a timeout, a 5xx): it may have.
+ */
+export class RefundRequestFailed extends Error {
+  constructor(
+    message: string,
+    readonly refused: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** The provider answered with a refusal (a 4xx of its own), so the request certainly did nothing. */
+function refusedForSure(error: unknown): boolean {
+  const { errors } = stripe();
+  return error instanceof errors.StripeError && !(error instanceof errors.StripeConnectionError) && typeof error.statusCode === 'number' && error.statusCode < 500;
+}
+
+export function refundViewOf(refund: Stripe.Refund): RefundView {
+  const intent = refund.payment_intent;
+  return {
+    id: refund.id,
+    amount: refund.amount,
+    currency: refund.currency,
+    status: refund.status ?? 'pending',
+    paymentIntentId: typeof intent === 'string' ? intent : (intent?.id ?? null),
+    metadata: { ...(refund.metadata ?? {}) },
   };
 }
 

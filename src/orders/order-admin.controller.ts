@@ -1,0 +1,84 @@
+import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { AdminGuard } from '../auth';
+import { DecryptIds } from '../common/decrypt-ids.interceptor';
+import { success, successData } from '../common/envelope';
+import { Ctx, RequestContext } from '../common/request-context';
+import { OrderAccess } from './order-access.service';
+import { CancelOrderRequest, ListOrdersRequest, RefundOrderRequest } from './order-admin.dto';
+import { OrderAdminService } from './order-admin.service';
+import { RefundsService } from './refunds.service';
+
+const NOT_FOUND = 'Order not found (an unknown, tampered or another app\'s encrypted id)';
+const NOT_ADMIN = '401 without a bearer; 403 for a bearer that is not an admin of the app';
+
+/**
+ * The app admin's order routes (README "Refunds and cancellation"): refunds through the payment provider,
+ * cancellation, and the order list. Admin bearer of the order's app only.
+ */
+@ApiTags('Shop: refunds and admin')
+@ApiBearerAuth()
+@UseGuards(AdminGuard)
+@DecryptIds()
+@Controller('ecommerce')
+export class OrderAdminController {
+  constructor(
+    private readonly refunds: RefundsService,
+    private readonly admin: OrderAdminService,
+    private readonly access: OrderAccess,
+  ) {}
+
+  @Post('refundOrder')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Refund (part of) a Paid order\'s card payment at the provider',
+    description:
+      '`amount` defaults to the whole refundable remainder. The amount is reserved under the order\'s lock before the provider is asked (concurrent refunds never exceed what was paid) ' +
+      'and the provider request carries an idempotency key (a retried request makes one refund). paymentStatus becomes Partially Refunded, or Refunded when nothing is left, ' +
+      'which also expires the order\'s access tokens. A refund mail goes to the billing email through the outbox.',
+  })
+  @ApiResponse({ status: 200, description: '{ status: Success, data: { refundID, amount, currency, refundedTotal, paymentStatus } }' })
+  @ApiResponse({ status: 400, description: 'Validation error naming amount (not a positive integer, or more than the refundable remainder), _orderID or reason' })
+  @ApiResponse({ status: 401, description: NOT_ADMIN })
+  @ApiResponse({ status: 403, description: NOT_ADMIN })
+  @ApiResponse({ status: 404, description: NOT_FOUND })
+  @ApiResponse({ status: 409, description: 'Order is not paid (not Paid by card, or already refunded in full)' })
+  @ApiResponse({ status: 502, description: 'Payment provider error: … (the provider refused: nothing recorded; or no answer: a retry of the same amount resumes the same refund)' })
+  async refundOrder(@Ctx() ctx: RequestContext, @Body() body: RefundOrderRequest) {
+    return successData(await this.refunds.refund(ctx, this.access.refOf(ctx, body), body.amount, body.reason?.trim() || null));
+  }
+
+  @Post('cancelOrder')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Cancel an order: its items become Cancelled and its access tokens expire; a Paid order is refunded in full first',
+    description: 'A New order stays New with an empty total; a Paid order keeps its total and status (paymentStatus Refunded); an Ordered (Order Only) order is cancelled without a refund.',
+  })
+  @ApiResponse({ status: 200, description: '{ status: Success, data: { orderStatus, paymentStatus, cancelledItems, refundID? } }' })
+  @ApiResponse({ status: 400, description: 'Validation error (_orderID, reason)' })
+  @ApiResponse({ status: 401, description: NOT_ADMIN })
+  @ApiResponse({ status: 403, description: NOT_ADMIN })
+  @ApiResponse({ status: 404, description: NOT_FOUND })
+  @ApiResponse({ status: 502, description: 'Payment provider error: … (the refund failed: nothing was cancelled)' })
+  async cancelOrder(@Ctx() ctx: RequestContext, @Body() body: CancelOrderRequest) {
+    return successData(await this.admin.cancel(ctx, this.access.refOf(ctx, body), body.reason?.trim() || null));
+  }
+
+  @Post('listOrders')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'The app\'s orders, newest first, one page',
+    description: 'Filters: status, paymentStatus, from/to (creation time), email (billing email, exact). Index-backed: a page costs the same whatever the number of orders.',
+  })
+  @ApiResponse({
+    status: 200,
+    description: '{ status: Success, data: [{ _id, orderID, orderNumber, orderStatus, paymentStatus, total, refundedTotal, currency, billingEmail, orderDate, created, items }], paging: { page, perPage, hasMore } }',
+  })
+  @ApiResponse({ status: 400, description: 'Validation error naming the field (status, paymentStatus, from, to, email, page, perPage 1..100)' })
+  @ApiResponse({ status: 401, description: NOT_ADMIN })
+  @ApiResponse({ status: 403, description: NOT_ADMIN })
+  async listOrders(@Ctx() ctx: RequestContext, @Body() body: ListOrdersRequest) {
+    const { data, paging } = await this.admin.list(ctx, body);
+    return success({ data, paging });
+  }
+}

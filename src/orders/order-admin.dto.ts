@@ -1,0 +1,87 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsIn, IsISO8601, IsOptional, IsString } from 'class-validator';
+import { IdField, TextField } from '../common/dto-fields';
+import { EncryptedOrderIdField, IntField } from './cart.dto';
+import { OrderStatus, PaymentStatus } from './entities';
+import { MAX_ORDER_TOTAL } from './order-totals';
+
+/*
+ * Request bodies of the app admin's order routes (README "Refunds and cancellation"): refundOrder,
+ * cancelOrder, listOrders. The order is named by its encrypted id only.
+ */
+
+const ORDER_STATUSES: OrderStatus[] = ['New', 'Paid', 'Ordered'];
+const PAYMENT_STATUSES: PaymentStatus[] = ['Success', 'Failed', 'Partially Refunded', 'Refunded'];
+export const MAX_PER_PAGE = 100;
+
+export class RefundOrderRequest {
+  @IdField('appID', { doc: { description: 'App id; the site-id header is preferred. Read from the body only outside production.' } })
+  appID?: number;
+
+  @EncryptedOrderIdField('_orderID', { required: true })
+  _orderID: number;
+
+  @IntField('amount', 1, MAX_ORDER_TOTAL, { doc: { description: 'Cents to refund; default the whole refundable remainder (paid total less what was refunded)' } })
+  amount?: number;
+
+  @TextField('reason', 500, { doc: { description: 'Shown in the refund mail and kept with the refund' } })
+  reason?: string;
+}
+
+export class CancelOrderRequest {
+  @IdField('appID', { doc: { description: 'App id; the site-id header is preferred. Read from the body only outside production.' } })
+  appID?: number;
+
+  @EncryptedOrderIdField('_orderID', { required: true })
+  _orderID: number;
+
+  @TextField('reason', 500, { doc: { description: 'The refund\'s reason, for a Paid order' } })
+  reason?: string;
+}
+
+function OneOfField(name: string, values: readonly string[]): PropertyDecorator {
+  return (target, key) => {
+    ApiPropertyOptional({ enum: values })(target, key);
+    Transform(({ value }) => (value === null ? undefined : value))(target, key);
+    IsOptional()(target, key);
+    IsString({ message: `${name} must be a string` })(target, key);
+    IsIn(values as string[], { message: `${name} must be one of ${values.join(', ')}` })(target, key);
+  };
+}
+
+function DateField(name: string, description: string): PropertyDecorator {
+  return (target, key) => {
+    ApiPropertyOptional({ type: String, format: 'date-time', description })(target, key);
+    Transform(({ value }) => (value === null ? undefined : value))(target, key);
+    IsOptional()(target, key);
+    IsString({ message: `${name} must be a string` })(target, key);
+    IsISO8601({ strict: true }, { message: `${name} must be an ISO 8601 date or date-time` })(target, key);
+  };
+}
+
+export class ListOrdersRequest {
+  @IdField('appID', { doc: { description: 'App id; the site-id header is preferred. Read from the body only outside production.' } })
+  appID?: number;
+
+  @OneOfField('status', ORDER_STATUSES)
+  status?: OrderStatus;
+
+  @OneOfField('paymentStatus', PAYMENT_STATUSES)
+  paymentStatus?: PaymentStatus;
+
+  @DateField('from', 'Orders created at or after this time')
+  from?: string;
+
+  @DateField('to', 'Orders created before this time')
+  to?: string;
+
+  @TextField('email', 320, { doc: { description: 'The billing email, exactly as the order holds it' } })
+  email?: string;
+
+  @IntField('page', 1, 1_000_000, { doc: { description: 'Page number, from 1' } })
+  page?: number;
+
+  @IntField('perPage', 1, MAX_PER_PAGE, { doc: { description: `Orders per page, 1..${MAX_PER_PAGE}; default 20` } })
+  perPage?: number;
+}
