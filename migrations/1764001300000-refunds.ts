@@ -36,11 +36,13 @@ export class Refunds1764001300000 implements MigrationInterface {
         status             varchar(20) NOT NULL CONSTRAINT core_refunds_status_check CHECK (status IN ('reserved', 'unknown', 'succeeded', 'failed')),
         source             varchar(20) NOT NULL CONSTRAINT core_refunds_source_check CHECK (source IN ('api', 'provider')),
         reason             varchar(500),
+        request_key        varchar(255),
         created            timestamptz NOT NULL DEFAULT now(),
         updated            timestamptz NOT NULL DEFAULT now()
       )`);
     await q.query(`CREATE UNIQUE INDEX core_refunds_refund_id_uq ON core_refunds (app_id, refund_id)`);
     await q.query(`CREATE INDEX core_refunds_order_idx ON core_refunds (order_id)`);
+    await q.query(`CREATE UNIQUE INDEX core_refunds_request_key_uq ON core_refunds (app_id, order_id, request_key)`);
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -1,5 +1,6 @@
-import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Headers, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiError } from '../common/api-error';
 import { AdminGuard } from '../auth';
 import { DecryptIds } from '../common/decrypt-ids.interceptor';
 import { success, successData } from '../common/envelope';
@@ -10,6 +11,7 @@ import { OrderAdminService } from './order-admin.service';
 import { RefundsService } from './refunds.service';
 
 const NOT_FOUND = 'Order not found (an unknown, tampered or another app\'s encrypted id)';
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const NOT_ADMIN = '401 without a bearer; 403 for a bearer that is not an admin of the app';
 
 /**
@@ -34,7 +36,7 @@ export class OrderAdminController {
     summary: 'Refund (part of) a Paid order\'s card payment at the provider',
     description:
       '`amount` defaults to the whole refundable remainder. The amount is reserved under the order\'s lock before the provider is asked (concurrent refunds never exceed what was paid) ' +
-      'and the provider request carries an idempotency key (a retried request makes one refund). paymentStatus becomes Partially Refunded, or Refunded when nothing is left, ' +
+      'and the provider request carries an idempotency key: a retry with the same Idempotency-Key header (or, without one, a request for the amount of a refund still in flight) makes one refund. paymentStatus becomes Partially Refunded, or Refunded when nothing is left, ' +
       'which also expires the order\'s access tokens. A refund mail goes to the billing email through the outbox.',
   })
   @ApiResponse({ status: 200, description: '{ status: Success, data: { refundID, amount, currency, refundedTotal, paymentStatus } }' })
@@ -44,8 +46,10 @@ export class OrderAdminController {
   @ApiResponse({ status: 404, description: NOT_FOUND })
   @ApiResponse({ status: 409, description: 'Order is not paid (not Paid by card, or already refunded in full)' })
   @ApiResponse({ status: 502, description: 'Payment provider error: … (the provider refused: nothing recorded; or no answer: a retry of the same amount resumes the same refund)' })
-  async refundOrder(@Ctx() ctx: RequestContext, @Body() body: RefundOrderRequest) {
-    return successData(await this.refunds.refund(ctx, this.access.refOf(ctx, body), body.amount, body.reason?.trim() || null));
+  @ApiHeader({ name: 'idempotency-key', required: false, description: 'Names this refund (at most 255 visible ASCII characters): a retry with the same key answers the same refund, made once' })
+  async refundOrder(@Ctx() ctx: RequestContext, @Body() body: RefundOrderRequest, @Headers('idempotency-key') idempotencyKey: string | undefined) {
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) throw ApiError.field('Idempotency-Key', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+    return successData(await this.refunds.refund(ctx, this.access.refOf(ctx, body), body.amount, body.reason?.trim() || null, idempotencyKey ?? null));
   }
 
   @Post('cancelOrder')

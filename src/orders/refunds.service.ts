@@ -29,9 +29,6 @@ export interface RefundAnswer {
  */
 export type RefundOutcome = 'refunded' | 'known' | 'failed' | 'order_not_found' | 'currency_mismatch';
 
-/** Longer than any request to the provider takes (two attempts of PAYMENT_NETWORK_DEFAULTS.timeoutMs): a reservation older than this lost its request. */
-const STALE_RESERVATION_MS = 2 * 60_000;
-
 /** Provider statuses of money on its way back (pending settles later, but it was committed). */
 const COUNTED = new Set(['succeeded', 'pending', 'requires_action']);
 
@@ -47,9 +44,9 @@ const COUNTED = new Set(['succeeded', 'pending', 'requires_action']);
  *
  * The provider's webhook (charge.refunded, refund.updated) goes through the same `record`, so a refund made
  * here and announced by the provider, or made in the provider's dashboard, is counted once.
- * A request whose outcome is unknown (no answer) keeps its reservation as `unknown`: the next request for
- * the same amount resumes it with the same key, so the provider refunds once. So does a reservation left
- * `reserved` for longer than any request to the provider takes (its instance stopped mid-request).
+ * A request for the amount of a reservation that is not settled yet resumes it with the same key, so the
+ * provider refunds once: a double submit, a retry after an answer that never came (the reservation is then
+ * `unknown`), or after the database failed once the provider had refunded.
  */
 @Injectable()
 export class RefundsService {
@@ -63,12 +60,17 @@ export class RefundsService {
     private readonly mails: OrderMails,
   ) {}
 
-  /** refundOrder: `amount` cents (default: the whole remainder) of the order's payment. */
-  async refund(ctx: RequestContext, ref: OrderRef, amount: number | undefined, reason: string | null): Promise<RefundAnswer> {
+  /**
+   * refundOrder: `amount` cents (default: the whole remainder) of the order's payment. `requestKey` (the
+   * request's Idempotency-Key) names the refund: a retry with it resumes or answers that refund.
+   */
+  async refund(ctx: RequestContext, ref: OrderRef, amount: number | undefined, reason: string | null, requestKey: string | null = null): Promise<RefundAnswer> {
     const { order, reservation } = await this.connection.inTransaction(ctx, async (em) => {
       const locked = await this.access.load(ctx, ref, { lock: true });
+      const prior = requestKey ? await em.getRepository(Refund).findOneBy({ app_id: ctx.appId, order_id: locked.id, request_key: requestKey }) : null;
+      if (prior) return { order: locked, reservation: this.resume(prior, amount) };
       if (!isRefundable(locked)) throw ordersError('ORDER_NOT_PAID');
-      return { order: locked, reservation: await this.reserve(em, locked, amount, reason) };
+      return { order: locked, reservation: await this.reserve(em, locked, amount, reason, requestKey) };
     });
 
     let refund: RefundView;
@@ -141,16 +143,21 @@ export class RefundsService {
     });
   }
 
+  /** The refund an Idempotency-Key already named: asked again under the same provider key, so the provider answers the same refund. */
+  private resume(prior: Refund, amount: number | undefined): Refund {
+    if (amount !== undefined && amount !== prior.amount) throw ApiError.field('amount', `This Idempotency-Key was used for a refund of ${prior.amount} cents`);
+    if (prior.status === 'failed') throw ordersError('PAYMENT_PROVIDER_ERROR', { detail: 'the refund of this Idempotency-Key failed at the provider' });
+    return prior;
+  }
+
   /**
-   * Reserves `amount` (default the remainder) of a locked Paid order; a request for the amount of a
-   * reservation whose outcome is unknown resumes it instead (the same idempotency key at the provider).
+   * Reserves `amount` (default the remainder) of a locked Paid order. Without an Idempotency-Key, a request
+   * for the amount of a reservation not settled yet resumes it instead (the same key at the provider).
    */
-  private async reserve(em: EntityManager, order: Order, amount: number | undefined, reason: string | null): Promise<Refund> {
+  private async reserve(em: EntityManager, order: Order, amount: number | undefined, reason: string | null, requestKey: string | null): Promise<Refund> {
     const rows = em.getRepository(Refund);
-    const held = await rows.find({ where: { app_id: order.app_id, order_id: order.id, status: In([...HELD_REFUND_STATUSES]) }, order: { id: 'ASC' } });
-    const stale = Date.now() - STALE_RESERVATION_MS;
-    const resumable = held.filter((row) => row.status === 'unknown' || row.updated.getTime() < stale);
-    const resumed = resumable.find((row) => amount === undefined || row.amount === amount);
+    const held = await rows.find({ where: { app_id: order.app_id, order_id: order.id, status: In([...HELD_REFUND_STATUSES]), source: 'api' }, order: { id: 'ASC' } });
+    const resumed = requestKey ? undefined : held.find((row) => row.request_key === null && (amount === undefined || row.amount === amount));
     if (resumed) return resumed;
     const remainder = order.total - order.refunded_total - held.reduce((sum, row) => sum + row.amount, 0);
     const wanted = amount ?? remainder;
@@ -164,6 +171,7 @@ export class RefundsService {
       status: 'reserved',
       source: 'api',
       reason,
+      request_key: requestKey,
     });
     return rows.findOneByOrFail({ id: (inserted.identifiers[0] as { id: number }).id });
   }

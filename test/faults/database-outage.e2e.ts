@@ -192,3 +192,51 @@ describe('a payment webhook when the database goes away after the signature chec
     expect(await client.mailRows(order.orderID)).toHaveLength(2);
   });
 });
+
+/**
+ * A refund when the database goes away after the provider refunded but before the refund is recorded:
+ * the admin gets 503, the provider's announcement is refused with 503 (so it comes again), and either the
+ * redelivery or the admin's retry with the same Idempotency-Key records the one refund the provider made.
+ */
+describe('a refund when the database goes away after the provider refunded', () => {
+  let db: { name: string; url: string };
+  let proxy: TcpProxy;
+  let t: TestApp;
+  let shop: ShopTenant;
+  let peer: PaymentPeer;
+  let client: ShopClient;
+
+  beforeAll(async () => ({ db, proxy, peer, t, shop, client } = await startProxiedShop('60000')));
+
+  afterAll(() => stopProxiedShop({ t, proxy, peer, db }));
+
+  it('records the refund once, whether the retry or the provider\'s redelivery comes first', async () => {
+    const order = await client.checkedOut([{ productID: shop.ebook, Qty: 2, Price: 1500 }]);
+    expect((await client.deliver(client.paid(order.intent))).status).toBe(200);
+    const refund = (key: string) => t.post('/ecommerce/refundOrder', { _orderID: order._id, amount: 1000 }, { ...shop.adminHeaders, 'idempotency-key': key });
+    const refunded = () => [...peer.refunds.values()].filter((r) => r.payment_intent === order.intent.id);
+
+    // The provider answers late; the database goes away while it thinks.
+    peer.delayMs = 400;
+    const pending = refund('refund-once-1');
+    await waitFor(async () => peer.requests.some((r) => r.path === '/v1/refunds'), 5_000);
+    proxy.cut({ spare: 'platform-listener' });
+    const failed = await pending;
+    const announced = peer.signedEvent('charge.refunded', peer.chargeOf(order.intent.id), shop.secret, { id: 'evt_refund_during_cut' });
+    const refusedEvent = await client.deliver(announced);
+    proxy.restore();
+    peer.heal();
+    expect(failed.status).toBe(503);
+    expect(refusedEvent.status).toBe(503);
+    expect(refunded()).toHaveLength(1);
+
+    // The retry with the same key answers the same refund; the redelivered event finds it recorded.
+    let retried: TestResponse | undefined;
+    await waitFor(async () => (retried = await refund('refund-once-1')).status === 200, 10_000);
+    expect(retried!.body.data).toMatchObject({ refundID: refunded()[0].id, amount: 1000, refundedTotal: 1000 });
+    expect((await client.deliver(announced)).status).toBe(200);
+    expect(refunded()).toHaveLength(1);
+    expect(await t.dataSource.query('SELECT refund_id, amount, status FROM core_refunds WHERE order_id = $1', [order.orderID])).toEqual([{ refund_id: refunded()[0].id, amount: 1000, status: 'succeeded' }]);
+    expect((await client.orderRow(order.orderID)).refunded_total).toBe(1000);
+  });
+});

@@ -4,7 +4,7 @@ import { Order } from './order.entity';
 
 /**
  * `reserved`: being asked of the provider, its amount held against the order's remainder; `unknown`: asked,
- * but no answer came (it may have been made): still held, and a retry for the same amount resumes it;
+ * but no answer came (it may have been made): still held. A request for the amount of either resumes it;
  * `succeeded`: the provider refunded it (counted in core_orders.refunded_total); `failed`: the provider
  * failed or cancelled it (nothing counted).
  */
@@ -28,6 +28,7 @@ export type RefundSource = 'api' | 'provider';
 @Check('core_refunds_source_check', `source IN ('api', 'provider')`)
 @Index('core_refunds_refund_id_uq', ['app_id', 'refund_id'], { unique: true })
 @Index('core_refunds_order_idx', ['order_id'])
+@Index('core_refunds_request_key_uq', ['app_id', 'order_id', 'request_key'], { unique: true })
 export class Refund {
   @PrimaryGeneratedColumn({ primaryKeyConstraintName: 'core_refunds_pkey' })
   id: number;
@@ -68,6 +69,10 @@ export class Refund {
 
   @Column({ type: 'varchar', length: 500, nullable: true })
   reason: string | null;
+
+  /** The Idempotency-Key header of the refundOrder request that made it: the same key resumes this refund. */
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  request_key: string | null;
 
   @CreateDateColumn({ type: 'timestamptz' })
   created: Date;
