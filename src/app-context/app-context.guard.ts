@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiError } from '../common/api-error';
+import { requestStore } from '../common/logging';
 import { appContextError } from './app-context.errors';
 import { IdCipher, MAX_ID } from '../common/id-cipher.service';
 import { APP_CONTEXT_POLICY, AppContextPolicy, RequestContext, RequestWithContext } from '../common/request-context';
@@ -39,6 +40,8 @@ export class AppContextGuard implements CanActivate {
     const request = execution.switchToHttp().getRequest<RequestWithContext>();
     const policy = this.reflector.getAllAndOverride<AppContextPolicy | undefined>(APP_CONTEXT_POLICY, [execution.getHandler(), execution.getClass()]) ?? {};
     request.ctx = new RequestContext(request.id, request.ip, this.config.production, null);
+    const store = requestStore.getStore();
+    if (store) store.ctx = request.ctx;
     if (policy.none) return true;
     if (policy.siteIdHeaderOnly) {
       request.ctx.site = await this.fromSiteIdHeaderOnly(request);

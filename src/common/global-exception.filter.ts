@@ -3,7 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable } from '../database/connection-errors';
+import { isDatabaseUnavailable, isStatementTimeout, TenantShareExhausted } from '../database/connection-errors';
 import { ApiError, GENERIC_ERROR_MESSAGE } from './api-error';
 
 /** Longer URLs get 414 (the API takes its input in JSON bodies; Node refuses a request head over 16 KB). */
@@ -32,16 +32,26 @@ const HTTP_MESSAGES: Record<number, string> = {
 const logger = new Logger('Exceptions');
 
 export const DATABASE_UNAVAILABLE = 'Database unavailable';
-/** What a 503 for an unreachable database asks the client to wait before retrying. */
+/** What a 503 for an unreachable database (or a statement over its time limit) asks the client to wait before retrying. */
 const DATABASE_RETRY_AFTER_S = 5;
+export const STATEMENT_TIMEOUT_MESSAGE = 'The request took too long: try a narrower query';
+export const TENANT_SHARE_EXHAUSTED_MESSAGE = 'Too many requests of this app are in progress, please try again shortly';
 
 /**
  * Any error as the answer to send: known failures keep their envelope; a database that cannot be reached
- * is 503 `Database unavailable` with Retry-After; anything else unexpected becomes the spec's generic 500,
- * with the detail only in the log (which carries the request id).
+ * is 503 `Database unavailable` with Retry-After, and so are a statement cancelled by the statement timeout
+ * and a tenant's full share of the pool (each with its own message); anything else unexpected becomes the
+ * spec's generic 500, with the detail only in the log (which carries the request id).
  */
 export function toApiError(exception: unknown, request: Pick<FastifyRequest, 'method' | 'url'>): ApiError {
   if (exception instanceof ApiError) return exception;
+  if (exception instanceof TenantShareExhausted) {
+    return new ApiError(503, TENANT_SHARE_EXHAUSTED_MESSAGE, undefined, {}, 'Failed', { 'retry-after': String(exception.retryAfterSeconds) });
+  }
+  if (isStatementTimeout(exception)) {
+    logger.warn({ method: request.method, url: request.url }, 'Statement timeout');
+    return new ApiError(503, STATEMENT_TIMEOUT_MESSAGE, undefined, {}, 'Failed', { 'retry-after': String(DATABASE_RETRY_AFTER_S) });
+  }
 
   const code = (exception as { code?: string } | null)?.code;
   if (code && FASTIFY_CLIENT_ERRORS[code]) {

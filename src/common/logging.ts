@@ -1,9 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { LoggerService } from '@nestjs/common';
 import pino, { Logger } from 'pino';
+import type { RequestContext } from './request-context';
 
-/** The request id of the request being handled, so that every log line it causes carries it. */
-export const requestStore = new AsyncLocalStorage<{ requestId: string }>();
+/**
+ * The request being handled: its id, so that every log line it causes carries it, and its context once
+ * AppContextGuard created it, so that the request pool can count the connections of its tenant (TenantShare).
+ */
+export const requestStore = new AsyncLocalStorage<{ requestId: string; ctx?: RequestContext }>();
 
 /**
  * JSON lines on stdout. Writes are asynchronous: a synchronous write per line costs more than

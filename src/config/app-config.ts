@@ -14,6 +14,19 @@ export interface AppConfig {
   basePath: string;
   databaseUrl: string | null;
   dataDir: string;
+  /**
+   * The request pool and each tenant's share of it (README "Fair shares and timeouts"): its size
+   * (DB_POOL_SIZE), the statement timeout of its connections (DB_STATEMENT_TIMEOUT_MS, 0 = none), the most
+   * connections one tenant holds at once (DB_TENANT_MAX_CONNECTIONS, per instance and, with REDIS_URL, across
+   * instances), and how many of a tenant's requests may wait for one (DB_TENANT_QUEUE) and how long
+   * (DB_TENANT_QUEUE_WAIT_MS).
+   */
+  database: { poolSize: number; statementTimeoutMs: number; tenantMaxConnections: number; tenantQueue: number; tenantQueueWaitMs: number };
+  /**
+   * Bounds on slow clients: the whole request (HTTP_REQUEST_TIMEOUT_MS) and its head (HTTP_HEADERS_TIMEOUT_MS)
+   * must arrive within these, else 408; an idle keep-alive connection closes after HTTP_KEEP_ALIVE_TIMEOUT_MS.
+   */
+  http: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number };
   redisUrl: string | null;
   /** Prefix of every Redis key this deployment writes. */
   redisKeyPrefix: string;
@@ -266,6 +279,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const production = env.NODE_ENV === 'production';
   const r = new Reader(env, production);
   const loginMaxPerAccount = r.int('AUTH_LOGIN_MAX_PER_ACCOUNT', 10, 1);
+  const poolSize = r.int('DB_POOL_SIZE', 10, 1, 1000);
+  const requestTimeoutMs = r.int('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000);
 
   const config: AppConfig = {
     production,
@@ -274,6 +289,18 @@ export function loadConfig(env: Env = process.env): AppConfig {
     basePath: production ? '/api/v2' : '',
     databaseUrl: r.url('DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: r.str('DATA_DIR') ?? './.data',
+    database: {
+      poolSize,
+      statementTimeoutMs: r.int('DB_STATEMENT_TIMEOUT_MS', 5000, 0, 3_600_000),
+      tenantMaxConnections: r.int('DB_TENANT_MAX_CONNECTIONS', Math.max(1, Math.floor(poolSize / 2)), 1, poolSize),
+      tenantQueue: r.int('DB_TENANT_QUEUE', 100, 0, 100_000),
+      tenantQueueWaitMs: r.int('DB_TENANT_QUEUE_WAIT_MS', 5000, 0, 600_000),
+    },
+    http: {
+      requestTimeoutMs,
+      headersTimeoutMs: r.int('HTTP_HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 1000, requestTimeoutMs),
+      keepAliveTimeoutMs: r.int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 600_000),
+    },
     redisUrl: r.url('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: r.str('REDIS_KEY_PREFIX') ?? 'platform:',
     smtpUrl: r.url('SMTP_URL', ['smtp:', 'smtps:']),

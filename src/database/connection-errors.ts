@@ -17,3 +17,23 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof code === 'string' && (NETWORK_CODES.has(code) || SERVER_GONE.test(code))) return true;
   return typeof message === 'string' && DRIVER_MESSAGES.some((pattern) => pattern.test(message));
 }
+
+/**
+ * Whether PostgreSQL cancelled the statement (57014 query_canceled): the request pool's statement_timeout
+ * (DB_STATEMENT_TIMEOUT_MS) passed. Answered 503 with Retry-After, never 500.
+ */
+export function isStatementTimeout(error: unknown): boolean {
+  if (error === null || typeof error !== 'object') return false;
+  const { code, driverError } = error as { code?: unknown; driverError?: { code?: unknown } };
+  return (driverError?.code ?? code) === '57014';
+}
+
+/**
+ * A request of a tenant that holds its whole share of the request pool (DB_TENANT_MAX_CONNECTIONS) found the
+ * tenant's queue full (DB_TENANT_QUEUE) or waited DB_TENANT_QUEUE_WAIT_MS for a connection: answered 503.
+ */
+export class TenantShareExhausted extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super('The app has too many database requests in progress');
+  }
+}

@@ -1,10 +1,15 @@
 import { DynamicModule, Global, Injectable, Module, OnModuleInit } from '@nestjs/common';
 import { getDataSourceToken, InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { requestStore } from '../common/logging';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
 import { DatabaseNotifications } from './database-notifications';
 import { DatabaseHandle, poolSize } from './embedded-database';
 import { SchemaCatalog } from './schema-catalog.service';
 import { registerEntitySecrets } from './secret-columns';
+import { tenantSharedDriver } from './tenant-pool';
+import { TenantShare } from './tenant-share';
 import { TransactionalConnection } from './transactional-connection';
 
 /** Fills the secret-column registry from the entities' `select: false` columns once they are loaded. */
@@ -17,6 +22,12 @@ class EntitySecrets implements OnModuleInit {
   }
 }
 
+@Module({
+  providers: [{ provide: TenantShare, inject: [APP_CONFIG], useFactory: (config: AppConfig) => TenantShare.forConfig(config) }],
+  exports: [TenantShare],
+})
+class TenantShareModule {}
+
 @Global()
 @Module({})
 export class DatabaseModule {
@@ -24,16 +35,28 @@ export class DatabaseModule {
     return {
       module: DatabaseModule,
       imports: [
-        TypeOrmModule.forRoot({
-          type: 'postgres',
-          url: database.url,
-          autoLoadEntities: true,
-          synchronize: false,
-          migrationsRun: false,
-          poolSize: poolSize(database),
-          extra: { connectionTimeoutMillis: 10_000 },
-          retryAttempts: 3,
-          retryDelay: 1000,
+        TypeOrmModule.forRootAsync({
+          imports: [TenantShareModule],
+          inject: [APP_CONFIG, TenantShare],
+          useFactory: (config: AppConfig, share: TenantShare) => {
+            const size = poolSize(database, config);
+            // PGlite (the embedded database) does not enforce statement_timeout.
+            const statementTimeoutMs = database.embedded ? 0 : config.database.statementTimeoutMs;
+            return {
+              type: 'postgres',
+              url: database.url,
+              autoLoadEntities: true,
+              synchronize: false,
+              migrationsRun: false,
+              poolSize: size,
+              // Every statement of the request pool; migrations, the SQL merges and the listener have their own connections.
+              extra: { connectionTimeoutMillis: 10_000, ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}) },
+              // The request's context, set by AppContextGuard, names the tenant a connection is checked out for.
+              driver: share.limits(size) ? tenantSharedDriver(share, () => requestStore.getStore()?.ctx) : undefined,
+              retryAttempts: 3,
+              retryDelay: 1000,
+            };
+          },
         }),
       ],
       providers: [

@@ -10,7 +10,7 @@ import { TransactionScope } from '../database/transaction-scope';
 import { TransactionalConnection } from '../database/transactional-connection';
 import { messagingError } from './messaging.errors';
 import { MergeData } from './placeholders';
-import { TenantGate } from './tenant-gate';
+import { TenantGate } from '../database/tenant-gate';
 
 /** The SQL parser, loaded at the first merge query (only admins send one), not at start (~2 MB, ~30 ms). */
 function sqlParser(): typeof import('pgsql-ast-parser') {

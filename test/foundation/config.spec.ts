@@ -91,3 +91,17 @@ describe('development secrets file', () => {
     expect(withDevSecrets({ ...PRODUCTION, JWT_ACCESS_SECRET: undefined, DATA_DIR: dir }).JWT_ACCESS_SECRET).toBeUndefined();
   });
 });
+
+describe('configuration: fair shares and timeouts', () => {
+  it('gives each tenant half the pool and a headers timeout within the request timeout by default', () => {
+    expect(loadConfig({}).database).toEqual({ poolSize: 10, statementTimeoutMs: 5000, tenantMaxConnections: 5, tenantQueue: 100, tenantQueueWaitMs: 5000 });
+    expect(loadConfig({ DB_POOL_SIZE: '3' }).database.tenantMaxConnections).toBe(1);
+    expect(loadConfig({}).http).toEqual({ requestTimeoutMs: 30000, headersTimeoutMs: 10000, keepAliveTimeoutMs: 72000 });
+    expect(loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '2000' }).http.headersTimeoutMs).toBe(2000);
+  });
+
+  it('refuses a tenant share larger than the pool and a headers timeout longer than the request timeout', () => {
+    expect(() => loadConfig({ DB_POOL_SIZE: '4', DB_TENANT_MAX_CONNECTIONS: '5' })).toThrow(/DB_TENANT_MAX_CONNECTIONS must be an integer between 1 and 4/);
+    expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '6000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS must be an integer between 1000 and 5000/);
+  });
+});

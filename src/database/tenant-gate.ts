@@ -1,5 +1,3 @@
-import { ApiError } from '../common/api-error';
-
 export interface TenantGateLimits {
   /** Jobs of one app running at once. */
   perApp: number;
@@ -16,14 +14,15 @@ interface Waiter {
 
 /**
  * A per-app concurrency cap with a bounded FIFO queue (in-process, per instance). A job that finds its
- * app's queue full, or waits longer than `waitMs`, is refused with 429 and Retry-After.
+ * app's queue full, or waits longer than `waitMs`, is refused with the error `busy` builds. Used for the
+ * request pool's tenant shares (TenantShare) and the notification SQL merges.
  */
 export class TenantGate {
   private readonly apps = new Map<number, { running: number; waiting: Waiter[] }>();
 
   constructor(
     private readonly limits: TenantGateLimits,
-    private readonly busy: () => ApiError,
+    private readonly busy: () => Error,
   ) {}
 
   async run<T>(appId: number, job: () => Promise<T>): Promise<T> {
@@ -40,7 +39,8 @@ export class TenantGate {
     return this.apps.get(appId)?.running ?? 0;
   }
 
-  private enter(appId: number): Promise<void> {
+  /** Takes a turn of `appId`, waiting in its queue when all are taken; every turn taken is given back with `leave`. */
+  enter(appId: number): Promise<void> {
     let state = this.apps.get(appId);
     if (!state) this.apps.set(appId, (state = { running: 0, waiting: [] }));
     if (state.running < this.limits.perApp) {
@@ -61,8 +61,8 @@ export class TenantGate {
     });
   }
 
-  /** Hands the slot to the next waiter, else frees it. */
-  private leave(appId: number): void {
+  /** Hands the turn to the next waiter, else frees it. */
+  leave(appId: number): void {
     const state = this.apps.get(appId)!;
     const next = state.waiting.shift();
     if (next) {
