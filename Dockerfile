@@ -8,11 +8,20 @@ RUN npx nest build && npm prune --omit=dev
 FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
+# The embedded database (when DATABASE_URL is unset), and the mail and SMS outboxes without SMTP_URL or an
+# SMS gateway: a directory the non-root user owns. Mount a volume there to keep it (docker run -v data:/app/.data).
+ENV DATA_DIR=/app/.data
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
+COPY bin ./bin
 COPY templates ./templates
 COPY fixtures ./fixtures
+RUN mkdir -p /app/.data && chown node:node /app/.data
 EXPOSE 3000
 USER node
+# Readiness: the process answers and reaches its database (GET /health/ready is outside the /api/v2 base path).
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# The command line in a container: docker exec <container> node bin/cli.js <command> (or node dist/src/cli.js).
 CMD ["node", "dist/src/main.js"]

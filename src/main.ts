@@ -4,7 +4,7 @@ import { closeApp, createApp } from './app.factory';
 import { flushLogs } from './common/logging';
 import { ConfigError, loadConfig } from './config/app-config';
 import { withDevSecrets } from './config/dev-secrets';
-import { openDatabase } from './database/embedded-database';
+import { DataDirInUseError, openDatabase } from './database/embedded-database';
 import { migrate } from './database/migrate';
 import { seedDemoTenantOnce } from './cli/demo-tenant';
 import { compactHeapAfterStart } from './heap-after-start';
@@ -60,7 +60,8 @@ async function main(): Promise<void> {
 }
 
 void main().catch((error) => {
-  // A module's own configuration check at start (ConfigError) reads like the loader's: the message only.
-  console.error(error instanceof ConfigError ? error.message : error);
+  // A module's own configuration check at start (ConfigError) reads like the loader's: the message only; so
+  // does an embedded database another process holds.
+  console.error(error instanceof ConfigError || error instanceof DataDirInUseError ? error.message : error);
   process.exit(1);
 });

@@ -1,4 +1,4 @@
 export { AppContextModule } from './app-context.module';
 export { Site } from './entities/site.entity';
-export { NewSite, SitesService, UnknownColumnError } from './sites.service';
+export { NewSite, SiteChanges, SitesService, UnknownColumnError } from './sites.service';
 export { acceptsPaymentMode, paysLive } from './payment-mode';

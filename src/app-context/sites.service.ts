@@ -8,6 +8,9 @@ import { SiteCache } from './site-cache';
 /** Columns a caller may set when creating a tenant (CLI, seed). */
 export type NewSite = Partial<Omit<Site, 'id' | 'created' | 'updated'>> & { id?: number; name: string; domain: string };
 
+/** Columns a caller may change on a tenant (CLI `tenant:update`). */
+export type SiteChanges = Partial<Omit<Site, 'id' | 'created' | 'updated'>>;
+
 @Injectable()
 export class SitesService {
   constructor(
@@ -30,6 +33,43 @@ export class SitesService {
   async findByDomain(scope: TransactionScope, domain: string): Promise<Site | null> {
     const load = async () => ((await this.connection.manager(scope).query('SELECT * FROM core_sites WHERE lower(domain) = lower($1)', [domain])) as Site[])[0] ?? null;
     return scope.manager ? load() : this.cache.siteOfDomain(domain, load);
+  }
+
+  /** Every tenant by id, without its secret columns (`select: false`): what may be shown to an operator. */
+  async list(scope: TransactionScope): Promise<Site[]> {
+    return this.connection.repository(scope, Site).find({ order: { id: 'ASC' } });
+  }
+
+  /** One tenant without its secret columns, never from the cache; `lock` holds its row until the transaction ends. */
+  async findShown(scope: TransactionScope, id: number, lock = false): Promise<Site | null> {
+    return this.connection.repository(scope, Site).findOne({ where: { id }, ...(lock && scope.manager ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+  }
+
+  /** The names of the secret columns (`select: false`) that hold a value, per tenant id: whether a key is set, never the key. */
+  async secretsSet(scope: TransactionScope, ids: number[]): Promise<Map<number, string[]>> {
+    const repository = this.connection.repository(scope, Site);
+    const secrets = repository.metadata.columns.filter((column) => !column.isSelect).map((column) => column.propertyName);
+    const result = new Map<number, string[]>(ids.map((id) => [id, []]));
+    if (ids.length === 0 || secrets.length === 0) return result;
+    const query = repository.createQueryBuilder('s').select('s.id', 'id').where('s.id IN (:...ids)', { ids });
+    for (const name of secrets) query.addSelect(`s.${name} IS NOT NULL`, name);
+    for (const row of await query.getRawMany<Record<string, unknown>>()) {
+      result.set(Number(row.id), secrets.filter((name) => row[name] === true));
+    }
+    return result;
+  }
+
+  /**
+   * Changes columns of a tenant through the entity (`updated` is set by TypeORM; the core_sites trigger tells
+   * every instance's cache). Every key must be a column of the entity, else UnknownColumnError naming it.
+   * Whether the row existed.
+   */
+  async update(scope: TransactionScope, id: number, changes: SiteChanges): Promise<boolean> {
+    const repository = this.connection.repository(scope, Site);
+    const unknown = Object.keys(changes).find((name) => ['id', 'created', 'updated'].includes(name) || !repository.metadata.findColumnWithPropertyName(name));
+    if (unknown) throw new UnknownColumnError('core_sites', unknown);
+    const result = await repository.update({ id }, changes);
+    return (result.affected ?? 0) > 0;
   }
 
   async count(scope: TransactionScope): Promise<number> {

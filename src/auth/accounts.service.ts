@@ -89,8 +89,12 @@ export class AccountsService {
     return toAccount(table, row);
   }
 
-  /** Inserts the account and its version-tracking core_data row, in the scope's transaction. Throws PostgreSQL's unique violation on a taken email. */
-  async create(ctx: RequestContext, table: AuthTable, account: NewAccount): Promise<Account> {
+  /**
+   * Inserts the account and its version-tracking core_data row, in the scope's transaction. Throws PostgreSQL's
+   * unique violation on a taken email. `role` sets core_users.primary_role (operators only: the command line;
+   * sign-up never passes it, so an account made over HTTP has the column's default, `user`).
+   */
+  async create(ctx: RequestContext, table: AuthTable, account: NewAccount, options: { role?: string } = {}): Promise<Account> {
     const values: Record<string, unknown> = {
       app_id: ctx.appId,
       [TABLE_SHAPES[table].email]: account.email.trim(),
@@ -99,6 +103,7 @@ export class AccountsService {
       lastname: account.lastname ?? null,
     };
     if (table !== 'core_users') values.displayname = account.displayname ?? null;
+    if (table === 'core_users' && options.role !== undefined) values.primary_role = options.role;
     const inserted = await this.connection.repository(ctx, ACCOUNT_ENTITIES[table]).createQueryBuilder().insert().values(values).returning(['id']).execute();
     const created = (await this.findById(ctx, ctx.appId, table, (inserted.raw as { id: number }[])[0].id))!;
     await insertFirstVersion(this.connection.manager(ctx), { appId: ctx.appId, table, rowId: created.id, title: created.email, userId: created.id });

@@ -7,6 +7,8 @@ export type { AuthTable } from './auth-tables';
 export { AccountsService } from './accounts.service';
 export type { Account, ExternalProfile, NewAccount, PushSubscriptionColumns } from './accounts.service';
 export { PasswordHasher } from './password-hasher.service';
+export { passwordRequirements } from './password-policy';
+export type { PasswordRequirements } from './password-policy';
 export { PasswordAuthService } from './password-auth.service';
 export { SmsTransport } from './sms-transport.service';
 export type { SmsMessage } from './sms-transport.service';

@@ -1,9 +1,13 @@
 import { createECDH } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { SitesService } from '../app-context';
+import { isEmail } from 'class-validator';
+import { Site, SiteChanges, SitesService } from '../app-context';
+import { AccountsService } from '../auth';
 import { IdCipher } from '../common/id-cipher.service';
+import { isUniqueViolation } from '../database/transaction';
 import { TransactionalConnection } from '../database/transactional-connection';
 import { TransactionScope } from '../database/transaction-scope';
+import { CommandError, flagOf } from './commands';
 
 export interface CreatedTenant {
   appID: number;
@@ -14,19 +18,36 @@ export interface CreatedTenant {
   vapid_public_key: string;
 }
 
+/** A tenant as the command line shows it: every column but the secrets, whose names are listed when set. */
+export type ShownTenant = { appID: number } & Omit<Site, 'id'> & { _id: string; appKey: string; secrets_set: string[] };
+
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/** What each payment column must look like: the provider's key prefixes (a live key in a test column is refused). */
+const KEY_FORMATS: Record<string, { pattern: RegExp; text: string }> = {
+  payment_test_private_key: { pattern: /^(sk|rk)_test_\w+$/, text: 'a test secret key, sk_test_… or rk_test_…' },
+  payment_live_private_key: { pattern: /^(sk|rk)_live_\w+$/, text: 'a live secret key, sk_live_… or rk_live_…' },
+  payment_webhook_secret: { pattern: /^whsec_\w+$/, text: 'a webhook signing secret, whsec_…' },
+  payment_test_public_key: { pattern: /^pk_test_\w+$/, text: 'a test publishable key, pk_test_…' },
+  payment_live_public_key: { pattern: /^pk_live_\w+$/, text: 'a live publishable key, pk_live_…' },
+};
 
 @Injectable()
 export class TenantService {
-  constructor(private readonly connection: TransactionalConnection, private readonly sites: SitesService, private readonly cipher: IdCipher) {}
+  constructor(
+    private readonly connection: TransactionalConnection,
+    private readonly sites: SitesService,
+    private readonly accounts: AccountsService,
+    private readonly cipher: IdCipher,
+  ) {}
 
   /** A new tenant with its own web-push (VAPID) key pair; payment keys come from the provider later. */
   async create(name: string, domain: string): Promise<CreatedTenant> {
     const cleanDomain = domain.trim().toLowerCase();
-    if (!name.trim()) throw new Error('--name is required');
-    if (!DOMAIN.test(cleanDomain)) throw new Error(`--domain "${domain}" is not a valid domain name`);
+    if (!name.trim()) throw new CommandError('--name is required');
+    if (!DOMAIN.test(cleanDomain)) throw new CommandError(`--domain "${domain}" is not a valid domain name`);
     const scope = new TransactionScope();
-    if (await this.sites.findByDomain(scope, cleanDomain)) throw new Error(`A tenant with domain "${cleanDomain}" already exists`);
+    if (await this.sites.findByDomain(scope, cleanDomain)) throw new CommandError(`A tenant with domain "${cleanDomain}" already exists`);
     const vapid = createVapidKeys();
     const site = await this.connection.inTransaction(scope, () =>
       this.sites.create(scope, { name: name.trim(), domain: cleanDomain, vapid_public_key: vapid.publicKey, vapid_private_key: vapid.privateKey, vapid_subject: `mailto:admin@${cleanDomain}` }),
@@ -39,6 +60,101 @@ export class TenantService {
       appKey: this.cipher.legacyAppKey(site.id),
       vapid_public_key: vapid.publicKey,
     };
+  }
+
+  /** Every tenant (or the one of `appId`), without secrets. */
+  async list(appId: number | null): Promise<ShownTenant[]> {
+    const scope = new TransactionScope();
+    const sites = appId === null ? await this.sites.list(scope) : [await this.sites.findShown(scope, appId)].filter((site): site is Site => site !== null);
+    if (appId !== null && sites.length === 0) throw new CommandError(`App ${appId} not found`);
+    return this.shown(scope, sites);
+  }
+
+  /**
+   * Changes columns of a tenant, given as the command line's text (`""` clears a column that may be empty),
+   * each checked for what the service needs of it; all or nothing, in one transaction with the row locked.
+   */
+  async update(appId: number, raw: Record<string, string>): Promise<{ appID: number; changed: string[]; tenant: ShownTenant }> {
+    const scope = new TransactionScope();
+    try {
+      return await this.connection.inTransaction(scope, async () => {
+        if (!(await this.sites.findShown(scope, appId, true))) throw new CommandError(`App ${appId} not found`);
+        const changes: SiteChanges = {};
+        for (const [column, text] of Object.entries(raw)) Object.assign(changes, { [column]: await this.valueOf(scope, appId, column, text) });
+        await this.sites.update(scope, appId, changes);
+        const [tenant] = await this.shown(scope, [(await this.sites.findShown(scope, appId))!]);
+        return { appID: appId, changed: Object.keys(changes), tenant };
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new CommandError(`A tenant with domain "${raw.domain?.trim().toLowerCase()}" already exists`);
+      throw error;
+    }
+  }
+
+  private async shown(scope: TransactionScope, sites: Site[]): Promise<ShownTenant[]> {
+    const secrets = await this.sites.secretsSet(scope, sites.map((site) => site.id));
+    return sites.map(({ id, ...columns }) => ({
+      appID: id,
+      ...columns,
+      _id: this.cipher.encryptAppId(id),
+      appKey: this.cipher.legacyAppKey(id),
+      secrets_set: secrets.get(id) ?? [],
+    }));
+  }
+
+  /** The column value of `text` for `column`, or CommandError naming the flag and what it takes. */
+  private async valueOf(scope: TransactionScope, appId: number, column: string, text: string): Promise<unknown> {
+    const flag = `--${flagOf(column)}`;
+    const metadata = this.connection.repository(scope, Site).metadata.findColumnWithPropertyName(column);
+    if (!metadata || ['id', 'created', 'updated', 'vapid_public_key', 'vapid_private_key'].includes(column)) throw new CommandError(`${flag}: core_sites has no column "${column}" to set`);
+    const value = text.trim();
+    if (value === '') {
+      if (!metadata.isNullable) throw new CommandError(`${flag} cannot be empty`);
+      return null;
+    }
+    if (metadata.type === 'boolean') {
+      if (/^(1|true|yes|on)$/i.test(value)) return true;
+      if (/^(0|false|no|off)$/i.test(value)) return false;
+      throw new CommandError(`${flag} must be true or false (got "${text}")`);
+    }
+    if (metadata.type === 'integer') {
+      // email_cc, email_bcc: a core_users account of this app.
+      if (!/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > 2_147_483_647) throw new CommandError(`${flag} must be a core_users id (got "${text}")`);
+      if (!(await this.accounts.findById(scope, appId, 'core_users', Number(value)))) throw new CommandError(`${flag}: app ${appId} has no core_users row ${value}`);
+      return Number(value);
+    }
+    const length = Number(metadata.length) || Infinity;
+    if (value.length > length) throw new CommandError(`${flag} must be at most ${length} characters`);
+    switch (column) {
+      case 'domain': {
+        const domain = value.toLowerCase();
+        if (!DOMAIN.test(domain)) throw new CommandError(`${flag} "${text}" is not a valid domain name`);
+        const other = await this.sites.findByDomain(scope, domain);
+        if (other && other.id !== appId) throw new CommandError(`A tenant with domain "${domain}" already exists`);
+        return domain;
+      }
+      case 'currency': {
+        const currency = value.toLowerCase();
+        if (!/^[a-z]{3}$/.test(currency) || !Intl.supportedValuesOf('currency').includes(currency.toUpperCase())) {
+          throw new CommandError(`${flag} must be an ISO 4217 currency code such as aud, eur or usd (got "${text}")`);
+        }
+        return currency;
+      }
+      case 'email_from': {
+        const address = /<([^<>]+)>$/.exec(value)?.[1] ?? value;
+        if (!isEmail(address.trim())) throw new CommandError(`${flag} must be an email address, a@b or Name <a@b> (got "${text}")`);
+        return value;
+      }
+      case 'vapid_subject':
+        if (!/^(mailto:\S+@\S+|https:\/\/\S+)$/.test(value)) throw new CommandError(`${flag} must be a mailto: or https: URL (got "${text}")`);
+        return value;
+      default: {
+        const format = KEY_FORMATS[column];
+        // The value of a secret is never repeated in a message.
+        if (format && !format.pattern.test(value)) throw new CommandError(`${flag} must be ${format.text}`);
+        return value;
+      }
+    }
   }
 }
 

@@ -1,4 +1,6 @@
 /** The messaging module's public surface: import from here, not from its files. */
+export { FailedMails } from './failed-mails.service';
+export type { FailedMail } from './failed-mails.service';
 export { MailOutbox } from './mail-outbox.service';
 export type { OutboxMail } from './mail-outbox.service';
 export { MessagingModule } from './messaging.module';

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { NotificationLog } from './entities/notification-log.entity';
+import { FailedMails } from './failed-mails.service';
 import { Notification } from './entities/notification.entity';
 import { MessagingController } from './messaging.controller';
 import { NotificationSender } from './notification-sender.service';
@@ -14,7 +15,7 @@ import { SqlMergeSource } from './sql-merge-source';
 @Module({
   imports: [TypeOrmModule.forFeature([Notification, NotificationLog])],
   controllers: [MessagingController],
-  providers: [NotificationService, NotificationSender, SqlMergeSource, PushService, MailOutbox, OutboxMetrics],
-  exports: [NotificationService, NotificationSender, MailOutbox],
+  providers: [NotificationService, NotificationSender, SqlMergeSource, PushService, MailOutbox, OutboxMetrics, FailedMails],
+  exports: [NotificationService, NotificationSender, MailOutbox, FailedMails],
 })
 export class MessagingModule {}
