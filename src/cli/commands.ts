@@ -159,7 +159,7 @@ export const COMMANDS: CommandSpec[] = [
     flags: [
       { name: 'port', value: 'PORT', help: 'listen port (default 12111)' },
       { name: 'host', value: 'HOST', help: 'listen address (default 127.0.0.1)' },
-      { name: 'webhook-url', value: 'URL', help: 'where confirmed intents are announced' },
+      { name: 'webhook-url', value: 'URL', help: 'where the provider’s events are delivered (payment_intent.succeeded, .payment_failed, .canceled, charge.refunded)' },
       { name: 'webhook-secret', value: 'SECRET', help: 'signs those announcements' },
     ],
     database: false,

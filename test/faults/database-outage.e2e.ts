@@ -43,6 +43,14 @@ async function startProxiedShop(siteCacheMs: string): Promise<ProxiedShop> {
   return { db, proxy, peer, t, shop, client: new ShopClient(t, peer, shop) };
 }
 
+/** A ProxiedShop for the enclosing describe: started before its tests, stopped after them. */
+function useProxiedShop(siteCacheMs: string): ProxiedShop {
+  const shop = {} as ProxiedShop;
+  beforeAll(async () => void Object.assign(shop, await startProxiedShop(siteCacheMs)));
+  afterAll(() => stopProxiedShop(shop));
+  return shop;
+}
+
 async function stopProxiedShop(s: Partial<ProxiedShop>): Promise<void> {
   await s.t?.close();
   await s.proxy?.stop();
@@ -165,18 +173,10 @@ describe('the database goes away under load', () => {
  * to deliver again, not the 200 that would drop a paid order.
  */
 describe('a payment webhook when the database goes away after the signature check', () => {
-  let db: { name: string; url: string };
-  let proxy: TcpProxy;
-  let t: TestApp;
-  let shop: ShopTenant;
-  let peer: PaymentPeer;
-  let client: ShopClient;
-
-  beforeAll(async () => ({ db, proxy, peer, t, shop, client } = await startProxiedShop('60000')));
-
-  afterAll(() => stopProxiedShop({ t, proxy, peer, db }));
+  const s = useProxiedShop('60000');
 
   it('answers 503 so that the provider delivers again, and the redelivery completes the order once', async () => {
+    const { proxy, t, shop, client } = s;
     const order = await client.checkedOut([{ productID: shop.ebook, Qty: 1, Price: 1500 }]);
     const delivery = client.paid(order.intent);
     expect((await t.post('/getApp', {}, shop.headers)).status).toBe(200); // the site is in the cache now
@@ -199,18 +199,10 @@ describe('a payment webhook when the database goes away after the signature chec
  * redelivery or the admin's retry with the same Idempotency-Key records the one refund the provider made.
  */
 describe('a refund when the database goes away after the provider refunded', () => {
-  let db: { name: string; url: string };
-  let proxy: TcpProxy;
-  let t: TestApp;
-  let shop: ShopTenant;
-  let peer: PaymentPeer;
-  let client: ShopClient;
-
-  beforeAll(async () => ({ db, proxy, peer, t, shop, client } = await startProxiedShop('60000')));
-
-  afterAll(() => stopProxiedShop({ t, proxy, peer, db }));
+  const s = useProxiedShop('60000');
 
   it('records the refund once, whether the retry or the provider\'s redelivery comes first', async () => {
+    const { proxy, peer, t, shop, client } = s;
     const order = await client.checkedOut([{ productID: shop.ebook, Qty: 2, Price: 1500 }]);
     expect((await client.deliver(client.paid(order.intent))).status).toBe(200);
     const refund = (key: string) => t.post('/ecommerce/refundOrder', { _orderID: order._id, amount: 1000 }, { ...shop.adminHeaders, 'idempotency-key': key });
