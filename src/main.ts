@@ -4,26 +4,22 @@ import { closeApp, createApp } from './app.factory';
 import { flushLogs } from './common/logging';
 import { ConfigError, loadConfig } from './config/app-config';
 import { withDevSecrets } from './config/dev-secrets';
+import { DatabaseConnectError, isDatabaseUnavailable } from './database/connection-errors';
 import { DataDirInUseError, openDatabase } from './database/embedded-database';
 import { migrate } from './database/migrate';
 import { seedDemoTenantOnce } from './cli/demo-tenant';
 import { compactHeapAfterStart } from './heap-after-start';
 
-async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig(withDevSecrets(process.env));
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(1);
-    }
-    throw error;
-  }
+/** A start-up failure whose message is the one line to print. */
+class StartError extends Error {}
 
+async function main(): Promise<void> {
+  const config = loadConfig(withDevSecrets(process.env));
   const database = await openDatabase(config);
-  const applied = await migrate(database);
-  const { app, logger } = await createApp(config, database);
+  const applied = await migrate(database); // its first connection fails with DatabaseConnectError
+  const { app, logger } = await createApp(config, database).catch((error: unknown) => {
+    throw isDatabaseUnavailable(error) ? new DatabaseConnectError(database.url, error) : error;
+  });
   for (const warning of config.warnings) logger.warn(warning);
   if (applied.length) logger.info({ migrations: applied }, 'Applied migrations');
 
@@ -45,23 +41,37 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  await app.listen({ port: config.port, host: config.host });
+  await app.listen({ port: config.port, host: config.host }).catch((error: NodeJS.ErrnoException) => {
+    throw new StartError(`Cannot listen on ${config.host}:${config.port} (${error.code ?? error.message})`);
+  });
   // Soon after, not before or at once: the first requests (a load balancer's readiness check) need not wait for it.
   setTimeout(compactHeapAfterStart, 1500).unref();
   const base = `http://localhost:${config.port}${config.basePath}`;
-  logger.info({ url: base, database: database.embedded ? 'embedded' : 'postgresql', docs: `${base}/docs` }, 'Listening');
+  const docs = config.docsEnabled ? `${base}/docs` : undefined;
+  logger.info(
+    { url: base, database: database.embedded ? 'embedded' : 'postgresql', ...(docs ? { docs } : {}), ...(demo ? { demo: { appID: demo.appID, domain: demo.domain } } : {}) },
+    'Listening',
+  );
   if (demo) {
-    process.stdout.write(
+    // For the person at the terminal; stdout stays JSON lines.
+    process.stderr.write(
       `\nDemo tenant: appID ${demo.appID} (${demo.domain}). Try:\n` +
         `  curl -s -X POST ${base}/getApp -H 'site-id: ${demo.appID}'\n` +
-        `OpenAPI: ${base}/docs\n\n`,
+        (docs ? `OpenAPI: ${docs}\n` : '') +
+        '\n',
     );
   }
 }
 
-void main().catch((error) => {
-  // A module's own configuration check at start (ConfigError) reads like the loader's: the message only; so
-  // does an embedded database another process holds.
-  console.error(error instanceof ConfigError || error instanceof DataDirInUseError ? error.message : error);
+/**
+ * A start that fails prints one line on stderr and exits 1: the configuration at fault (ConfigError, also a
+ * module's own check), an embedded database another process holds, a database that cannot be connected to,
+ * an address in use, else `Start failed: <message>` (DEBUG=1 adds the stack).
+ */
+void main().catch((error: unknown) => {
+  const known = error instanceof ConfigError || error instanceof DataDirInUseError || error instanceof DatabaseConnectError || error instanceof StartError;
+  const message = error instanceof Error ? error.message : String(error);
+  console.error(known ? message : `Start failed: ${message.split('\n')[0]}${process.env.DEBUG ? '' : ' (DEBUG=1 prints the stack)'}`);
+  if (!known && process.env.DEBUG && error instanceof Error) console.error(error.stack);
   process.exit(1);
 });

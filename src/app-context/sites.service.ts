@@ -35,6 +35,22 @@ export class SitesService {
     return scope.manager ? load() : this.cache.siteOfDomain(domain, load);
   }
 
+  /**
+   * Whether `origin` (a browser's Origin header, as browsers send it) is `https://<domain>` of an app: that
+   * app's own front end, whose requests CORS lets read their answers (CORS_APP_DOMAINS). A preflight names no
+   * app, so any app's domain counts. Through the cache like findByDomain.
+   */
+  async isAppOrigin(origin: string): Promise<boolean> {
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      return false;
+    }
+    if (url.protocol !== 'https:' || url.origin !== origin) return false;
+    return (await this.findByDomain(new TransactionScope(), url.host)) !== null;
+  }
+
   /** Every tenant by id, without its secret columns (`select: false`): what may be shown to an operator. */
   async list(scope: TransactionScope): Promise<Site[]> {
     return this.connection.repository(scope, Site).find({ order: { id: 'ASC' } });

@@ -30,6 +30,18 @@ export function flushLogs(logger: Logger): Promise<void> {
   return new Promise((resolve) => logger.flush(() => resolve()));
 }
 
+/**
+ * Nest's own start-up narration (a line per module, controller and route): debug, so that a start logs only
+ * what an operator needs (README "Operations").
+ */
+const NEST_START_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
+/**
+ * Errors Nest logs and also throws to the caller: an error that stopped the start (`ExceptionHandler`; the app
+ * is created with abortOnError: false) or the listen (`NestApplication`). The caller reports them (main.ts
+ * prints one line), so Nest's copy is debug.
+ */
+const NEST_RETHROWN_CONTEXTS = new Set(['ExceptionHandler', 'NestApplication']);
+
 /** Nest's logger interface written as JSON lines through pino. */
 export class JsonLogger implements LoggerService {
   constructor(private readonly root: Logger) {}
@@ -44,6 +56,7 @@ export class JsonLogger implements LoggerService {
   private write(level: pino.Level, message: unknown, rest: unknown[]): void {
     // Nest passes the context (a class name) last; an object message carries structured fields.
     const context = typeof rest[rest.length - 1] === 'string' ? (rest.pop() as string) : undefined;
+    if (context !== undefined && ((level === 'info' && NEST_START_CONTEXTS.has(context)) || (level === 'error' && NEST_RETHROWN_CONTEXTS.has(context)))) level = 'debug';
     const text = rest.find((r): r is string => typeof r === 'string');
     if (message !== null && typeof message === 'object') this.root[level]({ context, ...message }, text);
     else this.root[level]({ context, ...(rest.length && typeof rest[0] === 'string' ? { stack: rest[0] } : {}) }, String(message));

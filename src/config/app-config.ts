@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
 // The file, not '../auth': the list of user tables only (the auth module's index loads Nest modules).
 
 /**
@@ -33,6 +34,20 @@ export interface AppConfig {
   smtpUrl: string | null;
   smsWebhookUrl: string | null;
   smsWebhookToken: string | null;
+  /**
+   * Production without SMTP_URL (SMS_WEBHOOK_URL) refuses to start unless MAIL_TO_FILES (SMS_TO_FILES) says
+   * the files in DATA_DIR/outbox (DATA_DIR/sms) are meant; outside production files are the default anyway.
+   */
+  mailToFiles: boolean;
+  smsToFiles: boolean;
+  /**
+   * Which browser origins may read answers (README "Operations"): `anyOrigin` (CORS_ORIGINS `*`, or unset
+   * outside production) reflects every origin; else the origins of CORS_ORIGINS and, with `appDomains`
+   * (CORS_APP_DOMAINS), `https://<domain>` of every app in core_sites.
+   */
+  cors: { anyOrigin: boolean; origins: string[]; appDomains: boolean };
+  /** Swagger UI and the OpenAPI document at /docs (DOCS_ENABLED; default on outside production only). */
+  docsEnabled: boolean;
   paymentApiUrl: string | null;
   vapid: { publicKey: string | null; privateKey: string | null; subject: string | null };
   /** The notification sender and the SQL merge source (docs/messaging.md). */
@@ -105,7 +120,13 @@ export interface AppConfig {
   warnings: string[];
 }
 
+/** A configuration that stops the start; its message is one line naming every variable at fault. */
 export class ConfigError extends Error {}
+
+/** `Invalid configuration: <problem>; <problem>…`, one line (the start prints it as the only line). */
+export function configErrorMessage(problems: string[]): string {
+  return `Invalid configuration: ${problems.join('; ')}`;
+}
 
 type Env = Record<string, string | undefined>;
 
@@ -275,6 +296,30 @@ function readTokenAuthMethod(r: Reader): AppConfig['idp']['tokenAuthMethod'] {
   return 'client_secret_basic';
 }
 
+/**
+ * CORS_ORIGINS: comma-separated origins (`https://shop.example.com`, scheme, host and port only) or `*` for
+ * any. Unset: any origin outside production (local front ends on their own ports), none in production.
+ */
+function readCors(r: Reader): AppConfig['cors'] {
+  const raw = r.str('CORS_ORIGINS');
+  const entries = raw === null ? [] : raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const origins: string[] = [];
+  for (const entry of entries) {
+    if (entry === '*') continue;
+    let origin: string | null = null;
+    try {
+      const url = new URL(entry);
+      const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password && !entry.includes('?') && !entry.includes('#');
+      if ((url.protocol === 'https:' || url.protocol === 'http:') && bare) origin = url.origin; // as browsers send it: lower case, no default port
+    } catch {
+      // not a URL: reported below
+    }
+    if (origin === null) r.errors.push(`CORS_ORIGINS: "${entry}" is not an origin (scheme://host[:port], no path), nor *`);
+    else origins.push(origin);
+  }
+  return { anyOrigin: entries.includes('*') || (raw === null && !r.production), origins, appDomains: r.bool('CORS_APP_DOMAINS', true) };
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const production = env.NODE_ENV === 'production';
   const r = new Reader(env, production);
@@ -306,6 +351,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     smtpUrl: r.url('SMTP_URL', ['smtp:', 'smtps:']),
     smsWebhookUrl: r.url('SMS_WEBHOOK_URL', ['http:', 'https:']),
     smsWebhookToken: r.str('SMS_WEBHOOK_TOKEN'),
+    mailToFiles: r.bool('MAIL_TO_FILES', false),
+    smsToFiles: r.bool('SMS_TO_FILES', false),
+    cors: readCors(r),
+    docsEnabled: r.bool('DOCS_ENABLED', !production),
     paymentApiUrl: r.url('PAYMENT_API_URL', ['http:', 'https:']),
     vapid: {
       publicKey: r.str('VAPID_PUBLIC_KEY'),
@@ -369,9 +418,18 @@ export function loadConfig(env: Env = process.env): AppConfig {
   }
 
   if (production && config.pushInsecureTls) r.errors.push('PUSH_INSECURE_TLS is for tests only and is refused in production');
-  if (r.errors.length > 0) {
-    throw new ConfigError(`Invalid configuration:\n  - ${r.errors.join('\n  - ')}`);
+  // Production never writes mail or SMS to files without being told to: a missing gateway is a mistake.
+  const toFiles: string[] = [];
+  if (production && config.smtpUrl === null) {
+    if (config.mailToFiles) toFiles.push(`mail as .eml files in ${resolve(config.dataDir, 'outbox')} (MAIL_TO_FILES=true)`);
+    else r.errors.push('SMTP_URL is required in production (without it mail is only written to files in DATA_DIR/outbox; set MAIL_TO_FILES=true to accept that)');
   }
+  if (production && config.smsWebhookUrl === null) {
+    if (config.smsToFiles) toFiles.push(`SMS as files in ${resolve(config.dataDir, 'sms')} (SMS_TO_FILES=true)`);
+    else r.errors.push('SMS_WEBHOOK_URL is required in production (without it SMS are only written to files in DATA_DIR/sms; set SMS_TO_FILES=true to accept that)');
+  }
+  if (r.errors.length > 0) throw new ConfigError(configErrorMessage(r.errors));
+  if (toFiles.length > 0) config.warnings.push(`Production instance writes ${toFiles.join(' and ')}: nothing of it is sent`);
   if (env.DEV_SECRETS_FILE) {
     config.warnings.push(`Development secrets from ${env.DEV_SECRETS_FILE}; set JWT_ACCESS_SECRET, JWT_REFRESH_SECRET, ENCRYPTION_KEY and ENCRYPTION_IV for a real deployment`);
   }

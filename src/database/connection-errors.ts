@@ -37,3 +37,42 @@ export class TenantShareExhausted extends Error {
     super('The app has too many database requests in progress');
   }
 }
+
+/** How long a start (migrate, the CLI) waits for PostgreSQL to accept a connection. */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * PostgreSQL could not be connected to: refused, unknown host, no answer, no such database, a refused login.
+ * The message is one line for an operator, with the URL's password masked:
+ * `Cannot connect to the database at postgresql://app:***@db:5432/platform (ECONNREFUSED)`.
+ */
+export class DatabaseConnectError extends Error {
+  constructor(url: string, cause: unknown) {
+    super(`Cannot connect to the database at ${maskedUrl(url)}${connectFailure(cause)}`);
+  }
+}
+
+/** `url` without its password (and query, which may hold one): for messages and logs. */
+export function maskedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    parsed.search = '';
+    parsed.hash = '';
+    return parsed.toString();
+  } catch {
+    return '(DATABASE_URL, not a URL)';
+  }
+}
+
+/** ` (ECONNREFUSED)`, `: database "x" does not exist (3D000)`, `: no answer within 10 s`… */
+function connectFailure(cause: unknown): string {
+  const error = (cause ?? {}) as { code?: unknown; message?: unknown; errors?: { code?: unknown }[] };
+  // A host name with several addresses fails with an AggregateError: the code is its errors'.
+  const code = typeof error.code === 'string' ? error.code : typeof error.errors?.[0]?.code === 'string' ? error.errors[0].code : undefined;
+  const message = typeof error.message === 'string' ? error.message.split('\n')[0] : '';
+  if (code && NETWORK_CODES.has(code)) return ` (${code})`;
+  if (/timeout/i.test(message) && !code) return `: no answer within ${CONNECT_TIMEOUT_MS / 1000} s`;
+  if (message) return `: ${message}${code ? ` (${code})` : ''}`;
+  return code ? ` (${code})` : '';
+}

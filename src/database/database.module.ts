@@ -53,8 +53,9 @@ export class DatabaseModule {
               extra: { connectionTimeoutMillis: 10_000, ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}) },
               // The request's context, set by AppContextGuard, names the tenant a connection is checked out for.
               driver: share.limits(size) ? tenantSharedDriver(share, () => requestStore.getStore()?.ctx) : undefined,
-              retryAttempts: 3,
-              retryDelay: 1000,
+              // No retries: the start has just connected (migrate), so a failure here is not a slow database but
+              // a broken one, and the start stops at once with one line (main.ts) instead of retrying for seconds.
+              toRetry: () => false,
             };
           },
         }),

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { migrations } from '../../migrations';
+import { CONNECT_TIMEOUT_MS, DatabaseConnectError } from './connection-errors';
 import { DatabaseHandle } from './embedded-database';
 import { DatabaseLock } from './locks';
 
@@ -9,9 +10,9 @@ export async function migrate(database: Pick<DatabaseHandle, 'url' | 'embedded' 
   const { url, embedded } = database;
   if (!embedded && (await allApplied(url))) return [];
   // PGlite has one connection: no concurrent starter can exist, and a lock connection would block the migration.
-  const lock = embedded ? null : new Client({ connectionString: url });
+  const lock = embedded ? null : new Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   if (lock) {
-    await lock.connect();
+    await connect(lock, url);
     // Raw SQL: advisory locks are PostgreSQL functions, not tables.
     await lock.query('SELECT pg_advisory_lock($1)', [DatabaseLock.Migrations]);
   }
@@ -35,8 +36,8 @@ export async function migrate(database: Pick<DatabaseHandle, 'url' | 'embedded' 
  * connection and one query, without the lock and TypeORM's migration run (~40 ms of each start).
  */
 async function allApplied(url: string): Promise<boolean> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  await connect(client, url);
   try {
     // Raw SQL: TypeORM's own bookkeeping table, read before any DataSource exists.
     const { rows } = await client.query<{ name: string }>('SELECT name FROM typeorm_migrations');
@@ -47,5 +48,18 @@ async function allApplied(url: string): Promise<boolean> {
     throw error;
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * The first connection of a start: a database that cannot be reached (or does not exist, or refuses the
+ * login) fails at once with one line naming it (DatabaseConnectError), not a driver's stack.
+ */
+async function connect(client: Client, url: string): Promise<void> {
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    throw new DatabaseConnectError(url, error);
   }
 }

@@ -2,7 +2,7 @@ import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { AUTH_TABLES, isAuthTable } from '../auth';
-import { AppConfig, ConfigError } from '../config/app-config';
+import { AppConfig, ConfigError, configErrorMessage } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { Identity } from './entities/identity.entity';
 import { IdentitiesService } from './identities.service';
@@ -33,6 +33,6 @@ export class IdpModule implements OnModuleInit {
   /** IDP_ALLOWED_AUTH_TABLES may only name the service's user tables: anything else stops the start. */
   onModuleInit(): void {
     const unknown = this.config.idp.allowedAuthTables.filter((table) => !isAuthTable(table));
-    if (unknown.length > 0) throw new ConfigError(`Invalid configuration:\n  - IDP_ALLOWED_AUTH_TABLES names unknown tables (${unknown.join(', ')}); allowed: ${AUTH_TABLES.join(', ')}`);
+    if (unknown.length > 0) throw new ConfigError(configErrorMessage([`IDP_ALLOWED_AUTH_TABLES names unknown tables (${unknown.join(', ')}); allowed: ${AUTH_TABLES.join(', ')}`]));
   }
 }

@@ -232,7 +232,7 @@ describe('the operator commands (npm run cli)', () => {
       expect(res.code).toBe(0);
       const values = Object.fromEntries(res.stdout.trim().split('\n').map((line) => line.split(/=(.*)/s).slice(0, 2)));
       expect(Object.keys(values)).toEqual(['JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET', 'ENCRYPTION_KEY', 'ENCRYPTION_IV', 'IDP_COOKIE_PASSWORD', 'VAPID_PUBLIC_KEY', 'VAPID_PRIVATE_KEY']);
-      const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: db.url, IDP_CLIENT_ID: 'c', IDP_ISSUER_URL: 'https://idp.example.test', IDP_REDIRECT_URI: 'https://api.example.test', ...values });
+      const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: db.url, SMTP_URL: 'smtp://smtp.example.test', SMS_WEBHOOK_URL: 'https://sms.example.test', IDP_CLIENT_ID: 'c', IDP_ISSUER_URL: 'https://idp.example.test', IDP_REDIRECT_URI: 'https://api.example.test', ...values });
       expect(config.encryption.key).toHaveLength(32);
       expect(config.encryption.iv).toHaveLength(16);
       expect(config.idp.cookiePassword).toBe(values.IDP_COOKIE_PASSWORD);

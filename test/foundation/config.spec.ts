@@ -10,6 +10,8 @@ const PRODUCTION = {
   JWT_REFRESH_SECRET: 'b'.repeat(8) + 'Zq3#kP9v2LmN8xR4tY6uW1eS5dF7gH0j',
   ENCRYPTION_KEY: 'c4f1a9e2b7d36085f1e2d3c4b5a6978812345678abcdef0123456789abcdef01',
   ENCRYPTION_IV: '9a8b7c6d5e4f30211203f4e5d6c7b8a9',
+  SMTP_URL: 'smtps://mailer:pw@smtp.example.test:465',
+  SMS_WEBHOOK_URL: 'https://sms.example.test/send',
 };
 
 describe('configuration', () => {
@@ -46,6 +48,12 @@ describe('configuration', () => {
     expect(config.jwt.accessSecret).not.toBe(config.jwt.refreshSecret);
     expect(config.warnings).toHaveLength(1);
     expect(config.warnings[0]).toMatch(/JWT_ACCESS_SECRET, JWT_REFRESH_SECRET, ENCRYPTION_KEY, ENCRYPTION_IV/);
+  });
+
+  it('says what is wrong in one line', () => {
+    expect(() => loadConfig({ ...PRODUCTION, JWT_ACCESS_SECRET: undefined, PORT: 'eighty' })).toThrow(
+      /^Invalid configuration: PORT must be an integer between 0 and 65535 \(got "eighty"\); JWT_ACCESS_SECRET is required in production$/,
+    );
   });
 
   it('names every invalid variable', () => {
@@ -103,5 +111,63 @@ describe('configuration: fair shares and timeouts', () => {
   it('refuses a tenant share larger than the pool and a headers timeout longer than the request timeout', () => {
     expect(() => loadConfig({ DB_POOL_SIZE: '4', DB_TENANT_MAX_CONNECTIONS: '5' })).toThrow(/DB_TENANT_MAX_CONNECTIONS must be an integer between 1 and 4/);
     expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '6000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS must be an integer between 1000 and 5000/);
+  });
+});
+
+describe('configuration: safe by default in production', () => {
+  const errorOf = (env: Record<string, string | undefined>): string => {
+    try {
+      loadConfig(env);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message;
+    }
+    throw new Error('loadConfig accepted the configuration');
+  };
+
+  it('refuses to start in production without SMTP_URL, naming it, unless MAIL_TO_FILES accepts the files (with a warning)', () => {
+    expect(errorOf({ ...PRODUCTION, SMTP_URL: undefined })).toMatch(/^Invalid configuration: SMTP_URL is required in production .*MAIL_TO_FILES=true/);
+    expect(errorOf({ ...PRODUCTION, SMTP_URL: undefined })).not.toMatch(/\n/);
+    const accepted = loadConfig({ ...PRODUCTION, SMTP_URL: undefined, MAIL_TO_FILES: 'true', DATA_DIR: '/var/lib/platform' });
+    expect(accepted.smtpUrl).toBeNull();
+    expect(accepted.warnings).toEqual([expect.stringMatching(/^Production instance writes mail as \.eml files in \/var\/lib\/platform\/outbox \(MAIL_TO_FILES=true\): nothing of it is sent$/)]);
+    expect(() => loadConfig({ ...PRODUCTION, MAIL_TO_FILES: 'maybe' })).toThrow(/MAIL_TO_FILES must be true or false/);
+  });
+
+  it('refuses to start in production without SMS_WEBHOOK_URL, naming it, unless SMS_TO_FILES accepts the files (with a warning)', () => {
+    expect(errorOf({ ...PRODUCTION, SMS_WEBHOOK_URL: undefined })).toMatch(/^Invalid configuration: SMS_WEBHOOK_URL is required in production .*SMS_TO_FILES=true/);
+    const accepted = loadConfig({ ...PRODUCTION, SMS_WEBHOOK_URL: undefined, SMS_TO_FILES: 'true', DATA_DIR: '/var/lib/platform' });
+    expect(accepted.warnings).toEqual([expect.stringMatching(/SMS as files in \/var\/lib\/platform\/sms \(SMS_TO_FILES=true\)/)]);
+    const both = errorOf({ ...PRODUCTION, SMTP_URL: undefined, SMS_WEBHOOK_URL: undefined });
+    expect(both).toMatch(/SMTP_URL is required in production.*; SMS_WEBHOOK_URL is required in production/);
+  });
+
+  it('writes mail and SMS to files outside production without being asked (and without a warning)', () => {
+    const config = loadConfig({ JWT_ACCESS_SECRET: 'a'.repeat(40), JWT_REFRESH_SECRET: 'b'.repeat(40), ENCRYPTION_KEY: '1'.repeat(64), ENCRYPTION_IV: '2'.repeat(32) });
+    expect([config.smtpUrl, config.smsWebhookUrl, config.warnings]).toEqual([null, null, []]);
+  });
+
+  it('serves /docs outside production, and in production only with DOCS_ENABLED=true', () => {
+    expect(loadConfig({}).docsEnabled).toBe(true);
+    expect(loadConfig({ DOCS_ENABLED: 'false' }).docsEnabled).toBe(false);
+    expect(loadConfig(PRODUCTION).docsEnabled).toBe(false);
+    expect(loadConfig({ ...PRODUCTION, DOCS_ENABLED: 'true' }).docsEnabled).toBe(true);
+  });
+
+  it('lets any origin read answers outside production by default, none in production but the apps\' domains', () => {
+    expect(loadConfig({}).cors).toEqual({ anyOrigin: true, origins: [], appDomains: true });
+    expect(loadConfig(PRODUCTION).cors).toEqual({ anyOrigin: false, origins: [], appDomains: true });
+    expect(loadConfig({ CORS_ORIGINS: 'http://localhost:5173' }).cors).toEqual({ anyOrigin: false, origins: ['http://localhost:5173'], appDomains: true });
+    expect(loadConfig({ ...PRODUCTION, CORS_ORIGINS: '*', CORS_APP_DOMAINS: 'false' }).cors).toEqual({ anyOrigin: true, origins: [], appDomains: false });
+  });
+
+  it('reads CORS_ORIGINS as a list of origins, as browsers write them, and refuses anything else', () => {
+    const config = loadConfig({ ...PRODUCTION, CORS_ORIGINS: ' https://Shop.Example.com, https://admin.example.com:8443/ ,http://localhost:3001,https://x.example.com:443' });
+    expect(config.cors.origins).toEqual(['https://shop.example.com', 'https://admin.example.com:8443', 'http://localhost:3001', 'https://x.example.com']);
+    const message = errorOf({ ...PRODUCTION, CORS_ORIGINS: 'https://ok.example.com,shop.example.com,https://a.example.com/app,ftp://f.example.com' });
+    expect(message).toMatch(/CORS_ORIGINS: "shop\.example\.com" is not an origin/);
+    expect(message).toMatch(/CORS_ORIGINS: "https:\/\/a\.example\.com\/app" is not an origin/);
+    expect(message).toMatch(/CORS_ORIGINS: "ftp:\/\/f\.example\.com" is not an origin/);
+    expect(message).not.toMatch(/ok\.example\.com/);
   });
 });

@@ -8,6 +8,8 @@ const PRODUCTION = {
   JWT_REFRESH_SECRET: 'b'.repeat(8) + 'Zq3#kP9v2LmN8xR4tY6uW1eS5dF7gH0j',
   ENCRYPTION_KEY: 'c4f1a9e2b7d36085f1e2d3c4b5a6978812345678abcdef0123456789abcdef01',
   ENCRYPTION_IV: '9a8b7c6d5e4f30211203f4e5d6c7b8a9',
+  SMTP_URL: 'smtps://mailer:pw@smtp.example.test:465',
+  SMS_WEBHOOK_URL: 'https://sms.example.test/send',
 };
 const SSO = { IDP_CLIENT_ID: 'client', IDP_ISSUER_URL: 'https://idp.example.test', IDP_REDIRECT_URI: 'https://api.example.test', IDP_COOKIE_PASSWORD: PASSWORD };
 
