@@ -1,8 +1,7 @@
-import { Client } from 'pg';
-import { DataSource, MigrationExecutor } from 'typeorm';
+import { MigrationExecutor } from 'typeorm';
 import { migrations } from '../../migrations';
 import { DatabaseHandle } from '../database/embedded-database';
-import { DatabaseLock } from '../database/locks';
+import { withMigrationLock } from '../database/migrate';
 import { CommandError } from './commands';
 
 export interface MigrationStatus {
@@ -14,35 +13,14 @@ export interface MigrationStatus {
   unknown: string[];
 }
 
-/**
+/*
  * TypeORM's own migration bookkeeping (MigrationExecutor on typeorm_migrations) for `migrate:status` and
- * `migrate:revert`, under the same advisory lock as `migrate` (database/migrate.ts), so they never run
- * while an instance migrates at start.
+ * `migrate:revert`, under the same advisory lock as `migrate` (withMigrationLock), so they never run while
+ * an instance migrates at start.
  */
-async function withMigrations<T>(database: Pick<DatabaseHandle, 'url' | 'embedded' | 'idle'>, work: (dataSource: DataSource) => Promise<T>): Promise<T> {
-  // PGlite has one connection: no concurrent migrator can exist, and a lock connection would block the work.
-  const lock = database.embedded ? null : new Client({ connectionString: database.url });
-  if (lock) {
-    await lock.connect();
-    // Raw SQL: advisory locks are PostgreSQL functions, not tables.
-    await lock.query('SELECT pg_advisory_lock($1)', [DatabaseLock.Migrations]);
-  }
-  const dataSource = new DataSource({ type: 'postgres', url: database.url, migrations, migrationsTableName: 'typeorm_migrations', poolSize: 1 });
-  try {
-    await dataSource.initialize();
-    return await work(dataSource);
-  } finally {
-    if (dataSource.isInitialized) await dataSource.destroy();
-    await database.idle();
-    if (lock) {
-      await lock.query('SELECT pg_advisory_unlock($1)', [DatabaseLock.Migrations]).catch(() => undefined);
-      await lock.end();
-    }
-  }
-}
 
 export function migrationStatus(database: Pick<DatabaseHandle, 'url' | 'embedded' | 'idle'>): Promise<MigrationStatus> {
-  return withMigrations(database, async (dataSource) => {
+  return withMigrationLock(database, async (dataSource) => {
     const executor = new MigrationExecutor(dataSource);
     const executed = (await executor.getExecutedMigrations()).sort((a, b) => a.timestamp - b.timestamp || a.name.localeCompare(b.name));
     const known = new Set(migrations.map((migration) => migration.name));
@@ -56,7 +34,7 @@ export function migrationStatus(database: Pick<DatabaseHandle, 'url' | 'embedded
 
 /** Undoes the newest `count` applied migrations (their `down`), all in one transaction: all or none are reverted. */
 export function revertMigrations(database: Pick<DatabaseHandle, 'url' | 'embedded' | 'idle'>, count: number): Promise<{ reverted: string[] }> {
-  return withMigrations(database, async (dataSource) => {
+  return withMigrationLock(database, async (dataSource) => {
     const runner = dataSource.createQueryRunner();
     try {
       const executor = new MigrationExecutor(dataSource, runner);

@@ -7,9 +7,17 @@ import { DatabaseLock } from './locks';
 
 /** Applies pending migrations; returns the names of those applied. Safe to call from several instances at once. */
 export async function migrate(database: Pick<DatabaseHandle, 'url' | 'embedded' | 'idle'>): Promise<string[]> {
+  if (!database.embedded && (await allApplied(database.url))) return [];
+  return withMigrationLock(database, async (dataSource) => (await dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name));
+}
+
+/**
+ * Runs `work` with a DataSource that knows the migrations, under the migrations advisory lock: one
+ * migrator at a time (instances starting together, `migrate:status`, `migrate:revert`).
+ */
+export async function withMigrationLock<T>(database: Pick<DatabaseHandle, 'url' | 'embedded' | 'idle'>, work: (dataSource: DataSource) => Promise<T>): Promise<T> {
   const { url, embedded } = database;
-  if (!embedded && (await allApplied(url))) return [];
-  // PGlite has one connection: no concurrent starter can exist, and a lock connection would block the migration.
+  // PGlite has one connection: no concurrent migrator can exist, and a lock connection would block the work.
   const lock = embedded ? null : new Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   if (lock) {
     await connect(lock, url);
@@ -19,8 +27,7 @@ export async function migrate(database: Pick<DatabaseHandle, 'url' | 'embedded' 
   const dataSource = new DataSource({ type: 'postgres', url, migrations, migrationsTableName: 'typeorm_migrations', poolSize: 1 });
   try {
     await dataSource.initialize();
-    const applied = await dataSource.runMigrations({ transaction: 'each' });
-    return applied.map((m) => m.name);
+    return await work(dataSource);
   } finally {
     if (dataSource.isInitialized) await dataSource.destroy();
     await database.idle();
