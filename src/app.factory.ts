@@ -1,18 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { NestFactory } from '@nestjs/core';
+import helmet from '@fastify/helmet';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest, onResponseHookHandler, onSendHookHandler } from 'fastify';
 import type { Logger } from 'pino';
 import secureJson from 'secure-json-parse';
 import { ApiError } from './common/api-error';
 import { answerClientError, MAX_URL_LENGTH, routeNotFound, sendError, toApiError } from './common/global-exception.filter';
 import { AppModule } from './app.module';
+import { SitesService } from './app-context';
+import { corsOrigin, DOCS_HELMET, helmetOptions } from './common/http-security';
 import { createRootLogger, JsonLogger, requestStore } from './common/logging';
 import { AppConfig } from './config/app-config';
 import { DatabaseHandle } from './database/embedded-database';
 import { Metrics } from './metrics';
-import { METRICS_SECURITY } from './metrics/metrics.controller';
+import { setupOpenApi } from './openapi';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /** Deeper JSON than any API body needs; validation and id decryption walk bodies recursively. */
@@ -42,6 +44,15 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
   // Every answer Fastify or Node would otherwise write themselves goes through the failure envelope.
   const adapter = new FastifyAdapter({
     bodyLimit: config.bodyLimitBytes,
+    // A client that sends its request too slowly (or stops halfway) gets 408 and loses the connection
+    // (answerClientError) instead of holding the socket: Fastify's defaults turn Node's request timeout off.
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    http: {
+      requestTimeout: config.http.requestTimeoutMs, // here too: Node checks headersTimeout against it when it creates the server
+      headersTimeout: config.http.headersTimeoutMs,
+      connectionsCheckingInterval: timeoutCheckInterval(config.http.headersTimeoutMs),
+    },
     trustProxy: config.trustProxy,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const incoming = req.headers['x-request-id'];
@@ -57,6 +68,9 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
     clientErrorHandler: answerClientError,
   });
   const fastify = adapter.getInstance();
+  // Security headers on every answer (src/common/http-security.ts): its hooks come before ours below, so
+  // the answers those hooks give (404, 405, 414, 503) carry them too.
+  void fastify.register(helmet, helmetOptions(config));
   let metrics: Metrics | undefined; // Nest's, once created; routes are added later, at app.init()
   // Before Nest adds its routes: each gets its body limit, is remembered for 405 answers, and gets its metrics recorder.
   const routes: { method: string; path: RegExp }[] = [];
@@ -64,6 +78,7 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
     const path = config.basePath && route.url.startsWith(`${config.basePath}/`) ? route.url.slice(config.basePath.length) : route.url;
     const segment = path.split('/')[1] ?? '';
     route.bodyLimit ??= Math.min(ROUTE_BODY_LIMITS.get(segment) ?? DEFAULT_ROUTE_BODY_LIMIT, config.bodyLimitBytes);
+    if (/^\/docs([/-]|$)/.test(path)) route.config = { ...route.config, helmet: DOCS_HELMET }; // Swagger UI's own Content-Security-Policy
     if (route.url !== '*' && route.url !== '/*') for (const method of [route.method].flat()) routes.push({ method, path: routePattern(route.url) });
     if (route.url === '*' && [route.method].flat().includes('OPTIONS')) {
       // CORS preflights are answered by Nest's CORS hook, which runs before ours: their request id is set on the way out.
@@ -132,28 +147,12 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
     done();
   });
   if (config.basePath) app.setGlobalPrefix(config.basePath, { exclude: ['health', 'health/ready', 'metrics'] });
-  // Tenant front ends live on many domains and authenticate with bearer tokens, not cookies.
-  app.enableCors({ origin: true, credentials: false, exposedHeaders: ['x-request-id', 'retry-after'] });
+  // Tenant front ends live on many domains and authenticate with bearer tokens, not cookies. Which origins
+  // may read answers: CORS_ORIGINS and the apps' own domains (README "Operations").
+  const sites = app.get(SitesService);
+  app.enableCors({ origin: corsOrigin(config.cors, (origin) => sites.isAppOrigin(origin)), credentials: false, exposedHeaders: ['x-request-id', 'retry-after'] });
 
-  // Built at the first request for it, not at start (~0.1 s and several MB that most instances never need).
-  const document = () =>
-    SwaggerModule.createDocument(
-      app,
-      new DocumentBuilder()
-        .setTitle('Platform service')
-        .setDescription(
-          'Multi-tenant auth, messaging, commerce and versioned content. See README.md for conventions. ' +
-            `Bodies are JSON of at most 16 KB (64 KB under /message; /content, /getDataRows and /addrelated up to ${config.bodyLimitBytes} bytes), ` +
-            `with at most ${config.bodyMaxItems} keys and array elements and no unpaired surrogate in any string: 413 and 400 otherwise. Unknown routes 404, a known path with another method 405 (Allow), ` +
-            `URLs over ${MAX_URL_LENGTH} characters 414, request heads over 16 KB 431, 503 while the server shuts down: all in the failure envelope.`,
-        )
-        .setVersion('2')
-        .addBearerAuth()
-        .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when it is set' }, METRICS_SECURITY)
-        .addApiKey({ type: 'apiKey', in: 'header', name: 'site-id' }, 'site-id')
-        .build(),
-    );
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json', useGlobalPrefix: true });
+  if (config.docsEnabled) setupOpenApi(app, config); // /docs and /docs/openapi.json (src/openapi.ts); DOCS_ENABLED
 
   await app.init();
   return { app, logger };
@@ -206,6 +205,14 @@ function jsonShapeError(body: Buffer, maxItems: number): string | null {
     if (items > maxItems) return `Request body has more than ${maxItems} keys and array elements`;
   }
   return null;
+}
+
+/**
+ * How often Node looks for requests past their headers or request timeout (its default, 30 s, would let a
+ * stalled request live up to that much longer than its timeout).
+ */
+function timeoutCheckInterval(shortestTimeoutMs: number): number {
+  return Math.min(1000, Math.max(100, Math.floor(shortestTimeoutMs / 4)));
 }
 
 /** A route's URL as a pattern for concrete paths (`:param` is one segment, `*` the rest). */

@@ -1,5 +1,6 @@
 import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
 import { appContextError } from './app-context.errors';
 import { IdField } from '../common/dto-fields';
 import { IdCipher } from '../common/id-cipher.service';
@@ -13,16 +14,17 @@ class GetAppRequest {
   appID?: number;
 }
 
+/** The bootstrap answer (SPEC "POST /getApp"): branding at the top level, no envelope, exactly one public payment key. */
 class GetAppResponse {
-  @ApiProperty({ nullable: true }) splash_logo: string | null;
-  @ApiProperty({ nullable: true }) logo: string | null;
-  @ApiProperty({ nullable: true }) background: string | null;
-  @ApiProperty({ nullable: true }) colour1: string | null;
-  @ApiProperty({ nullable: true }) colour2: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Path of the splash logo' }) splash_logo: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Path of the logo' }) logo: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Colour' }) background: string | null;
+  @ApiProperty({ type: String, nullable: true }) colour1: string | null;
+  @ApiProperty({ type: String, nullable: true }) colour2: string | null;
   @ApiProperty({ description: 'Encrypted app id' }) _id: string;
   @ApiProperty({ description: 'App key for the legacy appKey header (encrypted app id)' }) _publicKey: string;
-  @ApiPropertyOptional({ description: 'Outside production, and for an app marked payment_test_mode in production' }) payment_test_public_key?: string | null;
-  @ApiPropertyOptional({ description: 'In production, unless the app is marked payment_test_mode' }) payment_live_public_key?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'Outside production, and for an app marked payment_test_mode in production' }) payment_test_public_key?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'In production, unless the app is marked payment_test_mode' }) payment_live_public_key?: string | null;
 }
 
 @ApiTags('App')
@@ -33,6 +35,7 @@ export class GetAppController {
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'Branding and public payment key of the app' })
+  @ApiAccess('site-id')
   @ApiOkResponse({ type: GetAppResponse })
   getApp(@Ctx() ctx: RequestContext, @Body() _body: GetAppRequest): GetAppResponse {
     return this.bootstrap(ctx, ctx.app);
@@ -41,7 +44,9 @@ export class GetAppController {
   @Post(':domain')
   @HttpCode(200)
   @ApiOperation({ summary: 'Older variant: the app named by the domain path segment when no header names one' })
+  @ApiAccess('none', 'site-id')
   @ApiOkResponse({ type: GetAppResponse })
+  @ApiFailureResponse(404, 'App not found: neither the headers nor the domain name an app')
   async getAppByDomain(@Ctx() ctx: RequestContext, @Param('domain') domain: string, @Body() _body: GetAppRequest): Promise<GetAppResponse> {
     const site = ctx.site ?? (await this.sites.findByDomain(ctx, domain));
     if (!site) throw appContextError('APP_NOT_FOUND');

@@ -1,5 +1,6 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAccess, ApiFailureResponse, MessageAnswer, RETRY_AFTER } from '../common/api-responses';
 import { ApiError } from '../common/api-error';
 import { success } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
@@ -7,7 +8,7 @@ import { Transactional } from '../common/transactional';
 import { AccountsService, Account } from './accounts.service';
 import { ADMIN_TABLE, AdminGuard, BearerGuard, isAppAdmin } from './auth.guards';
 import { assertSameApp } from './auth.controller';
-import { FolderLimitsRequest, InviteLinkRequest, UserTokenRequest, VerifySmsCodeRequest } from './auth.dto';
+import { FolderLimitsAnswer, FolderLimitsRequest, InviteLinkAnswer, InviteLinkRequest, UserEmailAnswer, UserTokenRequest, VerifySmsCodeRequest } from './auth.dto';
 import { FolderInvitesService } from './folder-invites.service';
 import { SmsCodesService } from './sms-codes.service';
 import { SmsTransport } from './sms-transport.service';
@@ -28,10 +29,11 @@ export class AccountLinksController {
   @Post('user-email')
   @HttpCode(200)
   @ApiOperation({ summary: 'Email and role of the user named by a userId token' })
-  @ApiResponse({ status: 200, description: '{ status, email, role }' })
-  @ApiResponse({ status: 400, description: 'Token expired / Validation error (userId not a valid token)' })
-  @ApiResponse({ status: 401, description: "Unauthorized (the token is another app's than the site-id's)" })
-  async userEmail(@Ctx() ctx: RequestContext, @Body() body: UserTokenRequest) {
+  @ApiAccess('none', 'site-id') // the userId token names the app
+  @ApiOkResponse({ type: UserEmailAnswer, description: '{ status, email, role }' })
+  @ApiFailureResponse(400, 'Token expired / Validation error (userId not a valid token)')
+  @ApiFailureResponse(401, "Unauthorized (the token is another app's than the site-id's)")
+  async userEmail(@Ctx() ctx: RequestContext, @Body() body: UserTokenRequest): Promise<UserEmailAnswer> {
     const account = await this.accountOf(ctx, body.userId);
     return success({ email: account.email, role: account.role });
   }
@@ -39,10 +41,12 @@ export class AccountLinksController {
   @Post('user-sms-code')
   @HttpCode(200)
   @ApiOperation({ summary: "Send a 6-digit code (10 minutes, single use) to the mobile number of the userId token's user" })
-  @ApiResponse({ status: 200, description: '{ status, message: SMS code sent successfully }' })
-  @ApiResponse({ status: 400, description: 'Token expired / Mobile number missing' })
-  @ApiResponse({ status: 429, description: 'Too many SMS codes for this account or number' })
-  async userSmsCode(@Ctx() ctx: RequestContext, @Body() body: UserTokenRequest) {
+  @ApiAccess('none', 'site-id') // the userId token names the app
+  @ApiOkResponse({ type: MessageAnswer, description: '{ status, message: SMS code sent successfully }' })
+  @ApiFailureResponse(400, 'Token expired / Mobile number missing / Validation error (userId not a valid token)')
+  @ApiFailureResponse(401, "Unauthorized (the token is another app's than the site-id's)")
+  @ApiFailureResponse(429, 'Too many SMS codes for this account or number (Retry-After)', { headers: RETRY_AFTER })
+  async userSmsCode(@Ctx() ctx: RequestContext, @Body() body: UserTokenRequest): Promise<MessageAnswer> {
     const account = await this.accountOf(ctx, body.userId);
     const site = ctx.site ?? (await this.siteOf(ctx, account));
     const message = await this.smsCodes.create(ctx, site, account);
@@ -53,9 +57,11 @@ export class AccountLinksController {
   @Post('verify-sms-code')
   @HttpCode(200)
   @ApiOperation({ summary: 'Check the SMS code of the userId token\'s user (not in the original spec; docs/auth.md)' })
-  @ApiResponse({ status: 200, description: '{ status, message: SMS code verified }' })
-  @ApiResponse({ status: 400, description: 'Invalid or expired SMS code / Too many attempts: request a new SMS code / Token expired' })
-  async verifySmsCode(@Ctx() ctx: RequestContext, @Body() body: VerifySmsCodeRequest) {
+  @ApiAccess('none', 'site-id') // the userId token names the app
+  @ApiOkResponse({ type: MessageAnswer, description: '{ status, message: SMS code verified }' })
+  @ApiFailureResponse(400, 'Invalid or expired SMS code / Too many attempts: request a new SMS code / Token expired / Validation error')
+  @ApiFailureResponse(401, "Unauthorized (the token is another app's than the site-id's)")
+  async verifySmsCode(@Ctx() ctx: RequestContext, @Body() body: VerifySmsCodeRequest): Promise<MessageAnswer> {
     const account = await this.accountOf(ctx, body.userId);
     await this.smsCodes.verify(ctx, account, body.code);
     return success({ message: 'SMS code verified' });
@@ -65,25 +71,26 @@ export class AccountLinksController {
   @HttpCode(200)
   @UseGuards(AdminGuard)
   @Transactional()
-  @ApiBearerAuth()
+  @ApiAccess('admin-bearer')
   @ApiOperation({ summary: "Admin: give a user access to a folder for 60 days and answer the user's link token (the bearer names the app: no site-id needed)" })
-  @ApiResponse({ status: 200, description: '{ status, link }' })
-  @ApiResponse({ status: 401, description: "Unauthorized: no bearer, a broken or expired one, one issued before a password change, or one of another app than the site-id's" })
-  @ApiResponse({ status: 403, description: 'Insufficient permissions (not an admin of this app)' })
-  @ApiResponse({ status: 400, description: 'Validation error (user or folder_id not of this app)' })
-  async inviteLink(@Ctx() ctx: RequestContext, @Body() body: InviteLinkRequest) {
+  @ApiOkResponse({ type: InviteLinkAnswer, description: '{ status, link }' })
+  @ApiFailureResponse(401, "Unauthorized: no bearer, a broken or expired one, one issued before a password change, or one of another app than the site-id's")
+  @ApiFailureResponse(403, 'Insufficient permissions (not an admin of this app)')
+  @ApiFailureResponse(400, 'Validation error (user or folder_id not of this app)')
+  async inviteLink(@Ctx() ctx: RequestContext, @Body() body: InviteLinkRequest): Promise<InviteLinkAnswer> {
     return success({ link: await this.invites.invite(ctx, body.user, body.folder_id) });
   }
 
   @Post('getFolderLimits')
   @HttpCode(200)
   @UseGuards(BearerGuard)
-  @ApiBearerAuth()
+  @ApiAccess('bearer')
   @ApiOperation({ summary: 'Folders a user may access now (admins: any user of the app; others: themselves)' })
-  @ApiResponse({ status: 200, description: '{ status, data: [ { linked } ] }' })
-  @ApiResponse({ status: 401, description: 'Unauthorized' })
-  @ApiResponse({ status: 403, description: 'Insufficient permissions (a non-admin asking about another user)' })
-  async getFolderLimits(@Ctx() ctx: RequestContext, @Body() body: FolderLimitsRequest) {
+  @ApiOkResponse({ type: FolderLimitsAnswer, description: '{ status, data: [ { linked } ] }' })
+  @ApiFailureResponse(400, 'Validation error (appID, table, userId; appID not the app of this request)')
+  @ApiFailureResponse(401, 'Unauthorized')
+  @ApiFailureResponse(403, 'Insufficient permissions (a non-admin asking about another user)')
+  async getFolderLimits(@Ctx() ctx: RequestContext, @Body() body: FolderLimitsRequest): Promise<FolderLimitsAnswer> {
     assertSameApp(ctx, body.appID);
     const principal = ctx.principal!;
     const admin = isAppAdmin(principal);

@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsIn, IsNotEmpty, IsOptional, IsString, Matches } from 'class-validator';
+import { SuccessEnvelope } from '../common/api-responses';
 import { EmailField, IdField, PasswordField, TextField } from '../common/dto-fields';
 import { AUTH_TABLES } from './auth-tables';
 import { PASSWORD_MIN_LENGTH } from './password-policy';
@@ -126,4 +127,62 @@ export class FolderLimitsRequest {
 
   @IdField('userId', { required: true })
   userId: number;
+}
+
+/* Answers (OpenAPI documentation only: see src/common/api-responses.ts). */
+
+export class TokenPairDto {
+  @ApiProperty({ description: 'JWT access token (JWT_ACCESS_TOKEN_LIFE, 3600 s by default)' })
+  access_token: string;
+
+  @ApiProperty({ description: 'JWT refresh token (JWT_REFRESH_TOKEN_LIFE, 30 days by default)' })
+  refresh_token: string;
+}
+
+export class SignUpUserDto {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty() email: string;
+  @ApiProperty({ type: String, nullable: true }) firstName: string | null;
+  @ApiProperty({ type: String, nullable: true }) lastName: string | null;
+}
+
+export class LoginUserDto extends SignUpUserDto {
+  @ApiProperty({ type: String, nullable: true, description: 'primary_role (core_users); null for the other tables' }) role: string | null;
+}
+
+export class LoginTokens extends TokenPairDto {
+  @ApiProperty({ type: LoginUserDto }) user: LoginUserDto;
+}
+
+export class SignUpTokens extends TokenPairDto {
+  @ApiProperty({ type: SignUpUserDto }) user: SignUpUserDto;
+}
+
+export class LoginAnswer extends SuccessEnvelope {
+  @ApiProperty({ type: LoginTokens }) token: LoginTokens;
+}
+
+export class SignUpAnswer extends SuccessEnvelope {
+  @ApiProperty({ type: SignUpTokens }) token: SignUpTokens;
+}
+
+export class RefreshTokenAnswer extends SuccessEnvelope {
+  @ApiProperty({ type: TokenPairDto }) token: TokenPairDto;
+}
+
+export class UserEmailAnswer extends SuccessEnvelope {
+  @ApiProperty() email: string;
+  @ApiProperty({ type: String, nullable: true, description: 'primary_role' }) role: string | null;
+}
+
+export class InviteLinkAnswer extends SuccessEnvelope {
+  @ApiProperty({ description: 'The encrypted userId link token (valid 60 days) for /auth/user-email, /auth/user-sms-code and /auth/verify-sms-code' }) link: string;
+}
+
+export class FolderLimit {
+  @ApiProperty({ type: 'integer', description: 'core_folders id the user may access now' }) linked: number;
+}
+
+export class FolderLimitsAnswer extends SuccessEnvelope {
+  @ApiProperty({ type: [FolderLimit] }) data: FolderLimit[];
 }

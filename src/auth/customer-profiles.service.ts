@@ -12,6 +12,18 @@ import { ACCOUNT_ENTITIES } from './entities';
 /** The profile every customer answer carries (SPEC "Customers and app users"). */
 export const PROFILE_FIELDS = ['email', 'firstname', 'lastname', 'displayname', 'description', 'photourl', 'emailverified'] as const;
 
+/** A profile as the customer routes answer it (CustomerProfile in customers.dto.ts documents it). */
+export interface Profile {
+  _id: string;
+  email: string | null;
+  firstname: string | null;
+  lastname: string | null;
+  displayname: string | null;
+  description: string | null;
+  photourl: string | null;
+  emailverified: boolean;
+}
+
 /** Customer and app-user profiles as the customer routes answer them, with the id encrypted. */
 @Injectable()
 export class CustomerProfilesService {
@@ -33,11 +45,11 @@ export class CustomerProfilesService {
     return names.filter((n) => !(PROFILE_FIELDS as readonly string[]).includes(n));
   }
 
-  async profile(scope: TransactionScope, appId: number, table: CustomerRouteTable, id: number, extra: string[] = []): Promise<Record<string, unknown>> {
+  async profile(scope: TransactionScope, appId: number, table: CustomerRouteTable, id: number, extra: string[] = []): Promise<Profile & Record<string, unknown>> {
     // Column names only from PROFILE_FIELDS and the extra list checked against the table's catalog (tenant-added columns are not on the entity).
     const query = this.connection.repository(scope, ACCOUNT_ENTITIES[table]).createQueryBuilder('a').select([]);
     for (const column of [...PROFILE_FIELDS, ...extra]) query.addSelect(`a."${column}"`, column);
-    const row = await query.where('a.app_id = :appId AND a.id = :id', { appId, id }).getRawOne<Record<string, unknown>>();
+    const row = await query.where('a.app_id = :appId AND a.id = :id', { appId, id }).getRawOne<Omit<Profile, '_id'> & Record<string, unknown>>();
     if (!row) throw authError('NO_USER_FOUND');
     const { email, firstname, lastname, displayname, description, photourl, emailverified, ...rest } = row;
     return { _id: this.cipher.encryptId(appId, id), email, firstname, lastname, displayname, description, photourl, emailverified, ...rest };

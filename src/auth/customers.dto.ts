@@ -1,4 +1,5 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Failure, OpenSchema, SuccessEnvelope } from '../common/api-responses';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { EmailField, IdField, PasswordField, TextField } from '../common/dto-fields';
 import { CUSTOMER_ROUTE_TABLES } from './auth-tables';
@@ -68,4 +69,44 @@ export class CustomerResetPasswordRequest extends CustomerRouteRequest {
 
   @TextField('reset_password_token', 2000, { required: true, doc: { description: 'The reset token again (both must be sent, with equal values)' } })
   reset_password_token: string;
+}
+
+/* Answers (OpenAPI documentation only: see src/common/api-responses.ts). */
+
+/** The profile every customer answer carries (PROFILE_FIELDS), with the encrypted id. */
+export class CustomerProfile {
+  @ApiProperty({ description: 'Encrypted account id' }) _id: string;
+  @ApiProperty({ type: String, nullable: true }) email: string | null;
+  @ApiProperty({ type: String, nullable: true }) firstname: string | null;
+  @ApiProperty({ type: String, nullable: true }) lastname: string | null;
+  @ApiProperty({ type: String, nullable: true }) displayname: string | null;
+  @ApiProperty({ type: String, nullable: true }) description: string | null;
+  @ApiProperty({ type: String, nullable: true }) photourl: string | null;
+  @ApiProperty() emailverified: boolean;
+}
+
+/** signup's answer: the profile at the top level. */
+export class CustomerSignupAnswer extends SuccessEnvelope {
+  @ApiProperty({ description: 'Encrypted account id' }) _id: string;
+  @ApiProperty({ type: String, nullable: true }) email: string | null;
+  @ApiProperty({ type: String, nullable: true }) firstname: string | null;
+  @ApiProperty({ type: String, nullable: true }) lastname: string | null;
+  @ApiProperty({ type: String, nullable: true }) displayname: string | null;
+  @ApiProperty({ type: String, nullable: true }) description: string | null;
+  @ApiProperty({ type: String, nullable: true }) photourl: string | null;
+  @ApiProperty() emailverified: boolean;
+}
+
+/** login's profile: the profile fields plus the columns named in `extraFields` (any JSON value each). */
+@OpenSchema('The profile, plus one property per column named in extraFields')
+export class CustomerLoginProfile extends CustomerProfile {}
+
+export class CustomerLoginAnswer extends SuccessEnvelope {
+  @ApiProperty({ enum: ['Login successful'] }) message: string;
+  @ApiProperty({ type: CustomerLoginProfile }) data: CustomerLoginProfile & Record<string, unknown>;
+}
+
+/** 401 of customer login: `{ status: Failed, message: Invalid credentials, data: {} }`. */
+export class EmptyDataFailure extends Failure {
+  @ApiProperty({ type: 'object', additionalProperties: false, maxProperties: 0, description: 'Always {}' }) data: Record<string, never>;
 }

@@ -1,4 +1,5 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { ApiExtension } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
 import type { FastifyRequest } from 'fastify';
 import { TransactionScope } from '../database/transaction-scope';
@@ -86,6 +87,10 @@ export interface AppContextPolicy {
 }
 
 export const APP_CONTEXT_POLICY = 'appContextPolicy';
-export const AppContext = (policy: AppContextPolicy) => SetMetadata(APP_CONTEXT_POLICY, policy);
-/** A route without a tenant (health, docs, sign-out): nothing resolved, and not rate limited. */
-export const NoAppContext = () => applyDecorators(AppContext({ none: true }), SkipThrottle());
+/** Also marks the operation in the OpenAPI document (`x-app-context`): such a route never answers 404 App not found. */
+export const AppContext = (policy: AppContextPolicy) => {
+  const mark = policy.none ? 'none' : policy.siteIdHeaderOnly ? 'site-id-header' : null;
+  return mark === null ? SetMetadata(APP_CONTEXT_POLICY, policy) : applyDecorators(SetMetadata(APP_CONTEXT_POLICY, policy), ApiExtension('x-app-context', mark));
+};
+/** A route without a tenant (health, docs, sign-out): nothing resolved, and not rate limited (`x-rate-limited: false` in the OpenAPI document). */
+export const NoAppContext = () => applyDecorators(AppContext({ none: true }), SkipThrottle(), ApiExtension('x-rate-limited', false));

@@ -1,11 +1,23 @@
 import { Controller, Get, HttpCode } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { NoAppContext } from '../common/request-context';
 
+class Liveness {
+  @ApiProperty({ enum: ['Success'] }) status: 'Success';
+  @ApiProperty({ type: 'integer', description: 'Seconds since the process started' }) uptime: number;
+}
+
+class Readiness {
+  @ApiProperty({ enum: ['Success'] }) status: 'Success';
+  @ApiProperty({ enum: ['up'] }) database: 'up';
+}
+
 @ApiTags('Health')
+@ApiAccess()
 @NoAppContext()
 @Controller('health')
 export class HealthController {
@@ -14,14 +26,17 @@ export class HealthController {
   @Get()
   @HttpCode(200)
   @ApiOperation({ summary: 'Liveness: the process answers' })
-  live() {
+  @ApiOkResponse({ type: Liveness })
+  live(): Liveness {
     return { status: 'Success', uptime: Math.round(process.uptime()) };
   }
 
   @Get('ready')
   @HttpCode(200)
   @ApiOperation({ summary: 'Readiness: the database answers (503 otherwise)' })
-  async ready() {
+  @ApiOkResponse({ type: Readiness })
+  @ApiFailureResponse(503, 'Database unavailable (or the server is shutting down)')
+  async ready(): Promise<Readiness> {
     try {
       await this.dataSource.query('SELECT 1'); // Raw SQL: a readiness ping, no table involved
     } catch {

@@ -1,9 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiAccess, ApiFailureResponse, ApiMediaResponse } from '../common/api-responses';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { success } from '../common/envelope';
 import { AppContext, Ctx, RequestContext } from '../common/request-context';
-import { IdpCallbackRequest, IdpLogoutRequest, IdpStartRequest } from './idp.dto';
+import { IdpCallbackAnswer, IdpCallbackRequest, IdpLogoutAnswer, IdpLogoutRequest, IdpStartAnswer, IdpStartRequest } from './idp.dto';
 import { APP_CTX_COOKIE, APP_CTX_TTL_SECONDS, IdpLoginService, RelayAnswer } from './idp-login.service';
 import { RELAY_HEADERS, relayPage } from './relay-page';
 
@@ -28,14 +29,15 @@ export class IdpController {
       'with IDP_API_KEY set the service is a confidential client and PKCE is optional. The state (AES-256-GCM under IDP_COOKIE_PASSWORD) carries ' +
       'the app, authTable, the client state, the nonce and a 10-minute expiry.',
   })
-  @ApiResponse({ status: 200, description: '{ status: Success, authorizationUrl, state }' })
-  @ApiResponse({
-    status: 400,
-    description: `Missing app context: provide appID/site-id for OAuth start / redirectUri must match server configuration (<configured URI>) / ${NOT_CONFIGURED} / OAuth login into authTable '<table>' is not allowed by configuration. / Validation error (codeChallenge, codeChallengeMethod: only S256, flow)`,
-  })
-  @ApiResponse({ status: 404, description: 'App not found (a site-id naming no app)' })
-  @ApiResponse({ status: 503, description: UNAVAILABLE })
-  async start(@Ctx() ctx: RequestContext, @Body() body: IdpStartRequest) {
+  @ApiAccess('site-id')
+  @ApiOkResponse({ type: IdpStartAnswer, description: '{ status: Success, authorizationUrl, state }' })
+  @ApiFailureResponse(
+    400,
+    `Missing app context: provide appID/site-id for OAuth start / redirectUri must match server configuration (<configured URI>) / ${NOT_CONFIGURED} / OAuth login into authTable '<table>' is not allowed by configuration. / Validation error (codeChallenge, codeChallengeMethod: only S256, flow)`,
+  )
+  @ApiFailureResponse(404, 'App not found (a site-id naming no app)')
+  @ApiFailureResponse(503, UNAVAILABLE)
+  async start(@Ctx() ctx: RequestContext, @Body() body: IdpStartRequest): Promise<IdpStartAnswer> {
     return success(await this.sso.start(ctx, body));
   }
 
@@ -49,20 +51,20 @@ export class IdpController {
       'the IdP asserts email_verified; else a new user and identity are created. The IdP\'s tokens are never returned or stored. ' +
       'clientState is the state the client gave to start, when it gave one.',
   })
-  @ApiResponse({
-    status: 200,
+  @ApiAccess('none', 'site-id') // the state names the app
+  @ApiOkResponse({
+    type: IdpCallbackAnswer,
     description:
       '{ status: Success, token: { access_token, refresh_token, expires_in: 3600 }, user: { _id (encrypted), email, firstname, lastname, displayname, photourl, emailverified, sessionid? }, clientState? }',
   })
-  @ApiResponse({
-    status: 400,
-    description:
-      "code is required / Missing app context in OAuth state payload (errors[]: state missing, altered or expired) / the IdP's error text, e.g. invalid_grant: … (bad, used or expired code, wrong PKCE verifier) / " +
+  @ApiFailureResponse(
+    400,
+    "code is required / Missing app context in OAuth state payload (errors[]: state missing, altered or expired) / the IdP's error text, e.g. invalid_grant: … (bad, used or expired code, wrong PKCE verifier) / " +
       `OAuth login into authTable '<table>' is not allowed by configuration. / ${NOT_CONFIGURED} / redirectUri must match server configuration (<configured URI>) / Validation error (codeVerifier, authTable not the one of start)`,
-  })
-  @ApiResponse({ status: 503, description: UNAVAILABLE })
-  @ApiResponse({ status: 500, description: 'An error occurred while processing your request' })
-  async callback(@Ctx() ctx: RequestContext, @Body() body: IdpCallbackRequest) {
+  )
+  @ApiFailureResponse(503, UNAVAILABLE)
+  @ApiFailureResponse(500, 'An error occurred while processing your request')
+  async callback(@Ctx() ctx: RequestContext, @Body() body: IdpCallbackRequest): Promise<IdpCallbackAnswer> {
     return success(await this.sso.callback(ctx, body));
   }
 
@@ -75,10 +77,11 @@ export class IdpController {
       'sends it on to the app (idp_app_logout_url, oauth_logout_url, auth_logout_url, else returnTo, else /index.html on its domain). The session id goes as ' +
       'logout_hint; the IdP ends its session when the browser visits logoutUrl (its tokens are not kept, so there is no id_token_hint).',
   })
-  @ApiResponse({ status: 200, description: '{ status: Success, message: Signed out successfully, logoutUrl }' })
-  @ApiResponse({ status: 400, description: `sessionId is required / ${NOT_CONFIGURED} / Validation error (returnTo not on the app's domain)` })
-  @ApiResponse({ status: 503, description: UNAVAILABLE })
-  async logout(@Ctx() ctx: RequestContext, @Body() body: IdpLogoutRequest) {
+  @ApiAccess('none', 'site-id')
+  @ApiOkResponse({ type: IdpLogoutAnswer, description: '{ status: Success, message: Signed out successfully, logoutUrl }' })
+  @ApiFailureResponse(400, `sessionId is required / ${NOT_CONFIGURED} / Validation error (returnTo not on the app's domain)`)
+  @ApiFailureResponse(503, UNAVAILABLE)
+  async logout(@Ctx() ctx: RequestContext, @Body() body: IdpLogoutRequest): Promise<IdpLogoutAnswer> {
     const { logoutUrl } = await this.sso.logout(ctx, body);
     return success({ message: 'Signed out successfully', logoutUrl });
   }
@@ -96,9 +99,9 @@ export class IdpController {
   @ApiQuery({ name: 'state', required: true, description: 'The encrypted state from start' })
   @ApiQuery({ name: 'error', required: false })
   @ApiQuery({ name: 'error_description', required: false })
-  @ApiProduces('text/html', 'application/json')
-  @ApiResponse({ status: 200, description: 'text/html: meta refresh and continue link to the app callback URL' })
-  @ApiResponse({ status: 400, description: 'JSON: Invalid or missing OAuth state / Unable to resolve app redirect URL' })
+  @ApiAccess()
+  @ApiMediaResponse(200, 'text/html', 'A page with a meta refresh and a continue link to the app callback URL (sets the idp_app_ctx cookie)')
+  @ApiFailureResponse(400, 'Invalid or missing OAuth state / Unable to resolve app redirect URL')
   async redirect(@Ctx() ctx: RequestContext, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const answer = await this.sso.relay(ctx, queryOf(request));
     this.sendPage(request, reply, answer);
@@ -113,9 +116,9 @@ export class IdpController {
       "idp_app_logout_url, oauth_logout_url, auth_logout_url, else the logout's returnTo, else https://<domain>/index.html.",
   })
   @ApiQuery({ name: 'state', required: false, description: 'The sealed logout state' })
-  @ApiProduces('text/html', 'application/json')
-  @ApiResponse({ status: 200, description: 'text/html: meta refresh and continue link to the app logout URL' })
-  @ApiResponse({ status: 400, description: 'JSON: Invalid or missing OAuth logout state / Unable to resolve app logout redirect URL' })
+  @ApiAccess()
+  @ApiMediaResponse(200, 'text/html', 'A page with a meta refresh and a continue link to the app logout URL')
+  @ApiFailureResponse(400, 'Invalid or missing OAuth logout state / Unable to resolve app logout redirect URL')
   async logoutRedirect(@Ctx() ctx: RequestContext, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const states = queryOf(request).getAll('state').filter((s) => s !== '');
     const answer = await this.sso.logoutRelay(ctx, states.length > 0 ? states[0] : null, request.headers.cookie);
@@ -126,9 +129,9 @@ export class IdpController {
   @AppContext({ none: true })
   @ApiOperation({ summary: 'Post-logout relay with the sealed state as a path segment (for IdPs that drop the state parameter)' })
   @ApiParam({ name: 'state', description: 'The sealed logout state' })
-  @ApiProduces('text/html', 'application/json')
-  @ApiResponse({ status: 200, description: 'text/html: meta refresh and continue link to the app logout URL' })
-  @ApiResponse({ status: 400, description: 'JSON: Invalid or missing OAuth logout state / Unable to resolve app logout redirect URL' })
+  @ApiAccess()
+  @ApiMediaResponse(200, 'text/html', 'A page with a meta refresh and a continue link to the app logout URL')
+  @ApiFailureResponse(400, 'Invalid or missing OAuth logout state / Unable to resolve app logout redirect URL')
   async logoutRedirectWithState(@Ctx() ctx: RequestContext, @Param('state') state: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const answer = await this.sso.logoutRelay(ctx, state, request.headers.cookie);
     this.sendPage(request, reply, answer);

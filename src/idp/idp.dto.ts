@@ -1,4 +1,5 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { SuccessEnvelope } from '../common/api-responses';
 import { IsIn, IsOptional } from 'class-validator';
 import { IdField, TextField } from '../common/dto-fields';
 
@@ -61,4 +62,39 @@ export class IdpLogoutRequest {
 
   @TextField('returnTo', 2000, { doc: { description: "Where to land after logout: a path or a URL on the app's domain (used when the app configures no logout URL)" } })
   returnTo?: string;
+}
+
+/* Answers (OpenAPI documentation only: see src/common/api-responses.ts). */
+
+export class IdpStartAnswer extends SuccessEnvelope {
+  @ApiProperty({ description: "The IdP's authorization URL: send the browser there" }) authorizationUrl: string;
+  @ApiProperty({ description: 'The encrypted state (app, authTable, client state, nonce, 10-minute expiry): pass it to callback' }) state: string;
+}
+
+export class IdpTokens {
+  @ApiProperty() access_token: string;
+  @ApiProperty() refresh_token: string;
+  @ApiProperty({ type: 'integer', description: 'Seconds the access token lives (3600)' }) expires_in: number;
+}
+
+export class IdpUser {
+  @ApiProperty({ description: 'Encrypted user id' }) _id: string;
+  @ApiProperty({ type: String, nullable: true }) email: string | null;
+  @ApiProperty({ type: String, nullable: true }) firstname: string | null;
+  @ApiProperty({ type: String, nullable: true }) lastname: string | null;
+  @ApiProperty({ type: String, nullable: true }) displayname: string | null;
+  @ApiProperty({ type: String, nullable: true }) photourl: string | null;
+  @ApiProperty() emailverified: boolean;
+  @ApiPropertyOptional({ description: 'The IdP session id, when the IdP provides a revocable session (pass it to logout)' }) sessionid?: string;
+}
+
+export class IdpCallbackAnswer extends SuccessEnvelope {
+  @ApiProperty({ type: IdpTokens }) token: IdpTokens;
+  @ApiProperty({ type: IdpUser }) user: IdpUser;
+  @ApiPropertyOptional({ description: 'The state the client gave to start, when it gave one' }) clientState?: string;
+}
+
+export class IdpLogoutAnswer extends SuccessEnvelope {
+  @ApiProperty({ enum: ['Signed out successfully'] }) message: string;
+  @ApiProperty({ type: String, nullable: true, description: "Open it in the browser: the IdP's logout URL (or the logout relay); null when there is nothing to visit" }) logoutUrl: string | null;
 }

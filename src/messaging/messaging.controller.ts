@@ -1,23 +1,14 @@
 import { ArgumentsHost, Body, Catch, Controller, ExceptionFilter, HttpCode, Post, UseFilters, UseGuards } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import {
-  ApiBadRequestResponse,
-  ApiBearerAuth,
-  ApiForbiddenResponse,
-  ApiHeader,
-  ApiOkResponse,
-  ApiOperation,
-  ApiResponse,
-  ApiTags,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAccess, ApiAnyOfResponse, ApiFailureResponse, ErrorFailure, RETRY_AFTER } from '../common/api-responses';
 import { OptionalBearerGuard } from '../auth';
 import { ApiError } from '../common/api-error';
 import { DecryptIds } from '../common/decrypt-ids.interceptor';
 import { sendError } from '../common/global-exception.filter';
 import { AppContext, Ctx, RequestContext } from '../common/request-context';
 import { messagingError } from './messaging.errors';
-import { MessagingResponse, SendNotificationRequest, SendPushRequest } from './notification.dto';
+import { MessagingSuccess, NotificationsDisabled, PushFailed, SendNotificationRequest, SendPushRequest } from './notification.dto';
 import { NotificationService } from './notification.service';
 import { PushService } from './push.service';
 
@@ -31,8 +22,9 @@ class MessagingAuthFailure implements ExceptionFilter {
 }
 
 @ApiTags('Messaging')
-@ApiHeader({ name: 'site-id', required: true, description: 'Numeric app id; the only authentication of messaging (a body appID is ignored), except the SQL field of /message/notification, which also needs an admin bearer' })
-@ApiUnauthorizedResponse({ description: '{ status: Error, message: Unauthorized }' })
+// The site-id header is the only authentication of messaging (a body appID is ignored), except the SQL field of
+// /message/notification, which also needs an admin bearer.
+@ApiResponse({ status: 401, type: ErrorFailure, description: '{ status: Error, message: Unauthorized }: no, unknown or malformed site-id' })
 @AppContext({ siteIdHeaderOnly: true })
 @UseFilters(MessagingAuthFailure)
 @DecryptIds()
@@ -46,19 +38,19 @@ export class MessagingController {
   @Post('notification')
   @HttpCode(200)
   @UseGuards(OptionalBearerGuard)
-  @ApiBearerAuth()
+  @ApiAccess('site-id', ['site-id', 'admin-bearer'])
   @ApiOperation({
     summary: 'Queue a templated email: writes a Pending log row that the background sender delivers',
     description:
       'site-id alone authenticates a request without SQL. A request with SQL also needs the bearer token of a core_users admin of the same app ' +
       '(checked against the account now). An Authorization header, when sent, must hold a valid access token of the app, SQL or not.',
   })
-  @ApiOkResponse({ type: MessagingResponse, description: '{ status: Success }, or { status: Failed, message: Notifications are disabled }' })
-  @ApiBadRequestResponse({ description: 'Validation error: bad field, unknown table, no enabled template for the event, no recipient, SQL not enabled, refused or failed' })
-  @ApiUnauthorizedResponse({ description: '{ status: Error, message: Unauthorized }: no, unknown or malformed site-id; an invalid bearer token or one of another app; SQL without a bearer token' })
-  @ApiForbiddenResponse({ description: '{ status: Failed, message: Insufficient permissions }: SQL with the bearer of an account that is not an admin of the app' })
-  @ApiResponse({ status: 429, description: 'SQL merges of this app busy: its queue is full (NOTIFY_SQL_QUEUE) or the wait ran out (NOTIFY_SQL_QUEUE_WAIT_MS); Retry-After' })
-  async notification(@Ctx() ctx: RequestContext, @Body() body: SendNotificationRequest): Promise<MessagingResponse> {
+  @ApiAnyOfResponse(200, '{ status: Success }, or { status: Failed, message: Notifications are disabled }', MessagingSuccess, NotificationsDisabled)
+  @ApiFailureResponse(400, 'Validation error: bad field, unknown table, no enabled template for the event, no recipient, SQL not enabled, refused or failed')
+  @ApiResponse({ status: 401, type: ErrorFailure, description: '{ status: Error, message: Unauthorized }: no, unknown or malformed site-id; an invalid bearer token or one of another app; SQL without a bearer token' })
+  @ApiFailureResponse(403, '{ status: Failed, message: Insufficient permissions }: SQL with the bearer of an account that is not an admin of the app')
+  @ApiFailureResponse(429, 'SQL merges of this app busy: its queue is full (NOTIFY_SQL_QUEUE) or the wait ran out (NOTIFY_SQL_QUEUE_WAIT_MS); Retry-After', { headers: RETRY_AFTER })
+  async notification(@Ctx() ctx: RequestContext, @Body() body: SendNotificationRequest): Promise<MessagingSuccess | NotificationsDisabled> {
     const result = await this.notifications.accept(ctx, body);
     return result.accepted ? { status: 'Success' } : { status: 'Failed', message: 'Notifications are disabled' };
   }
@@ -66,9 +58,10 @@ export class MessagingController {
   @Post('sendPush')
   @HttpCode(200)
   @ApiOperation({ summary: 'Web push to a customer\'s stored subscription, signed with the app\'s VAPID keys' })
-  @ApiOkResponse({ type: MessagingResponse, description: '{ status: Success }, or { status: Error } on any failure' })
-  @ApiBadRequestResponse({ description: 'Validation error: customerID or message missing or not a string' })
-  async sendPush(@Ctx() ctx: RequestContext, @Body() body: SendPushRequest): Promise<MessagingResponse> {
+  @ApiAccess('site-id')
+  @ApiAnyOfResponse(200, '{ status: Success }, or { status: Error } on any failure', MessagingSuccess, PushFailed)
+  @ApiFailureResponse(400, 'Validation error: customerID or message missing or not a string')
+  async sendPush(@Ctx() ctx: RequestContext, @Body() body: SendPushRequest): Promise<MessagingSuccess | PushFailed> {
     return { status: (await this.push.send(ctx, body)) ? 'Success' : 'Error' };
   }
 }

@@ -88,7 +88,20 @@ export class SendPushRequest {
   data?: Record<string, unknown>;
 }
 
-export class MessagingResponse {
-  @ApiProperty({ enum: ['Success', 'Failed', 'Error'] }) status: string;
-  @ApiPropertyOptional() message?: string;
+/* Answers (OpenAPI documentation only: see src/common/api-responses.ts). Messaging answers without `datetime`. */
+
+/** `{ status: Success }`. */
+export class MessagingSuccess {
+  @ApiProperty({ enum: ['Success'] }) status: 'Success';
+}
+
+/** `{ status: Failed, message: Notifications are disabled }` (HTTP 200: the app's disable_email is set). */
+export class NotificationsDisabled {
+  @ApiProperty({ enum: ['Failed'] }) status: 'Failed';
+  @ApiProperty({ enum: ['Notifications are disabled'] }) message: 'Notifications are disabled';
+}
+
+/** `{ status: Error }` (HTTP 200): the push could not be sent (no subscription, no VAPID keys, the push service refused it). */
+export class PushFailed {
+  @ApiProperty({ enum: ['Error'] }) status: 'Error';
 }

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Controller, Get, Headers, HttpCode, Inject, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAccess, ApiFailureResponse, ApiMediaResponse, SECURITY_SCHEMES } from '../common/api-responses';
 import type { FastifyReply } from 'fastify';
 import { ApiError } from '../common/api-error';
 import { NoAppContext } from '../common/request-context';
@@ -8,8 +9,8 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { Metrics } from './metrics.service';
 
-/** The security scheme of /metrics in the OpenAPI document (app.factory.ts declares it). */
-export const METRICS_SECURITY = 'metrics-token';
+/** The security scheme of /metrics in the OpenAPI document (src/openapi.ts declares it). */
+export const METRICS_SECURITY = SECURITY_SCHEMES.metrics;
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
@@ -38,10 +39,9 @@ export class MetricsController {
       'job_runs_total{job}, job_failures_total{job}, job_last_success_timestamp_seconds{job} (job: notification_sender, content_expiry); ' +
       'rate_limit_rejections_total{reason,route}; and the process_* and nodejs_* defaults of prom-client. Scrape each instance directly.',
   })
-  @ApiProduces('text/plain')
-  @ApiBearerAuth(METRICS_SECURITY)
-  @ApiOkResponse({ description: 'Prometheus text format 0.0.4', schema: { type: 'string' } })
-  @ApiResponse({ status: 401, description: 'METRICS_TOKEN is set and the bearer token is missing or wrong' })
+  @ApiAccess('none', METRICS_SECURITY) // the token only when METRICS_TOKEN is set
+  @ApiMediaResponse(200, 'text/plain', 'Prometheus text format 0.0.4')
+  @ApiFailureResponse(401, 'METRICS_TOKEN is set and the bearer token is missing or wrong')
   scrape(@Headers('authorization') authorization: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     if (this.token && !this.authorized(authorization)) {
       throw new ApiError(401, 'Unauthorized', undefined, {}, 'Failed', { 'www-authenticate': 'Bearer realm="metrics"' });

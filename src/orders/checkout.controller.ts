@@ -1,17 +1,27 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
 import { OptionalBearerGuard } from '../auth';
 import { success, successData } from '../common/envelope';
 import { DecryptIds } from '../common/decrypt-ids.interceptor';
 import { Ctx, RequestContext } from '../common/request-context';
 import { Transactional } from '../common/transactional';
-import { CheckoutRequest, CreatePaymentIntentRequest, PaymentCompleteRequest, SubmitOrderRequest } from './checkout.dto';
+import {
+  CheckoutRequest,
+  CreatePaymentIntentRequest,
+  PaymentCompleteAnswer,
+  PaymentCompleteRequest,
+  PaymentIntentAnswer,
+  SubmitOrderAnswer,
+  SubmitOrderRequest,
+} from './checkout.dto';
 import { CheckoutService } from './checkout.service';
 import { OrderAccess } from './order-access.service';
 
 const INTENT_ANSWER = '{ status: Success, data: { clientSecret, paymentIntentID } }';
 const STATUS_ANSWER = '{ status: Success, data: { orderStatus, orderStatusLabel, paymentStatus } }';
 const ORDER_FAILURES = 'Order not found (404: unknown, another app\'s or another customer\'s order, or a tampered id)';
+const INVALID_BEARER = 'Unauthorized: an invalid bearer token (the bearer is optional)';
 const INTENT_FAILURES =
   'Validation error (naming the field) / amount must equal the order total / currency must be the app\'s currency / The order has no items to pay for / Cannot check out an order that is Paid|Ordered / ' +
   'Payment is not configured for this app (no private key for the mode) / Payment request rejected by the provider';
@@ -21,7 +31,7 @@ const INTENT_FAILURES =
  * paymentComplete, and submitOrder. An optional customer bearer links a placeholder order to the customer.
  */
 @ApiTags('Shop: checkout and payment')
-@ApiBearerAuth()
+@ApiAccess('site-id', 'customer-bearer')
 @UseGuards(OptionalBearerGuard)
 @DecryptIds()
 @Controller('ecommerce')
@@ -40,22 +50,24 @@ export class CheckoutController {
       'A retried checkout (same cart version, amount, customer) returns the same intent; a cart changed afterwards makes that intent stale (its payment completes nothing: check out again). ' +
       'On a production instance the app\'s mode decides the key, whatever `production` says. A customer bearer with the encrypted id takes over a New guest order.',
   })
-  @ApiResponse({ status: 201, description: INTENT_ANSWER })
-  @ApiResponse({ status: 400, description: INTENT_FAILURES })
-  @ApiResponse({ status: 404, description: ORDER_FAILURES })
-  @ApiResponse({ status: 502, description: 'Payment provider error: … (unreachable, timed out, failed)' })
-  async checkout(@Ctx() ctx: RequestContext, @Body() body: CheckoutRequest) {
+  @ApiCreatedResponse({ type: PaymentIntentAnswer, description: INTENT_ANSWER })
+  @ApiFailureResponse(400, INTENT_FAILURES)
+  @ApiFailureResponse(401, INVALID_BEARER)
+  @ApiFailureResponse(404, ORDER_FAILURES)
+  @ApiFailureResponse(502, 'Payment provider error: … (unreachable, timed out, failed)')
+  async checkout(@Ctx() ctx: RequestContext, @Body() body: CheckoutRequest): Promise<PaymentIntentAnswer> {
     return successData(await this.checkouts.checkout(ctx, this.access.refOf(ctx, body), body, body.data));
   }
 
   @Post('createPaymentIntent')
   @HttpCode(200)
   @ApiOperation({ summary: 'Legacy two-step flow, step 1: the card payment intent of an order (checkout without billing fields)' })
-  @ApiResponse({ status: 200, description: INTENT_ANSWER })
-  @ApiResponse({ status: 400, description: INTENT_FAILURES })
-  @ApiResponse({ status: 404, description: ORDER_FAILURES })
-  @ApiResponse({ status: 502, description: 'Payment provider error: …' })
-  async createPaymentIntent(@Ctx() ctx: RequestContext, @Body() body: CreatePaymentIntentRequest) {
+  @ApiOkResponse({ type: PaymentIntentAnswer, description: INTENT_ANSWER })
+  @ApiFailureResponse(400, INTENT_FAILURES)
+  @ApiFailureResponse(401, INVALID_BEARER)
+  @ApiFailureResponse(404, ORDER_FAILURES)
+  @ApiFailureResponse(502, 'Payment provider error: …')
+  async createPaymentIntent(@Ctx() ctx: RequestContext, @Body() body: CreatePaymentIntentRequest): Promise<PaymentIntentAnswer> {
     return successData(await this.checkouts.createPaymentIntent(ctx, this.access.refOf(ctx, body), body));
   }
 
@@ -67,17 +79,17 @@ export class CheckoutController {
       'Idempotent with the payment webhook: whichever comes second changes nothing and answers the order status. Outside production `production` (default false) picks the key the intent was made with; ' +
       'on a production instance the app\'s mode does. The intent must name this app, order and cart version, be of the app\'s mode, and pay the order\'s total in its currency (checked under the order\'s lock).',
   })
-  @ApiResponse({ status: 200, description: STATUS_ANSWER })
-  @ApiResponse({
-    status: 400,
-    description:
-      'Payment has not succeeded / Payment intent does not belong to this order / Payment amount does not match the order total / Payment currency does not match the order currency / ' +
+  @ApiOkResponse({ type: PaymentCompleteAnswer, description: STATUS_ANSWER })
+  @ApiFailureResponse(
+    400,
+    'Payment has not succeeded / Payment intent does not belong to this order / Payment amount does not match the order total / Payment currency does not match the order currency / ' +
       'Payment mode (test or live) is not accepted for this app / Cannot complete a card payment of an order that is Ordered / Validation error',
-  })
-  @ApiResponse({ status: 409, description: 'The cart changed after this payment was made: check out again (the intent was made for another cart version)' })
-  @ApiResponse({ status: 404, description: `${ORDER_FAILURES} / Payment intent not found` })
-  @ApiResponse({ status: 502, description: 'Payment provider error: …' })
-  async paymentComplete(@Ctx() ctx: RequestContext, @Body() body: PaymentCompleteRequest) {
+  )
+  @ApiFailureResponse(401, INVALID_BEARER)
+  @ApiFailureResponse(409, 'The cart changed after this payment was made: check out again (the intent was made for another cart version)')
+  @ApiFailureResponse(404, `${ORDER_FAILURES} / Payment intent not found`)
+  @ApiFailureResponse(502, 'Payment provider error: …')
+  async paymentComplete(@Ctx() ctx: RequestContext, @Body() body: PaymentCompleteRequest): Promise<PaymentCompleteAnswer> {
     return successData(await this.checkouts.paymentComplete(ctx, this.access.refOf(ctx, body), body.paymentIntentID, body.production));
   }
 
@@ -91,12 +103,13 @@ export class CheckoutController {
       'an order with digital items needs an app admin\'s bearer. `REDO`: an app admin re-runs the steps of a Paid or Ordered order without emails (missing tokens issued, none doubled). ' +
       'Other methods: 400 naming paymentMethod (card payments complete through checkout and the payment webhook).',
   })
-  @ApiResponse({ status: 200, description: STATUS_ANSWER })
-  @ApiResponse({ status: 400, description: 'Validation error (paymentMethod) / Cannot submit an order that is Paid / Cannot redo the completion of an order that is New' })
-  @ApiResponse({ status: 401, description: 'REDO without a bearer' })
-  @ApiResponse({ status: 403, description: 'REDO by someone who is not an admin of the app' })
-  @ApiResponse({ status: 404, description: ORDER_FAILURES })
-  async submitOrder(@Ctx() ctx: RequestContext, @Body() body: SubmitOrderRequest) {
+  @ApiAccess('admin-bearer') // REDO, and Order Only of an order with digital items
+  @ApiOkResponse({ type: SubmitOrderAnswer, description: `{ status: Success, message: Order submitted | Order completion re-run, data: { orderStatus, orderStatusLabel, paymentStatus } }` })
+  @ApiFailureResponse(400, 'Validation error (paymentMethod) / Cannot submit an order that is Paid / Cannot redo the completion of an order that is New')
+  @ApiFailureResponse(401, 'REDO without a bearer, or an invalid bearer')
+  @ApiFailureResponse(403, 'REDO (or Order Only of an order with digital items) by someone who is not an admin of the app')
+  @ApiFailureResponse(404, ORDER_FAILURES)
+  async submitOrder(@Ctx() ctx: RequestContext, @Body() body: SubmitOrderRequest): Promise<SubmitOrderAnswer> {
     const data = await this.checkouts.submitOrder(ctx, this.access.refOf(ctx, body), body.paymentMethod, body.notes);
     return success({ message: body.paymentMethod === 'REDO' ? 'Order completion re-run' : 'Order submitted', data });
   }

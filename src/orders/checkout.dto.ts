@@ -16,10 +16,12 @@ import {
   ValidateNested,
   ValidationArguments,
 } from 'class-validator';
+import { SuccessEnvelope } from '../common/api-responses';
 import { EmailField, TextField } from '../common/dto-fields';
 import { MAX_ID } from '../common/id-cipher.service';
 import { MAX_ORDER_TOTAL } from './order-totals';
 import { EncryptedOrderIdField } from './cart.dto';
+import { PAYMENT_STATUSES } from './orders.dto';
 
 /** The billing fields checkout's `data` takes (SPEC "POST /ecommerce/checkout"), and the order columns they fill. */
 export const BILLING_FIELDS = {
@@ -201,4 +203,53 @@ export class SubmitOrderRequest extends OrderNamedRequest {
 
   @TextField('notes', 2000, { doc: { description: 'Stored on the order (core_orders.notes)' } })
   notes?: string;
+}
+
+/* Answers (OpenAPI documentation only: see src/common/api-responses.ts). */
+
+export class PaymentIntentDto {
+  @ApiProperty({ description: "The intent's client secret, for the payment provider's client library" }) clientSecret: string;
+  @ApiProperty({ description: 'The payment intent id' }) paymentIntentID: string;
+}
+
+export class PaymentIntentAnswer extends SuccessEnvelope {
+  @ApiProperty({ type: PaymentIntentDto }) data: PaymentIntentDto;
+}
+
+export class OrderStatusDto {
+  @ApiProperty({ enum: ['New', 'Paid', 'Ordered'] }) orderStatus: string;
+  @ApiProperty() orderStatusLabel: string;
+  @ApiProperty({ enum: ['', ...PAYMENT_STATUSES], description: 'Empty until a payment is confirmed' }) paymentStatus: string;
+}
+
+export class GiftTokenDto {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty() token_value: string;
+  @ApiProperty({ type: 'integer', description: 'The product version row (core_products.id)' }) product_id: number;
+  @ApiProperty({ type: 'integer' }) order_item_id: number;
+  @ApiProperty({ enum: ['pending', 'gift_pending', 'active', 'expired'] }) status: string;
+  @ApiProperty() product_title: string;
+}
+
+export class OrderStatusDataDto extends OrderStatusDto {
+  @ApiProperty({ type: 'integer', description: 'Cents refunded so far' }) refundedTotal: number;
+  @ApiPropertyOptional({ description: 'While the last payment attempt failed: why' }) paymentError?: string;
+  @ApiPropertyOptional({ type: [GiftTokenDto], description: 'Present once a paid order contains gift digital items' }) giftTokens?: GiftTokenDto[];
+}
+
+export class OrderStatusAnswerDto extends SuccessEnvelope {
+  @ApiProperty({ type: OrderStatusDataDto }) data: OrderStatusDataDto;
+}
+
+export class PaymentCompleteAnswer extends SuccessEnvelope {
+  @ApiProperty({ type: OrderStatusDto }) data: OrderStatusDto;
+}
+
+export class SubmitOrderAnswer extends PaymentCompleteAnswer {
+  @ApiProperty({ enum: ['Order submitted', 'Order completion re-run'] }) message: string;
+}
+
+/** The payment webhook's answer after a valid signature. */
+export class WebhookReceived {
+  @ApiProperty({ enum: [true] }) received: boolean;
 }

@@ -1,12 +1,13 @@
 import { Body, Controller, Headers, HttpCode, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
 import { ApiError } from '../common/api-error';
 import { AdminGuard } from '../auth';
 import { DecryptIds } from '../common/decrypt-ids.interceptor';
 import { success, successData } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
 import { OrderAccess } from './order-access.service';
-import { CancelOrderRequest, ListOrdersRequest, RefundOrderRequest } from './order-admin.dto';
+import { CancelOrderAnswer, CancelOrderRequest, ListOrdersAnswer, ListOrdersRequest, RefundOrderAnswer, RefundOrderRequest } from './order-admin.dto';
 import { OrderAdminService } from './order-admin.service';
 import { RefundsService } from './refunds.service';
 
@@ -19,7 +20,7 @@ const NOT_ADMIN = '401 without a bearer; 403 for a bearer that is not an admin o
  * cancellation, and the order list. Admin bearer of the order's app only.
  */
 @ApiTags('Shop: refunds and admin')
-@ApiBearerAuth()
+@ApiAccess('admin-bearer')
 @UseGuards(AdminGuard)
 @DecryptIds()
 @Controller('ecommerce')
@@ -39,15 +40,15 @@ export class OrderAdminController {
       'and the provider request carries an idempotency key: a retry with the same Idempotency-Key header (or, without one, a request for the amount of a refund still in flight) makes one refund. paymentStatus becomes Partially Refunded, or Refunded when nothing is left, ' +
       'which also expires the order\'s access tokens. A refund mail goes to the billing email through the outbox.',
   })
-  @ApiResponse({ status: 200, description: '{ status: Success, data: { refundID, amount, currency, refundedTotal, paymentStatus } }' })
-  @ApiResponse({ status: 400, description: 'Validation error naming amount (not a positive integer, or more than the refundable remainder), _orderID or reason' })
-  @ApiResponse({ status: 401, description: NOT_ADMIN })
-  @ApiResponse({ status: 403, description: NOT_ADMIN })
-  @ApiResponse({ status: 404, description: NOT_FOUND })
-  @ApiResponse({ status: 409, description: 'Order is not paid (not Paid by card, or already refunded in full)' })
-  @ApiResponse({ status: 502, description: 'Payment provider error: … (the provider refused: nothing recorded; or no answer: a retry of the same amount resumes the same refund)' })
+  @ApiOkResponse({ type: RefundOrderAnswer, description: '{ status: Success, data: { refundID, amount, currency, refundedTotal, paymentStatus } }' })
+  @ApiFailureResponse(400, 'Validation error naming amount (not a positive integer, or more than the refundable remainder), _orderID or reason')
+  @ApiFailureResponse(401, NOT_ADMIN)
+  @ApiFailureResponse(403, NOT_ADMIN)
+  @ApiFailureResponse(404, NOT_FOUND)
+  @ApiFailureResponse(409, 'Order is not paid (not Paid by card, or already refunded in full)')
+  @ApiFailureResponse(502, 'Payment provider error: … (the provider refused: nothing recorded; or no answer: a retry of the same amount resumes the same refund)')
   @ApiHeader({ name: 'idempotency-key', required: false, description: 'Names this refund (at most 255 visible ASCII characters): a retry with the same key answers the same refund, made once' })
-  async refundOrder(@Ctx() ctx: RequestContext, @Body() body: RefundOrderRequest, @Headers('idempotency-key') idempotencyKey: string | undefined) {
+  async refundOrder(@Ctx() ctx: RequestContext, @Body() body: RefundOrderRequest, @Headers('idempotency-key') idempotencyKey: string | undefined): Promise<RefundOrderAnswer> {
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) throw ApiError.field('Idempotency-Key', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
     return successData(await this.refunds.refund(ctx, this.access.refOf(ctx, body), body.amount, body.reason?.trim() || null, idempotencyKey ?? null));
   }
@@ -58,13 +59,13 @@ export class OrderAdminController {
     summary: 'Cancel an order: its items become Cancelled and its access tokens expire; a Paid order is refunded in full first',
     description: 'A New order stays New with an empty total; a Paid order keeps its total and status (paymentStatus Refunded); an Ordered (Order Only) order is cancelled without a refund.',
   })
-  @ApiResponse({ status: 200, description: '{ status: Success, data: { orderStatus, paymentStatus, cancelledItems, refundID? } }' })
-  @ApiResponse({ status: 400, description: 'Validation error (_orderID, reason)' })
-  @ApiResponse({ status: 401, description: NOT_ADMIN })
-  @ApiResponse({ status: 403, description: NOT_ADMIN })
-  @ApiResponse({ status: 404, description: NOT_FOUND })
-  @ApiResponse({ status: 502, description: 'Payment provider error: … (the refund failed: nothing was cancelled)' })
-  async cancelOrder(@Ctx() ctx: RequestContext, @Body() body: CancelOrderRequest) {
+  @ApiOkResponse({ type: CancelOrderAnswer, description: '{ status: Success, data: { orderStatus, paymentStatus, cancelledItems, refundID? } }' })
+  @ApiFailureResponse(400, 'Validation error (_orderID, reason)')
+  @ApiFailureResponse(401, NOT_ADMIN)
+  @ApiFailureResponse(403, NOT_ADMIN)
+  @ApiFailureResponse(404, NOT_FOUND)
+  @ApiFailureResponse(502, 'Payment provider error: … (the refund failed: nothing was cancelled)')
+  async cancelOrder(@Ctx() ctx: RequestContext, @Body() body: CancelOrderRequest): Promise<CancelOrderAnswer> {
     return successData(await this.admin.cancel(ctx, this.access.refOf(ctx, body), body.reason?.trim() || null));
   }
 
@@ -74,14 +75,14 @@ export class OrderAdminController {
     summary: 'The app\'s orders, newest first, one page',
     description: 'Filters: status, paymentStatus, from/to (creation time), email (billing email, exact). Index-backed: a page costs the same whatever the number of orders.',
   })
-  @ApiResponse({
-    status: 200,
+  @ApiOkResponse({
+    type: ListOrdersAnswer,
     description: '{ status: Success, data: [{ _id, orderID, orderNumber, orderStatus, paymentStatus, total, refundedTotal, currency, billingEmail, orderDate, created, items }], paging: { page, perPage, hasMore } }',
   })
-  @ApiResponse({ status: 400, description: 'Validation error naming the field (status, paymentStatus, from, to, email, page, perPage 1..100)' })
-  @ApiResponse({ status: 401, description: NOT_ADMIN })
-  @ApiResponse({ status: 403, description: NOT_ADMIN })
-  async listOrders(@Ctx() ctx: RequestContext, @Body() body: ListOrdersRequest) {
+  @ApiFailureResponse(400, 'Validation error naming the field (status, paymentStatus, from, to, email, page, perPage 1..100)')
+  @ApiFailureResponse(401, NOT_ADMIN)
+  @ApiFailureResponse(403, NOT_ADMIN)
+  async listOrders(@Ctx() ctx: RequestContext, @Body() body: ListOrdersRequest): Promise<ListOrdersAnswer> {
     const { data, paging } = await this.admin.list(ctx, body);
     return success({ data, paging });
   }

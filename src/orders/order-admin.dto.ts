@@ -1,4 +1,5 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { DateProperty, SuccessEnvelope } from '../common/api-responses';
 import { Transform } from 'class-transformer';
 import { IsIn, IsISO8601, IsOptional, IsString } from 'class-validator';
 import { IdField, TextField } from '../common/dto-fields';
@@ -84,4 +85,55 @@ export class ListOrdersRequest {
 
   @IntField('perPage', 1, MAX_PER_PAGE, { doc: { description: `Orders per page, 1..${MAX_PER_PAGE}; default 20` } })
   perPage?: number;
+}
+
+/* Answers (OpenAPI documentation only: see src/common/api-responses.ts). Money is integer cents. */
+
+export class RefundAnswerDto {
+  @ApiProperty({ description: "The provider's refund id" }) refundID: string;
+  @ApiProperty({ type: 'integer', description: 'Cents refunded by this refund' }) amount: number;
+  @ApiProperty({ description: 'ISO 4217, lower case' }) currency: string;
+  @ApiProperty({ type: 'integer', description: 'Cents refunded so far, this refund included' }) refundedTotal: number;
+  @ApiProperty({ enum: PAYMENT_STATUSES }) paymentStatus: PaymentStatus;
+}
+
+export class RefundOrderAnswer extends SuccessEnvelope {
+  @ApiProperty({ type: RefundAnswerDto }) data: RefundAnswerDto;
+}
+
+export class CancelAnswerDto {
+  @ApiProperty({ enum: ORDER_STATUSES }) orderStatus: OrderStatus;
+  @ApiProperty({ enum: ['', ...PAYMENT_STATUSES], description: 'Empty for an order never paid' }) paymentStatus: PaymentStatus | '';
+  @ApiProperty({ type: 'integer', description: 'Items that became Cancelled' }) cancelledItems: number;
+  @ApiPropertyOptional({ description: 'The refund of a Paid order' }) refundID?: string;
+}
+
+export class CancelOrderAnswer extends SuccessEnvelope {
+  @ApiProperty({ type: CancelAnswerDto }) data: CancelAnswerDto;
+}
+
+export class ListedOrderDto {
+  @ApiProperty({ description: 'Encrypted order id' }) _id: string;
+  @ApiProperty({ type: 'integer' }) orderID: number;
+  @ApiProperty() orderNumber: string;
+  @ApiProperty({ enum: ORDER_STATUSES }) orderStatus: OrderStatus;
+  @ApiProperty({ type: String, enum: PAYMENT_STATUSES, nullable: true }) paymentStatus: PaymentStatus | null;
+  @ApiProperty({ type: 'integer' }) total: number;
+  @ApiProperty({ type: 'integer' }) refundedTotal: number;
+  @ApiProperty() currency: string;
+  @ApiProperty({ type: String, nullable: true }) billingEmail: string | null;
+  @DateProperty({ nullable: true }) orderDate: Date | null;
+  @DateProperty() created: Date;
+  @ApiProperty({ type: 'integer', description: 'Number of items' }) items: number;
+}
+
+export class ListOrdersPaging {
+  @ApiProperty({ type: 'integer' }) page: number;
+  @ApiProperty({ type: 'integer' }) perPage: number;
+  @ApiProperty({ description: 'More orders follow this page' }) hasMore: boolean;
+}
+
+export class ListOrdersAnswer extends SuccessEnvelope {
+  @ApiProperty({ type: [ListedOrderDto] }) data: ListedOrderDto[];
+  @ApiProperty({ type: ListOrdersPaging }) paging: ListOrdersPaging;
 }

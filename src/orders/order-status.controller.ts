@@ -1,5 +1,7 @@
 import { Controller, Get, Header, HttpCode, Param, StreamableFile, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiAccess, ApiFailureResponse, ApiMediaResponse } from '../common/api-responses';
+import { OrderStatusAnswerDto } from './checkout.dto';
 import { OptionalBearerGuard } from '../auth';
 import { ApiError } from '../common/api-error';
 import { successData } from '../common/envelope';
@@ -17,16 +19,17 @@ export class OrderStatusController {
 
   @Get('orderStatus/:id')
   @HttpCode(200)
-  @ApiBearerAuth()
+  @ApiAccess('site-id', 'customer-bearer')
   @UseGuards(OptionalBearerGuard)
   @ApiOperation({ summary: 'The status of an order named by its encrypted id; gift tokens once it is paid' })
   @ApiParam({ name: 'id', description: 'Encrypted order id (`_id` of createOrder)' })
-  @ApiResponse({
-    status: 200,
+  @ApiOkResponse({
+    type: OrderStatusAnswerDto,
     description: '{ status: Success, data: { orderStatus, orderStatusLabel, paymentStatus, giftTokens? } }: giftTokens [{ id, token_value, product_id, order_item_id, status, product_title }] once a paid order has gift digital items',
   })
-  @ApiResponse({ status: 404, description: 'Order not found (unknown, another app\'s or a tampered id)' })
-  async orderStatus(@Ctx() ctx: RequestContext, @Param('id') id: string) {
+  @ApiFailureResponse(401, 'Unauthorized: an invalid bearer token (the bearer is optional)')
+  @ApiFailureResponse(404, 'Order not found (unknown, another app\'s or a tampered id)')
+  async orderStatus(@Ctx() ctx: RequestContext, @Param('id') id: string): Promise<OrderStatusAnswerDto> {
     return successData(await this.statuses.status(ctx, id));
   }
 
@@ -37,10 +40,10 @@ export class OrderStatusController {
     summary: 'A QR code PNG for an order id or product id',
     description: 'The code holds `https://<app domain>/?code=<id>`: a URL of the app\'s own site naming the number, nothing secret. The confirmation email links the order\'s code.',
   })
-  @ApiParam({ name: 'id', description: 'A positive number (order id or product id)' })
-  @ApiProduces('image/png')
-  @ApiResponse({ status: 200, description: 'image/png' })
-  @ApiResponse({ status: 400, description: 'Validation error (id must be a positive integer) / Missing app context' })
+  @ApiAccess('site-id')
+  @ApiParam({ name: 'id', type: 'integer', description: 'A positive number (order id or product id)' })
+  @ApiMediaResponse(200, 'image/png', 'The QR code (PNG image)', 'binary')
+  @ApiFailureResponse(400, 'Validation error (id must be a positive integer) / Missing app context')
   async genCode(@Ctx() ctx: RequestContext, @Param('id') id: string) {
     if (!NUMBER.test(id) || Number(id) > MAX_ID) throw ApiError.field('id', 'id must be a positive integer');
     const png = await qrPng(qrContent(ctx.app, Number(id)));

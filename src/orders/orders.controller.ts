@@ -1,5 +1,6 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
 import { OptionalBearerGuard } from '../auth';
 import { ApiError } from '../common/api-error';
 import { FieldError, success, successData } from '../common/envelope';
@@ -9,7 +10,7 @@ import { Transactional } from '../common/transactional';
 import { AddCartRequest, RemoveCartRequest } from './cart.dto';
 import { CartLine, CartService } from './cart.service';
 import { OrderAccess, OrderRef } from './order-access.service';
-import { CreateOrderRequest, GetOrderRequest } from './orders.dto';
+import { AddCartAnswer, CreateOrderAnswer, CreateOrderRequest, GetOrderRequest, OrderAnswer, RemoveCartAnswer } from './orders.dto';
 import { OrdersService } from './orders.service';
 
 const ORDER_VIEW =
@@ -19,6 +20,7 @@ const ORDER_VIEW =
 const NOT_FOUND = 'Order not found: unknown, another app\'s, another customer\'s, a tampered encrypted id, or a plain id without the order\'s customer or an app admin bearer';
 const VALIDATION = 'Validation error, errors[] naming the field: items[i].productID (not a published product of this app), items[i].Price (not the current price), Qty/quantity (1..1000), …';
 const ORDER_ID_REQUIRED = 'sessionID (or _orderID / orderID) is required';
+const INVALID_BEARER = 'Unauthorized: an invalid bearer token (the bearer is optional)';
 
 /**
  * Orders and cart (SPEC "Orders and cart"): createOrder, addCart, removeCart, getOrder. Money is integer
@@ -26,7 +28,6 @@ const ORDER_ID_REQUIRED = 'sessionID (or _orderID / orderID) is required';
  * takes over an order created anonymously (OrderAccess).
  */
 @ApiTags('Orders and cart')
-@ApiBearerAuth()
 @UseGuards(OptionalBearerGuard)
 @DecryptIds()
 @Controller('ecommerce')
@@ -44,10 +45,11 @@ export class OrdersController {
     summary: 'Create a New order; its customer is the customer bearer\'s, else a placeholder customer taken over by the first customer who uses the order with a bearer',
     description: 'Any customerID in the body is ignored. items[] are checked like addCart\'s (published product of this app, price = its current price). orderNumber is the order id zero-padded to 8 digits.',
   })
-  @ApiResponse({ status: 201, description: '{ status: Success, data: { _id (encrypted order id: the sessionID / _orderID of later calls), orderID, orderNumber, total (cents), status: New } }' })
-  @ApiResponse({ status: 400, description: VALIDATION })
-  @ApiResponse({ status: 401, description: 'An invalid bearer token' })
-  async createOrder(@Ctx() ctx: RequestContext, @Body() body: CreateOrderRequest) {
+  @ApiAccess('site-id', 'customer-bearer')
+  @ApiCreatedResponse({ type: CreateOrderAnswer, description: '{ status: Success, data: { _id (encrypted order id: the sessionID / _orderID of later calls), orderID, orderNumber, total (cents), status: New } }' })
+  @ApiFailureResponse(400, VALIDATION)
+  @ApiFailureResponse(401, INVALID_BEARER)
+  async createOrder(@Ctx() ctx: RequestContext, @Body() body: CreateOrderRequest): Promise<CreateOrderAnswer> {
     return successData(await this.orders.create(ctx, body));
   }
 
@@ -61,10 +63,12 @@ export class OrdersController {
       'A product already in the cart as a Pending non-gift line of the same version has its Qty raised; gift lines (redeemStatus gift | gift_pending) are always new lines. ' +
       'The total (Σ Qty × (Price + bond), Cancelled items excluded) is recomputed with the order locked.',
   })
-  @ApiResponse({ status: 200, description: `{ status: Success, message: Added to cart, data: ${ORDER_VIEW} }` })
-  @ApiResponse({ status: 400, description: `${VALIDATION}; Cannot change the cart of an order that is Paid (or Ordered)` })
-  @ApiResponse({ status: 404, description: NOT_FOUND })
-  async addCart(@Ctx() ctx: RequestContext, @Body() body: AddCartRequest) {
+  @ApiAccess('site-id', 'customer-bearer')
+  @ApiOkResponse({ type: AddCartAnswer, description: `{ status: Success, message: Added to cart, data: ${ORDER_VIEW} }` })
+  @ApiFailureResponse(400, `${VALIDATION}; Cannot change the cart of an order that is Paid (or Ordered)`)
+  @ApiFailureResponse(401, INVALID_BEARER)
+  @ApiFailureResponse(404, NOT_FOUND)
+  async addCart(@Ctx() ctx: RequestContext, @Body() body: AddCartRequest): Promise<AddCartAnswer> {
     let ref: OrderRef;
     let lines: CartLine[];
     let totalField: string;
@@ -99,10 +103,12 @@ export class OrdersController {
     summary: 'Remove a product\'s Pending items (gift lines included) from a New order: { sessionID, productID } (or _orderID / orderID instead of sessionID)',
     description: 'When no item other than Cancelled ones is left the order is reset to New (orderstatus and orderstatuslabel). Removing a product the cart does not hold changes nothing and answers 200 with removed 0.',
   })
-  @ApiResponse({ status: 200, description: `{ status: Success, message: Removed from cart | Product not in cart, removed (items deleted), data: ${ORDER_VIEW} }` })
-  @ApiResponse({ status: 400, description: 'Validation error (sessionID, productID); Cannot change the cart of an order that is Paid (or Ordered)' })
-  @ApiResponse({ status: 404, description: NOT_FOUND })
-  async removeCart(@Ctx() ctx: RequestContext, @Body() body: RemoveCartRequest) {
+  @ApiAccess('site-id', 'customer-bearer')
+  @ApiOkResponse({ type: RemoveCartAnswer, description: `{ status: Success, message: Removed from cart | Product not in cart, removed (items deleted), data: ${ORDER_VIEW} }` })
+  @ApiFailureResponse(400, 'Validation error (sessionID, productID); Cannot change the cart of an order that is Paid (or Ordered)')
+  @ApiFailureResponse(401, INVALID_BEARER)
+  @ApiFailureResponse(404, NOT_FOUND)
+  async removeCart(@Ctx() ctx: RequestContext, @Body() body: RemoveCartRequest): Promise<RemoveCartAnswer> {
     const ref = body.sessionID !== undefined ? this.access.encryptedRef(ctx, body.sessionID) : this.shapeBRef(ctx, body, 'sessionID');
     const { order, removed } = await this.cart.remove(ctx, ref, body.productID);
     return success({ message: removed ? 'Removed from cart' : 'Product not in cart', removed, data: await this.orders.view(ctx, order.id) });
@@ -114,10 +120,12 @@ export class OrdersController {
     summary: 'An order with its items: orderID as a plain number (the order\'s customer bearer or an app admin only), or the encrypted id as an orderID string or _orderID',
     description: 'Reading never changes an order\'s customer: a guest order is taken over only by a change (addCart, removeCart, checkout, submitOrder) that presents its encrypted id while it is New.',
   })
-  @ApiResponse({ status: 200, description: `{ status: Success, data: ${ORDER_VIEW} }` })
-  @ApiResponse({ status: 400, description: 'Validation error (orderID is required; orderID must be an encrypted order id (string) or a positive integer order id)' })
-  @ApiResponse({ status: 404, description: NOT_FOUND })
-  async getOrder(@Ctx() ctx: RequestContext, @Body() body: GetOrderRequest) {
+  @ApiAccess('site-id', 'customer-bearer', 'admin-bearer')
+  @ApiOkResponse({ type: OrderAnswer, description: `{ status: Success, data: ${ORDER_VIEW} }` })
+  @ApiFailureResponse(400, 'Validation error (orderID is required; orderID must be an encrypted order id (string) or a positive integer order id)')
+  @ApiFailureResponse(401, INVALID_BEARER)
+  @ApiFailureResponse(404, NOT_FOUND)
+  async getOrder(@Ctx() ctx: RequestContext, @Body() body: GetOrderRequest): Promise<OrderAnswer> {
     return successData(await this.orders.get(ctx, this.shapeBRef(ctx, body, 'orderID')));
   }
 

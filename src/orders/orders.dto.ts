@@ -1,4 +1,6 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { DateProperty, SuccessEnvelope } from '../common/api-responses';
+import { ItemStatus, OrderStatus, PaymentStatus, PostalAddress, RedeemStatus } from './entities';
 import { Transform, Type } from 'class-transformer';
 import { IsObject, IsOptional, ValidateNested } from 'class-validator';
 import { IdField, TextField } from '../common/dto-fields';
@@ -77,4 +79,88 @@ export class GetOrderRequest {
 
   @EncryptedOrderIdField('_orderID')
   _orderID?: number;
+}
+
+/* Answers (OpenAPI documentation only: see src/common/api-responses.ts). Money is integer cents. */
+
+const ORDER_STATUS = { enum: ['New', 'Paid', 'Ordered'] };
+/** core_orders.payment_status (null until a payment is confirmed). */
+export const PAYMENT_STATUSES: PaymentStatus[] = ['Success', 'Failed', 'Partially Refunded', 'Refunded'];
+
+export class CreatedOrderDto {
+  @ApiProperty({ description: 'Encrypted order id: the sessionID / _orderID of later calls' }) _id: string;
+  @ApiProperty({ type: 'integer' }) orderID: number;
+  @ApiProperty({ description: 'The order id zero-padded to 8 digits', example: '00000042' }) orderNumber: string;
+  @ApiProperty({ type: 'integer', description: 'Cents' }) total: number;
+  @ApiProperty({ enum: ['New'] }) status: OrderStatus;
+}
+
+export class CreateOrderAnswer extends SuccessEnvelope {
+  @ApiProperty({ type: CreatedOrderDto }) data: CreatedOrderDto;
+}
+
+export class PostalAddressView {
+  @ApiPropertyOptional() street?: string;
+  @ApiPropertyOptional() city?: string;
+  @ApiPropertyOptional() state?: string;
+  @ApiPropertyOptional() zip?: string;
+  @ApiPropertyOptional() country?: string;
+}
+
+export class BillingViewDto {
+  @ApiProperty({ type: String, nullable: true }) firstName: string | null;
+  @ApiProperty({ type: String, nullable: true }) lastName: string | null;
+  @ApiProperty({ type: String, nullable: true }) email: string | null;
+  @ApiProperty({ type: String, nullable: true }) address: string | null;
+  @ApiProperty({ type: String, nullable: true }) suburb: string | null;
+  @ApiProperty({ type: String, nullable: true }) postCode: string | null;
+}
+
+export class OrderItemViewDto {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty({ type: 'integer', description: 'The product version row added (core_products.id)' }) product_ID: number;
+  @ApiProperty({ type: 'integer', description: 'The product master id (what clients send as productID)' }) product_mid: number;
+  @ApiProperty() title: string;
+  @ApiProperty({ type: 'integer' }) Qty: number;
+  @ApiProperty({ type: 'integer', description: 'Unit price in cents, GST included' }) Price: number;
+  @ApiProperty({ type: 'integer', description: 'GST per unit in cents (part of Price)' }) tax: number;
+  @ApiProperty({ type: 'integer', description: 'Bond per unit in cents (on top of Price)' }) bond: number;
+  @ApiProperty({ type: 'integer', description: 'Qty × (Price + bond) in cents' }) subtotal: number;
+  @ApiProperty({ enum: ['Pending', 'Ordered', 'Cancelled', 'Gift Voucher'] }) ItemStatus: ItemStatus;
+  @ApiProperty({ type: 'integer', enum: [0, 1] }) IsDigital: 0 | 1;
+  @ApiProperty({ type: 'integer', enum: [0, 1] }) IsEvent: 0 | 1;
+  @ApiProperty({ type: String, enum: ['gift', 'gift_pending'], nullable: true }) RedeemStatus: RedeemStatus | null;
+}
+
+/** An order as its customer (or an app admin) sees it: getOrder, addCart, removeCart. */
+export class OrderViewDto {
+  @ApiProperty({ description: 'Encrypted order id' }) _id: string;
+  @ApiProperty({ type: 'integer' }) orderID: number;
+  @ApiProperty() orderNumber: string;
+  @ApiProperty(ORDER_STATUS) status: OrderStatus;
+  @ApiProperty() orderStatusLabel: string;
+  @ApiProperty({ type: String, enum: PAYMENT_STATUSES, nullable: true }) paymentStatus: PaymentStatus | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Card, Order Only or REDO once completed' }) paymentMethod: string | null;
+  @ApiProperty({ description: 'ISO 4217, lower case' }) currency: string;
+  @ApiProperty({ type: 'integer', description: 'Cents: the items that are not Cancelled' }) total: number;
+  @DateProperty() created: Date;
+  @DateProperty({ nullable: true, description: 'Server time of the confirmed payment (or submitOrder)' }) orderDate: Date | null;
+  @ApiProperty({ type: BillingViewDto }) billing: BillingViewDto;
+  @ApiProperty({ type: PostalAddressView, nullable: true }) billingAddress: PostalAddress | null;
+  @ApiProperty({ type: PostalAddressView, nullable: true }) shippingAddress: PostalAddress | null;
+  @ApiProperty({ type: String, nullable: true }) notes: string | null;
+  @ApiProperty({ type: [OrderItemViewDto] }) items: OrderItemViewDto[];
+}
+
+export class OrderAnswer extends SuccessEnvelope {
+  @ApiProperty({ type: OrderViewDto }) data: OrderViewDto;
+}
+
+export class AddCartAnswer extends OrderAnswer {
+  @ApiProperty({ enum: ['Added to cart'] }) message: string;
+}
+
+export class RemoveCartAnswer extends OrderAnswer {
+  @ApiProperty({ enum: ['Removed from cart', 'Product not in cart'] }) message: string;
+  @ApiProperty({ type: 'integer', description: 'Items deleted' }) removed: number;
 }

@@ -1,5 +1,7 @@
 import { Controller, Headers, HttpCode, Logger, Param, Post, Req } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
+import { WebhookReceived } from './checkout.dto';
 import { Ctx, NoAppContext, RequestContext, RequestWithContext } from '../common/request-context';
 import { isDatabaseUnavailable } from '../database/connection-errors';
 import { PaymentWebhooks } from './payment-webhook.service';
@@ -28,9 +30,10 @@ export class PaymentWebhookController {
   })
   @ApiHeader({ name: 'stripe-signature', required: true, description: 'The provider\'s signature header (t=<timestamp>,v1=<HMAC>), checked with a 300 s tolerance, past and future' })
   @ApiParam({ name: 'appID', required: false, description: 'Legacy route: the app, which must be the app the event names' })
-  @ApiResponse({ status: 200, description: '{ received: true }' })
-  @ApiResponse({ status: 503, description: 'Database unavailable (Retry-After): nothing was recorded, the provider delivers the event again' })
-  @ApiResponse({ status: 400, description: 'Invalid payment webhook signature (missing, malformed, expired or future-dated, another app\'s, an altered body, no app named) / Invalid payment webhook payload / Payments are not configured for this app (payment_webhook_secret is not set)' })
+  @ApiAccess('webhook-signature')
+  @ApiOkResponse({ type: WebhookReceived, description: '{ received: true }' })
+  @ApiFailureResponse(503, 'Database unavailable (Retry-After): nothing was recorded, the provider delivers the event again')
+  @ApiFailureResponse(400, 'Invalid payment webhook signature (missing, malformed, expired or future-dated, another app\'s, an altered body, no app named) / Invalid payment webhook payload / Payments are not configured for this app (payment_webhook_secret is not set)')
   async receive(
     @Ctx() ctx: RequestContext,
     @Req() request: RequestWithContext & { rawBody?: Buffer },
@@ -48,6 +51,6 @@ export class PaymentWebhookController {
       // The signature was valid: the provider gets 200 so it does not redeliver (SPEC); the failure is logged.
       this.logger.error({ appId: site.id, eventId: event.id, type: event.type, err: (error as Error)?.message, stack: (error as Error)?.stack }, 'payment webhook processing failed');
     }
-    return { received: true };
+    return { received: true } satisfies WebhookReceived;
   }
 }

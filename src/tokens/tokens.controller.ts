@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiAccess, ApiAnyOfResponse, ApiFailureResponse, DataNullFailure, MessageAnswer } from '../common/api-responses';
 import type { FastifyReply } from 'fastify';
 import { AdminGuard, CustomerGuard, OptionalBearerGuard } from '../auth';
 import { ApiError } from '../common/api-error';
@@ -8,7 +9,21 @@ import { MAX_ID } from '../common/id-cipher.service';
 import { Ctx, RequestContext } from '../common/request-context';
 import { Transactional } from '../common/transactional';
 import { customerRow, publicRow, TokenRow } from './token-rows';
-import { ActivateTokenRequest, CustomerTokensRequest, ExpireTokenRequest, ExtendTokenRequest, RedeemTokenRequest, ValidateTokenRequest } from './tokens.dto';
+import {
+  ActivateTokenRequest,
+  CustomerTokensAnswer,
+  CustomerTokensRequest,
+  ExpireTokenRequest,
+  ExtendTokenRequest,
+  RedeemTokenRequest,
+  TokenActivatedAnswer,
+  TokenCheckFailure,
+  TokenExtendedAnswer,
+  TokenFoundAnswer,
+  TokenRedeemedAnswer,
+  TokenValidAnswer,
+  ValidateTokenRequest,
+} from './tokens.dto';
 import { failureMessage, TokenFailure, tokensError } from './tokens.errors';
 import { TokensService } from './tokens.service';
 
@@ -40,12 +55,12 @@ export class TokensController {
   @Post('validateToken')
   @HttpCode(200)
   @UseGuards(OptionalBearerGuard)
-  @ApiBearerAuth()
+  @ApiAccess('site-id', 'customer-bearer')
   @ApiOperation({ summary: 'Check a token for a product: mode 1 by tokenValue, mode 2 (no tokenValue) the customer bearer’s token for the product' })
-  @ApiResponse({ status: 200, description: `{ status: Success, message: Token is valid, data: { ${ROW} } }, or a failure, also HTTP 200: { status: Failed, message, data: <token row or null> } with message ${VALIDATION_MESSAGES}. A token past its expiry date becomes expired.` })
-  @ApiResponse({ status: 400, description: 'Validation error (productId, tokenValue)' })
-  @ApiResponse({ status: 401, description: 'No tokenValue and no customer bearer (mode 2), or an invalid bearer' })
-  async validateToken(@Ctx() ctx: RequestContext, @Body() body: ValidateTokenRequest) {
+  @ApiAnyOfResponse(200, `{ status: Success, message: Token is valid, data: { ${ROW} } }, or a failure, also HTTP 200: { status: Failed, message, data: <token row or null> } with message ${VALIDATION_MESSAGES}. A token past its expiry date becomes expired.`, TokenValidAnswer, TokenCheckFailure)
+  @ApiFailureResponse(400, 'Validation error (productId, tokenValue)')
+  @ApiFailureResponse(401, 'No tokenValue and no customer bearer (mode 2), or an invalid bearer')
+  async validateToken(@Ctx() ctx: RequestContext, @Body() body: ValidateTokenRequest): Promise<TokenValidAnswer | TokenCheckFailure> {
     const appId = ctx.appId;
     let outcome;
     if (body.tokenValue) {
@@ -63,10 +78,12 @@ export class TokensController {
   @HttpCode(200)
   @UseGuards(OptionalBearerGuard)
   @Transactional()
+  @ApiAccess('site-id', 'bearer')
   @ApiOperation({ summary: 'Validate and count one activation in one conditional update (status becomes active)' })
-  @ApiResponse({ status: 200, description: `{ status: Success, message: Token activated, data: { ${ROW} } }` })
-  @ApiResponse({ status: 400, description: `Our failure body (the spec shows none): { status: Failed, message, data: <token row or null> } with the validation messages: ${VALIDATION_MESSAGES}; or Validation error (tokenValue, productId)` })
-  async activateToken(@Ctx() ctx: RequestContext, @Body() body: ActivateTokenRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  @ApiOkResponse({ type: TokenActivatedAnswer, description: `{ status: Success, message: Token activated, data: { ${ROW} } }` })
+  @ApiFailureResponse(400, `Our failure body (the spec shows none): { status: Failed, message, data: <token row or null> } with the validation messages: ${VALIDATION_MESSAGES}; or Validation error (tokenValue, productId)`, TokenCheckFailure)
+  @ApiFailureResponse(401, 'An invalid bearer (a bearer is optional)')
+  async activateToken(@Ctx() ctx: RequestContext, @Body() body: ActivateTokenRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<TokenActivatedAnswer | TokenCheckFailure> {
     const outcome = await this.tokens.activate(ctx, ctx.appId, body.tokenValue, body.productId);
     if (!outcome.ok) {
       // Answered, not thrown: the transaction commits, so a token found past its expiry date stays `expired`.
@@ -80,12 +97,12 @@ export class TokensController {
   @HttpCode(200)
   @UseGuards(CustomerGuard)
   @Transactional()
-  @ApiBearerAuth()
+  @ApiAccess('customer-bearer')
   @ApiOperation({ summary: 'Redeem a gift token: ownership moves to the customer of the bearer, activations 1, status active (under the token’s row lock)' })
-  @ApiResponse({ status: 200, description: '{ status: Success, message: Gift token redeemed, data: { id, token_value, customer_id, status: active, activations: 1, master_product_id } }' })
-  @ApiResponse({ status: 400, description: '{ status: Failed, message, data: null }: Token not found (also a token of another product than productId) / Token has expired (also an expired gift nobody redeemed: extendToken makes it redeemable again) / Token activation limit exceeded / Token product version not found / Token is not redeemable as a gift (not gift_pending, e.g. already redeemed); or Validation error' })
-  @ApiResponse({ status: 401, description: 'No customer bearer' })
-  async redeemToken(@Ctx() ctx: RequestContext, @Body() body: RedeemTokenRequest) {
+  @ApiOkResponse({ type: TokenRedeemedAnswer, description: '{ status: Success, message: Gift token redeemed, data: { id, token_value, customer_id, status: active, activations: 1, master_product_id } }' })
+  @ApiFailureResponse(400, '{ status: Failed, message, data: null }: Token not found (also a token of another product than productId) / Token has expired (also an expired gift nobody redeemed: extendToken makes it redeemable again) / Token activation limit exceeded / Token product version not found / Token is not redeemable as a gift (not gift_pending, e.g. already redeemed); or Validation error', DataNullFailure)
+  @ApiFailureResponse(401, 'No customer bearer')
+  async redeemToken(@Ctx() ctx: RequestContext, @Body() body: RedeemTokenRequest): Promise<TokenRedeemedAnswer> {
     const outcome = await this.tokens.redeem(ctx, ctx.appId, ctx.principal!.userId, body.tokenValue, body.productId);
     if (!outcome.ok) throw tokensError(outcome.failure, { body: { data: null } });
     return success({ message: 'Gift token redeemed', data: outcome.token });
@@ -95,14 +112,14 @@ export class TokensController {
   @HttpCode(200)
   @UseGuards(AdminGuard)
   @Transactional()
-  @ApiBearerAuth()
+  @ApiAccess('admin-bearer')
   @ApiOperation({ summary: 'Admin: the token becomes expired, whatever its status' })
-  @ApiResponse({ status: 200, description: '{ status: Success, message: Token expired }' })
-  @ApiResponse({ status: 400, description: 'Validation error (tokenId)' })
-  @ApiResponse({ status: 401, description: ADMIN_401 })
-  @ApiResponse({ status: 403, description: ADMIN_403 })
-  @ApiResponse({ status: 404, description: NOT_FOUND_404 })
-  async expireToken(@Ctx() ctx: RequestContext, @Body() body: ExpireTokenRequest) {
+  @ApiOkResponse({ type: MessageAnswer, description: '{ status: Success, message: Token expired }' })
+  @ApiFailureResponse(400, 'Validation error (tokenId)')
+  @ApiFailureResponse(401, ADMIN_401)
+  @ApiFailureResponse(403, ADMIN_403)
+  @ApiFailureResponse(404, NOT_FOUND_404, DataNullFailure)
+  async expireToken(@Ctx() ctx: RequestContext, @Body() body: ExpireTokenRequest): Promise<MessageAnswer> {
     await this.tokens.expire(ctx, ctx.appId, body.tokenId);
     return success({ message: 'Token expired' });
   }
@@ -111,18 +128,18 @@ export class TokensController {
   @HttpCode(200)
   @UseGuards(AdminGuard)
   @Transactional()
-  @ApiBearerAuth()
+  @ApiAccess('admin-bearer')
   @ApiOperation({
     summary: 'Admin: expiry = the later of now and the current expiry (now when it has none), plus days; an expired token becomes active, an expired unredeemed gift gift_pending',
     description:
       'An `expired` token becomes `active`, except a gift nobody has redeemed (issued for a gift order item, no customer yet): it becomes `gift_pending` again, so it stays redeemable and validateToken and activateToken still refuse it until it is redeemed. A redeemed gift (it has an owner) becomes `active`. Other statuses keep theirs; only the expiry moves.',
   })
-  @ApiResponse({ status: 200, description: '{ status: Success, message: Token extended by <days> day(s), data: { newExpiry: <ISO datetime> } }' })
-  @ApiResponse({ status: 400, description: '{ status: Failed, message: tokenId and days (>= 1) are required, errors: [{ field, message }] }' })
-  @ApiResponse({ status: 401, description: ADMIN_401 })
-  @ApiResponse({ status: 403, description: ADMIN_403 })
-  @ApiResponse({ status: 404, description: NOT_FOUND_404 })
-  async extendToken(@Ctx() ctx: RequestContext, @Body() body: ExtendTokenRequest) {
+  @ApiOkResponse({ type: TokenExtendedAnswer, description: '{ status: Success, message: Token extended by <days> day(s), data: { newExpiry: <ISO datetime> } }' })
+  @ApiFailureResponse(400, '{ status: Failed, message: tokenId and days (>= 1) are required, errors: [{ field, message }] }')
+  @ApiFailureResponse(401, ADMIN_401)
+  @ApiFailureResponse(403, ADMIN_403)
+  @ApiFailureResponse(404, NOT_FOUND_404, DataNullFailure)
+  async extendToken(@Ctx() ctx: RequestContext, @Body() body: ExtendTokenRequest): Promise<TokenExtendedAnswer> {
     const tokenId = body.tokenId;
     const days = body.days;
     if (!isInteger(tokenId, 1, MAX_ID)) throw extendInput('tokenId', `tokenId must be an integer from 1 to ${MAX_ID}`);
@@ -133,15 +150,15 @@ export class TokensController {
 
   @Get('getToken/:id')
   @UseGuards(AdminGuard)
-  @ApiBearerAuth()
-  @ApiParam({ name: 'id', type: Number, description: 'Token id' })
+  @ApiAccess('admin-bearer')
+  @ApiParam({ name: 'id', type: 'integer', description: 'Token id' })
   @ApiOperation({ summary: 'Admin: one token of the app, including order_item_id' })
-  @ApiResponse({ status: 200, description: `{ status: Success, message: Token found, data: { ${ROW}, order_item_id } }` })
-  @ApiResponse({ status: 400, description: 'Validation error (id must be a positive integer)' })
-  @ApiResponse({ status: 401, description: ADMIN_401 })
-  @ApiResponse({ status: 403, description: ADMIN_403 })
-  @ApiResponse({ status: 404, description: NOT_FOUND_404 })
-  async getToken(@Ctx() ctx: RequestContext, @Param('id') id: string) {
+  @ApiOkResponse({ type: TokenFoundAnswer, description: `{ status: Success, message: Token found, data: { ${ROW}, order_item_id } }` })
+  @ApiFailureResponse(400, 'Validation error (id must be a positive integer)')
+  @ApiFailureResponse(401, ADMIN_401)
+  @ApiFailureResponse(403, ADMIN_403)
+  @ApiFailureResponse(404, NOT_FOUND_404, DataNullFailure)
+  async getToken(@Ctx() ctx: RequestContext, @Param('id') id: string): Promise<TokenFoundAnswer> {
     const tokenId = /^\d{1,10}$/.test(id) ? Number(id) : NaN;
     if (!(tokenId >= 1 && tokenId <= MAX_ID)) throw ApiError.field('id', 'id must be a positive integer');
     return success({ message: 'Token found', data: await this.tokens.get(ctx, ctx.appId, tokenId) });
@@ -150,19 +167,19 @@ export class TokensController {
   @Post('getCustomerTokens')
   @HttpCode(200)
   @UseGuards(CustomerGuard)
-  @ApiBearerAuth()
+  @ApiAccess('customer-bearer')
   @ApiOperation({ summary: 'The tokens of the customer of the bearer (never of a customer id in the body), oldest first' })
-  @ApiResponse({ status: 200, description: '{ status: Success, message: Tokens found, data: [ { id, token_value, product_id, order_id, status, expiry_date, activations, maximum_activations, created_date, last_activated } ] } (an empty array when none match)' })
-  @ApiResponse({ status: 400, description: 'Validation error (productId)' })
-  @ApiResponse({ status: 401, description: 'No customer bearer' })
-  async getCustomerTokens(@Ctx() ctx: RequestContext, @Body() body: CustomerTokensRequest) {
+  @ApiOkResponse({ type: CustomerTokensAnswer, description: '{ status: Success, message: Tokens found, data: [ { id, token_value, product_id, order_id, status, expiry_date, activations, maximum_activations, created_date, last_activated } ] } (an empty array when none match)' })
+  @ApiFailureResponse(400, 'Validation error (productId)')
+  @ApiFailureResponse(401, 'No customer bearer')
+  async getCustomerTokens(@Ctx() ctx: RequestContext, @Body() body: CustomerTokensRequest): Promise<CustomerTokensAnswer> {
     const rows = await this.tokens.customerTokens(ctx, ctx.appId, ctx.principal!.userId, body.productId);
     return success({ message: 'Tokens found', data: rows.map(customerRow) });
   }
 }
 
 /** The spec's failure body of a token check: `{ status: Failed, message, data }`. */
-function failed(failure: TokenFailure, data: Omit<TokenRow, 'order_item_id'> | null) {
+function failed(failure: TokenFailure, data: Omit<TokenRow, 'order_item_id'> | null): TokenCheckFailure {
   return { status: 'Failed' as const, message: failureMessage(failure), data };
 }
 

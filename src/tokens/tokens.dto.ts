@@ -1,6 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
+import { DateProperty, SuccessEnvelope } from '../common/api-responses';
 import { IdField, TextField } from '../common/dto-fields';
+import { TOKEN_STATUSES, TokenStatus } from './token-transitions';
 
 const PRODUCT_ID = { description: 'The product master id (not a version row id)', example: 101 };
 const TOKEN_VALUE = { description: 'The 64-character hex token value', example: '9f2c…(64 hex characters)' };
@@ -51,4 +53,87 @@ export class ExtendTokenRequest {
 export class CustomerTokensRequest {
   @IdField('productId', { doc: { ...PRODUCT_ID, description: 'Optional filter: only tokens of this product (master id)' } })
   productId?: number;
+}
+
+/* Answers (OpenAPI documentation only: see src/common/api-responses.ts). */
+
+const STATUS = { enum: TOKEN_STATUSES, description: 'pending, gift_pending, active or expired' };
+
+/** A token as getCustomerTokens shows it (SPEC: without customer_id and order_item_id). */
+export class CustomerTokenRowDto {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty({ description: '64 hex characters' }) token_value: string;
+  @ApiProperty({ type: 'integer', description: 'The product version row current at purchase (core_products.id)' }) product_id: number;
+  @ApiProperty({ type: 'integer' }) order_id: number;
+  @ApiProperty(STATUS) status: TokenStatus;
+  @DateProperty({ nullable: true, description: 'null: never expires' }) expiry_date: Date | null;
+  @ApiProperty({ type: 'integer' }) activations: number;
+  @ApiProperty({ type: 'integer' }) maximum_activations: number;
+  @DateProperty() created_date: Date;
+  @DateProperty({ nullable: true }) last_activated: Date | null;
+}
+
+/** A token as validateToken and activateToken show it (SPEC: without order_item_id). */
+export class PublicTokenRowDto extends CustomerTokenRowDto {
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The owner; null for a gift nobody has redeemed' }) customer_id: number | null;
+}
+
+/** A token as getToken shows it, with order_item_id. */
+export class TokenRowDto extends PublicTokenRowDto {
+  @ApiProperty({ type: 'integer' }) order_item_id: number;
+}
+
+/** validateToken's answer, HTTP 200 either way: `Success` with the row, or `Failed` with a message and the row (or null). */
+export class TokenValidAnswer extends SuccessEnvelope {
+  @ApiProperty({ enum: ['Token is valid'] }) message: string;
+  @ApiProperty({ type: PublicTokenRowDto }) data: PublicTokenRowDto;
+}
+
+/** A token check that failed: `{ status: Failed, message, data: <token row or null> }` (no datetime). */
+export class TokenCheckFailure {
+  @ApiProperty({ enum: ['Failed'] }) status: 'Failed';
+  @ApiProperty({
+    description:
+      'Token not found / No valid token found for customer and product / Token product version not found / Gift token must be redeemed first / Token has expired / Token activation limit exceeded / Error validating token',
+  })
+  message: string;
+  @ApiProperty({ type: PublicTokenRowDto, nullable: true, description: 'The token that failed the check, or null when none was found' }) data: PublicTokenRowDto | null;
+}
+
+export class TokenActivatedAnswer extends SuccessEnvelope {
+  @ApiProperty({ enum: ['Token activated'] }) message: string;
+  @ApiProperty({ type: PublicTokenRowDto }) data: PublicTokenRowDto;
+}
+
+export class RedeemedTokenDto {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty() token_value: string;
+  @ApiProperty({ type: 'integer', description: 'The customer of the bearer' }) customer_id: number;
+  @ApiProperty(STATUS) status: TokenStatus;
+  @ApiProperty({ type: 'integer' }) activations: number;
+  @ApiProperty({ type: 'integer', description: 'The product master id' }) master_product_id: number;
+}
+
+export class TokenRedeemedAnswer extends SuccessEnvelope {
+  @ApiProperty({ enum: ['Gift token redeemed'] }) message: string;
+  @ApiProperty({ type: RedeemedTokenDto }) data: RedeemedTokenDto;
+}
+
+export class NewExpiry {
+  @DateProperty() newExpiry: string;
+}
+
+export class TokenExtendedAnswer extends SuccessEnvelope {
+  @ApiProperty({ description: 'Token extended by <days> day(s)' }) message: string;
+  @ApiProperty({ type: NewExpiry }) data: NewExpiry;
+}
+
+export class TokenFoundAnswer extends SuccessEnvelope {
+  @ApiProperty({ enum: ['Token found'] }) message: string;
+  @ApiProperty({ type: TokenRowDto }) data: TokenRowDto;
+}
+
+export class CustomerTokensAnswer extends SuccessEnvelope {
+  @ApiProperty({ enum: ['Tokens found'] }) message: string;
+  @ApiProperty({ type: [CustomerTokenRowDto] }) data: CustomerTokenRowDto[];
 }

@@ -1,5 +1,6 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
 import { AdminGuard } from '../auth';
 import { ApiError } from '../common/api-error';
 import { success, successData } from '../common/envelope';
@@ -8,13 +9,33 @@ import { Ctx, RequestContext } from '../common/request-context';
 import { Transactional } from '../common/transactional';
 import { parseIsoDate } from './column-values';
 import { ContentService } from './content.service';
-import { ContentRecordRequest, CreateContentRequest, DiffContentRequest, EditContentRequest, PublishContentRequest, RollbackContentRequest } from './content.dto';
+import {
+  ContentDiffAnswer,
+  ContentEditAnswer,
+  ContentHistoryAnswer,
+  ContentRecordRequest,
+  ContentVersion,
+  ContentVersionAnswer,
+  CreateContentRequest,
+  DiffContentRequest,
+  EditContentRequest,
+  LiveTableRow,
+  PublishContentRequest,
+  RollbackContentRequest,
+} from './content.dto';
 import { TRANSITIONS } from './lifecycle-transitions';
 import { LifecycleService, Schedule, TransitionResult } from './lifecycle.service';
 
+const TRANSITION_REFUSED = 'Cannot <action> a record whose current version is <status> (the lifecycle does not allow it)';
+
 /** Admin endpoints of versioned content (docs/content.md): one app's admins, one record per call. */
 @ApiTags('Content (admin)')
-@ApiBearerAuth()
+@ApiAccess('admin-bearer')
+@ApiExtraModels(ContentVersion, LiveTableRow)
+@ApiFailureResponse(400, 'Validation error: table not registered (or live where versions are needed), _id/masterId missing, data naming unknown or non-writable columns, bad dates')
+@ApiFailureResponse(401, 'Unauthorized: no bearer, or an invalid one')
+@ApiFailureResponse(403, 'Insufficient permissions: not an admin of the app')
+@ApiFailureResponse(404, 'Record not found / App not found')
 @UseGuards(AdminGuard)
 @DecryptIds()
 @Controller('content')
@@ -25,7 +46,8 @@ export class ContentController {
   @HttpCode(200)
   @Transactional()
   @ApiOperation({ summary: 'Create a record of a versioned table (first version, status New)' })
-  async create(@Ctx() ctx: RequestContext, @Body() body: CreateContentRequest) {
+  @ApiOkResponse({ type: ContentVersionAnswer })
+  async create(@Ctx() ctx: RequestContext, @Body() body: CreateContentRequest): Promise<ContentVersionAnswer> {
     return success({ message: TRANSITIONS.create.message, data: await this.content.create(ctx, body.table, body.data) });
   }
 
@@ -33,8 +55,9 @@ export class ContentController {
   @HttpCode(200)
   @Transactional()
   @ApiOperation({ summary: 'Save an edit: a new version in status Editing (live tables: updated in place)' })
-  @ApiConflictResponse({ description: 'Someone else saved the record first (expectedCurrentId is stale, or the saves raced)' })
-  async edit(@Ctx() ctx: RequestContext, @Body() body: EditContentRequest) {
+  @ApiOkResponse({ type: ContentEditAnswer })
+  @ApiFailureResponse(409, 'Someone else saved the record first (expectedCurrentId is stale, or the saves raced) / The record is deleted')
+  async edit(@Ctx() ctx: RequestContext, @Body() body: EditContentRequest): Promise<ContentEditAnswer> {
     return success({ message: TRANSITIONS.edit.message, data: await this.content.edit(ctx, body.table, masterIdOf(body), body.data, body.expectedCurrentId) });
   }
 
@@ -42,7 +65,9 @@ export class ContentController {
   @HttpCode(200)
   @Transactional()
   @ApiOperation({ summary: 'Publish to the staging target: Editing → Staged (preview)' })
-  async stage(@Ctx() ctx: RequestContext, @Body() body: PublishContentRequest) {
+  @ApiOkResponse({ type: ContentVersionAnswer })
+  @ApiFailureResponse(409, TRANSITION_REFUSED)
+  async stage(@Ctx() ctx: RequestContext, @Body() body: PublishContentRequest): Promise<ContentVersionAnswer> {
     return answer(await this.lifecycle.stage(ctx, body.table, masterIdOf(body), scheduleOf(body)));
   }
 
@@ -50,7 +75,9 @@ export class ContentController {
   @HttpCode(200)
   @Transactional()
   @ApiOperation({ summary: 'Publish to the live target: → Published; other versions lose Staged/Published' })
-  async publish(@Ctx() ctx: RequestContext, @Body() body: PublishContentRequest) {
+  @ApiOkResponse({ type: ContentVersionAnswer })
+  @ApiFailureResponse(409, TRANSITION_REFUSED)
+  async publish(@Ctx() ctx: RequestContext, @Body() body: PublishContentRequest): Promise<ContentVersionAnswer> {
     return answer(await this.lifecycle.publish(ctx, body.table, masterIdOf(body), scheduleOf(body)));
   }
 
@@ -58,7 +85,9 @@ export class ContentController {
   @HttpCode(200)
   @Transactional()
   @ApiOperation({ summary: 'Staged → Published' })
-  async promote(@Ctx() ctx: RequestContext, @Body() body: PublishContentRequest) {
+  @ApiOkResponse({ type: ContentVersionAnswer })
+  @ApiFailureResponse(409, TRANSITION_REFUSED)
+  async promote(@Ctx() ctx: RequestContext, @Body() body: PublishContentRequest): Promise<ContentVersionAnswer> {
     return answer(await this.lifecycle.promote(ctx, body.table, masterIdOf(body), scheduleOf(body)));
   }
 
@@ -66,7 +95,9 @@ export class ContentController {
   @HttpCode(200)
   @Transactional()
   @ApiOperation({ summary: 'Published or Staged → Expired, now' })
-  async expire(@Ctx() ctx: RequestContext, @Body() body: ContentRecordRequest) {
+  @ApiOkResponse({ type: ContentVersionAnswer })
+  @ApiFailureResponse(409, TRANSITION_REFUSED)
+  async expire(@Ctx() ctx: RequestContext, @Body() body: ContentRecordRequest): Promise<ContentVersionAnswer> {
     return answer(await this.lifecycle.expire(ctx, body.table, masterIdOf(body)));
   }
 
@@ -74,7 +105,9 @@ export class ContentController {
   @HttpCode(200)
   @Transactional()
   @ApiOperation({ summary: 'Soft delete: the current version becomes Deleted, no version stays visible' })
-  async delete(@Ctx() ctx: RequestContext, @Body() body: ContentRecordRequest) {
+  @ApiOkResponse({ type: ContentVersionAnswer })
+  @ApiFailureResponse(409, TRANSITION_REFUSED)
+  async delete(@Ctx() ctx: RequestContext, @Body() body: ContentRecordRequest): Promise<ContentVersionAnswer> {
     return answer(await this.lifecycle.delete(ctx, body.table, masterIdOf(body)));
   }
 
@@ -82,22 +115,25 @@ export class ContentController {
   @HttpCode(200)
   @Transactional()
   @ApiOperation({ summary: 'Make an earlier version current again (status Rolled Back)' })
-  async rollback(@Ctx() ctx: RequestContext, @Body() body: RollbackContentRequest) {
+  @ApiOkResponse({ type: ContentVersionAnswer })
+  @ApiFailureResponse(409, 'This version is already the current one / Cannot roll back …')
+  async rollback(@Ctx() ctx: RequestContext, @Body() body: RollbackContentRequest): Promise<ContentVersionAnswer> {
     return answer(await this.lifecycle.rollback(ctx, body.table, masterIdOf(body), body.toCurrentId));
   }
 
   @Post('history')
   @HttpCode(200)
   @ApiOperation({ summary: 'Every version of a record, oldest first (core_data rows)' })
-  @ApiOkResponse({ description: '{ status, data: [ core_data rows with _id ] }' })
-  async history(@Ctx() ctx: RequestContext, @Body() body: ContentRecordRequest) {
+  @ApiOkResponse({ type: ContentHistoryAnswer, description: '{ status, data: [ core_data rows with _id ] }' })
+  async history(@Ctx() ctx: RequestContext, @Body() body: ContentRecordRequest): Promise<ContentHistoryAnswer> {
     return successData(await this.content.history(ctx, body.table, masterIdOf(body)));
   }
 
   @Post('diff')
   @HttpCode(200)
   @ApiOperation({ summary: 'Field changes between two versions of a record' })
-  async diff(@Ctx() ctx: RequestContext, @Body() body: DiffContentRequest) {
+  @ApiOkResponse({ type: ContentDiffAnswer })
+  async diff(@Ctx() ctx: RequestContext, @Body() body: DiffContentRequest): Promise<ContentDiffAnswer> {
     return successData(await this.content.diff(ctx, body.table, masterIdOf(body), body.fromCurrentId, body.toCurrentId));
   }
 }
@@ -124,6 +160,6 @@ function scheduleOf(body: PublishContentRequest): Schedule {
   return schedule;
 }
 
-function answer(result: TransitionResult) {
+function answer(result: TransitionResult): ContentVersionAnswer {
   return success({ message: result.message, data: result.version });
 }

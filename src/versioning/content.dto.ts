@@ -1,4 +1,6 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions, getSchemaPath } from '@nestjs/swagger';
+import { ANY_VALUE, DateProperty, OpenSchema, SuccessEnvelope } from '../common/api-responses';
+import { LIFECYCLE_STATUSES, LifecycleStatus } from './lifecycle';
 import { IsDateString, IsInt, IsObject, IsOptional, Max } from 'class-validator';
 import { IdField, TextField } from '../common/dto-fields';
 import { MAX_ID } from '../common/id-cipher.service';
@@ -59,4 +61,69 @@ export class DiffContentRequest extends ContentRecordRequest {
 
   @IdField('toCurrentId', { doc: { description: 'Current_ID of the newer version (default: the current version)' } })
   toCurrentId?: number;
+}
+
+/* Answers (OpenAPI documentation only: see src/common/api-responses.ts). */
+
+const BIT = { type: 'integer', enum: [0, 1] } as const;
+
+/** A version of a record: its core_data row (the spec's column names) with the encrypted master id. */
+export class ContentVersion {
+  @ApiProperty({ description: 'Encrypted master id of the record' }) _id: string;
+  @ApiProperty({ type: 'integer', description: 'Metadata row id' }) ID: number;
+  @ApiProperty() Source_Table: string;
+  @ApiProperty({ type: 'integer', description: 'Row id of this version in the content table (meta_current_id)' }) Current_ID: number;
+  @ApiProperty({ type: 'integer', description: 'Constant id across all versions (meta_master_id)' }) Master_ID: number;
+  @ApiProperty(BIT) IsCurrent: 0 | 1;
+  @ApiProperty({ enum: LIFECYCLE_STATUSES }) Status: LifecycleStatus;
+  @ApiProperty(BIT) Published: 0 | 1;
+  @ApiProperty(BIT) Staged: 0 | 1;
+  @ApiProperty(BIT) IsExpired: 0 | 1;
+  @ApiProperty({ type: String, nullable: true }) Title: string | null;
+  @DateProperty() Created: Date;
+  @DateProperty() Updated: Date;
+  @ApiProperty({ type: 'integer', nullable: true }) Created_By: number | null;
+  @ApiProperty({ type: 'integer', nullable: true }) Updated_By: number | null;
+  @ApiProperty({ type: 'integer', nullable: true }) Publish_By: number | null;
+  @DateProperty({ nullable: true }) Publish_Set_Date: Date | null;
+  @DateProperty({ nullable: true }) Publish_Expire_Date: Date | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The previous version\'s metadata row' }) Last_ID: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The next version\'s metadata row' }) Next_ID: number | null;
+  @ApiProperty(BIT) Lock: 0 | 1;
+}
+
+/** A row of a live table as it is after an edit: its columns (secret ones left out). */
+@OpenSchema('A row of a live table: its columns')
+export class LiveTableRow {}
+
+export class ContentVersionAnswer extends SuccessEnvelope {
+  @ApiProperty({ description: 'What happened (e.g. Record created, Record published, Already published)' }) message: string;
+  @ApiProperty({ type: ContentVersion }) data: ContentVersion;
+}
+
+export class ContentEditAnswer extends SuccessEnvelope {
+  @ApiProperty() message: string;
+  @ApiProperty({ anyOf: [{ $ref: getSchemaPath(ContentVersion) }, { $ref: getSchemaPath(LiveTableRow) }], description: 'The new version; for a live table, the updated row' })
+  data: ContentVersion | Record<string, unknown>;
+}
+
+export class ContentHistoryAnswer extends SuccessEnvelope {
+  @ApiProperty({ type: [ContentVersion] }) data: ContentVersion[];
+}
+
+export class FieldChangeDto {
+  @ApiProperty() field: string;
+  @ApiProperty({ ...ANY_VALUE, description: 'The value in the older version' } as ApiPropertyOptions) from: unknown;
+  @ApiProperty({ ...ANY_VALUE, description: 'The value in the newer version' } as ApiPropertyOptions) to: unknown;
+}
+
+export class ContentDiff {
+  @ApiProperty({ description: 'Encrypted master id' }) _id: string;
+  @ApiProperty({ type: ContentVersion }) from: ContentVersion;
+  @ApiProperty({ type: ContentVersion }) to: ContentVersion;
+  @ApiProperty({ type: [FieldChangeDto] }) changes: FieldChangeDto[];
+}
+
+export class ContentDiffAnswer extends SuccessEnvelope {
+  @ApiProperty({ type: ContentDiff }) data: ContentDiff;
 }

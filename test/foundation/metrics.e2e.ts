@@ -194,7 +194,9 @@ describe('GET /metrics', () => {
 
   it('is in the OpenAPI document, with its token scheme', async () => {
     const doc = (await t.request('GET', '/docs/openapi.json')).body;
-    expect(doc.paths['/metrics'].get.security).toEqual([{ 'metrics-token': [] }]);
+    // The token is needed only when METRICS_TOKEN is set: no credential is one of the ways in.
+    expect(doc.paths['/metrics'].get.security).toEqual([{}, { 'metrics-token': [] }]);
+    expect(doc.paths['/metrics'].get.responses['200'].content).toEqual({ 'text/plain': { schema: { type: 'string' } } });
     expect(doc.paths['/metrics'].get.description).toMatch(/http_request_duration_seconds/);
     expect(doc.components.securitySchemes['metrics-token']).toMatchObject({ type: 'http', scheme: 'bearer' });
   });

@@ -10,6 +10,7 @@ import { CONFIDENTIAL, RELAY_URI, ssoEnv } from '../idp/support/sso-helpers';
 import { OidcPeer } from '../idp/support/oidc-peer';
 import { seedShop, ShopTenant } from '../orders/checkout-helpers';
 import { PaymentPeer } from '../support/payment-peer';
+import { ApiContract } from '../support/openapi-contract';
 import { startTestApp, TestApp } from '../support/test-app';
 import { FuzzRequest, Identity, Known, RequestArbitraries } from './support/arbitraries';
 import { OpenApi, Operation } from './support/openapi';
@@ -48,6 +49,7 @@ describe('fuzzed requests to every operation of the OpenAPI document', () => {
   let idp: OidcPeer;
   let fingerprint: RowFingerprint;
   let api: OpenApi;
+  let contract: ApiContract;
   let arbitraries: RequestArbitraries;
   let shop: ShopTenant;
   let identities: Record<'anonymous' | 'admin' | 'customer', Identity>;
@@ -130,7 +132,13 @@ describe('fuzzed requests to every operation of the OpenAPI document', () => {
       Qty: [1, 1000, 1001, 0],
       price: [1500, 2500, 0],
       Price: [1500, 2500, 0],
-      amount: [1500, 0, -1],
+      amount: [1500, 1, 0, -1],
+      // listOrders and refundOrder / cancelOrder
+      status: ['New', 'Paid', 'Ordered', 'Lost'],
+      paymentStatus: ['Success', 'Refunded', 'Partially Refunded', 'Failed', 'x'],
+      from: ['2026-01-01', '2026-01-01T00:00:00Z', 'yesterday'],
+      to: ['2099-01-01T00:00:00.000Z', '2026-13-40'],
+      reason: ['Returned', 'x'.repeat(501)],
       toCurrentId: [shop.book],
       // Replaced by a signature over the request's body with the app's webhook secret (see send()).
       'stripe-signature': [SIGNED, 't=1,v1=00'],
@@ -157,6 +165,7 @@ describe('fuzzed requests to every operation of the OpenAPI document', () => {
 
     const document = await t.request('GET', '/docs/openapi.json');
     api = new OpenApi(document.body);
+    contract = ApiContract.of(t.app, t.config);
     arbitraries = new RequestArbitraries(api, known);
     fingerprint = await RowFingerprint.open(t.database.url);
   }, 60_000);
@@ -198,6 +207,11 @@ describe('fuzzed requests to every operation of the OpenAPI document', () => {
           const before = await fingerprint.take();
           const answer = await send(request);
           const problems = answerProblems(op, request, answer);
+          // And the answer the OpenAPI document describes for it (status, media type, body schema), as for every e2e request.
+          if (answer.status !== 0) {
+            const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), [value].flat()[0]]));
+            problems.push(...contract.check({ method: request.method, url: request.url, headers }, answer));
+          }
           const counts = (statuses[op.name] ??= {});
           counts[answer.status] = (counts[answer.status] ?? 0) + 1;
           if (process.env.FUZZ_TRACE) console.log(`${op.name} ${answer.status} ${answer.body.slice(0, 250)} <= ${request.what.join('; ').slice(0, 200)}`);

@@ -5,6 +5,7 @@ import { closeApp, createApp } from '../../src/app.factory';
 import { Fixture, SeedResult, SeedService } from '../../src/cli/seed.service';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { databaseUrl, dropDatabase, withAdmin } from './database';
+import { ApiContract } from './openapi-contract';
 
 /** Fixed test secrets, so encrypted values are reproducible. */
 export const TEST_ENV: Record<string, string> = {
@@ -20,6 +21,11 @@ export const TEST_ENV: Record<string, string> = {
   // Tests change core_sites with SQL and send the next request at once, before the change notification can
   // reach the cache; test/foundation/site-cache.e2e.ts turns it on.
   SITE_CACHE_MS: '0',
+  // Production-mode test apps keep what tests rely on: mail and SMS files when no peer is given, and /docs
+  // (test/foundation/production-defaults.e2e.ts checks the production defaults themselves).
+  MAIL_TO_FILES: 'true',
+  SMS_TO_FILES: 'true',
+  DOCS_ENABLED: 'true',
 };
 
 let databases = 0;
@@ -41,6 +47,8 @@ export interface TestResponse {
 }
 
 export class TestApp {
+  private contract?: ApiContract;
+
   constructor(
     readonly app: NestFastifyApplication,
     readonly config: AppConfig,
@@ -60,13 +68,23 @@ export class TestApp {
     return this.app.get(SeedService).load(fixture);
   }
 
+  /**
+   * One request through Fastify's inject. Its answer is checked against the OpenAPI document of the app
+   * (test/support/openapi-contract.ts): a status, header or body the description does not allow fails the test.
+   */
   async request(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<TestResponse> {
+    const sent = body === undefined ? headers : { 'content-type': 'application/json', ...headers };
     const response = await this.app.inject({
       method: method as 'POST',
       url,
-      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      headers: sent,
       payload: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
+    this.contract ??= ApiContract.of(this.app, this.config);
+    const problems = this.contract.check({ method, url, headers: lowerCased(sent) }, { status: response.statusCode, headers: response.headers, body: response.body });
+    if (problems.length > 0) {
+      throw new Error(`The answer to ${method} ${url} is not the one the OpenAPI document describes:\n  - ${problems.join('\n  - ')}\n  body: ${response.body.slice(0, 800)}`);
+    }
     let parsed: unknown = response.body;
     try {
       parsed = JSON.parse(response.body);
@@ -101,6 +119,10 @@ export async function startTestApp(env: Record<string, string> = {}, database?: 
     if (database === undefined) await dropDatabase(db.name);
     throw error;
   }
+}
+
+function lowerCased(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 }
 
 let sites = 1000;

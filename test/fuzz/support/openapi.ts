@@ -32,7 +32,7 @@ export interface Operation {
   parameters: Parameter[];
   /** The JSON request body's schema, resolved one level (properties may still hold `$ref`s). */
   body: Schema | null;
-  /** Response statuses the document lists. */
+  /** Response statuses the operation documents itself (not the shared components.responses it refers to). */
   documented: Set<number>;
   /** Declares a bearer security requirement. */
   bearer: boolean;
@@ -60,8 +60,9 @@ export class OpenApi {
           name: `${method.toUpperCase()} ${path}`,
           parameters: op.parameters ?? [],
           body: schema ? this.resolve(schema) : null,
-          documented: new Set(Object.keys(op.responses ?? {}).map(Number)),
-          bearer: (op.security ?? []).some((requirement) => 'bearer' in requirement),
+          // The operation's own answers: the shared ones every operation gets by $ref (500, 503, …) do not make a 5xx an answer here.
+          documented: new Set(Object.entries(op.responses ?? {}).filter(([, response]) => !(response as { $ref?: string }).$ref).map(([status]) => Number(status))),
+          bearer: (op.security ?? []).some((requirement) => Object.keys(requirement).some((scheme) => scheme.endsWith('bearer'))),
         });
       }
     }
