@@ -6,15 +6,18 @@ module.exports = {
   testRegex: '\\.(e2e|spec|int)\\.ts$',
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: {
-    '^.+\\.(t|j)s$': ['@swc/jest', {
-      jsc: {
-        parser: { syntax: 'typescript', decorators: true },
-        transform: { legacyDecorator: true, decoratorMetadata: true },
-        target: 'es2022',
-        keepClassNames: true,
+    '^.+\\.(t|j)s$': [
+      '@swc/jest',
+      {
+        jsc: {
+          parser: { syntax: 'typescript', decorators: true },
+          transform: { legacyDecorator: true, decoratorMetadata: true },
+          target: 'es2022',
+          keepClassNames: true,
+        },
+        module: { type: 'commonjs' },
       },
-      module: { type: 'commonjs' },
-    }],
+    ],
   },
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs|cookie|content-disposition)/)'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',

@@ -66,8 +66,17 @@ export interface Server {
 }
 
 /** Starts a node script (the service or a baseline) with `env` and waits until `readyPath` answers (polled every `pollMs`). */
-export async function startNode(script: string, env: Record<string, string>, port: number, readyPath: string, pollMs = 100): Promise<Server> {
-  const child: ChildProcess = spawn(process.execPath, [script], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+export async function startNode(
+  script: string,
+  env: Record<string, string>,
+  port: number,
+  readyPath: string,
+  pollMs = 100,
+): Promise<Server> {
+  const child: ChildProcess = spawn(process.execPath, [script], {
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -136,8 +145,14 @@ export function combined(turns: Figures[]): Figures {
  * combined figures and, per round, each target's rate.
  */
 export async function interleaved(targets: Target[], rounds: number): Promise<{ figures: Figures[]; perRound: number[][] }> {
-  const results = await alternate(targets.map((target) => () => measure(target, { duration: 1 })), rounds);
-  return { figures: targets.map((_, i) => combined(results.map((round) => round[i]))), perRound: results.map((round) => round.map((f) => f.rps)) };
+  const results = await alternate(
+    targets.map((target) => () => measure(target, { duration: 1 })),
+    rounds,
+  );
+  return {
+    figures: targets.map((_, i) => combined(results.map((round) => round[i]))),
+    perRound: results.map((round) => round.map((f) => f.rps)),
+  };
 }
 
 export function median(values: number[]): number {
@@ -184,7 +199,13 @@ export async function versusBaseline(
   baseline: Target,
   rounds = Math.max(3, DURATION_S),
   references: Target[] = [],
-): Promise<{ service: Figures; baseline: Figures; ratio: number; warmUpRounds: number; references: { figures: Figures; ratio: number }[] }> {
+): Promise<{
+  service: Figures;
+  baseline: Figures;
+  ratio: number;
+  warmUpRounds: number;
+  references: { figures: Figures; ratio: number }[];
+}> {
   const targets = [service, baseline, ...references];
   const warmUpRounds = await warmUp(targets);
   const { figures, perRound } = await interleaved(targets, rounds);
@@ -213,7 +234,13 @@ export const verdicts: string[] = [];
  * One goal's verdict line (`PASS` or `FALL SHORT`), e.g. goal('validateToken vs raw', 0.91, '>=', 0.85).
  * `shown` formats the measured value (default: two decimals).
  */
-export function goal(name: string, value: number, op: '>=' | '<', threshold: number, shown: (v: number) => string = (v) => v.toFixed(2)): string {
+export function goal(
+  name: string,
+  value: number,
+  op: '>=' | '<',
+  threshold: number,
+  shown: (v: number) => string = (v) => v.toFixed(2),
+): string {
   const pass = op === '>=' ? value >= threshold : value < threshold;
   const line = `${pass ? 'PASS      ' : 'FALL SHORT'}  ${name}: ${shown(value)} (goal ${op} ${shown(threshold)})`;
   verdicts.push(line);
@@ -224,7 +251,11 @@ export function goal(name: string, value: number, op: '>=' | '<', threshold: num
  * Latency with microsecond resolution (autocannon's histogram keeps whole milliseconds): `connections`
  * keep-alive connections each sending one request after the other for `seconds`. Answers ms.
  */
-export async function probeLatency(target: { url: string; headers?: Record<string, string>; body: string }, connections: number, seconds: number): Promise<{ p50: number; p99: number; count: number; non2xx: number }> {
+export async function probeLatency(
+  target: { url: string; headers?: Record<string, string>; body: string },
+  connections: number,
+  seconds: number,
+): Promise<{ p50: number; p99: number; count: number; non2xx: number }> {
   const { Agent, request } = await import('node:http');
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
   const url = new URL(target.url);
@@ -246,9 +277,11 @@ export async function probeLatency(target: { url: string; headers?: Record<strin
       req.on('error', reject);
       req.end(target.body);
     });
-  await Promise.all(Array.from({ length: connections }, async () => {
-    while (Date.now() < deadline) await once();
-  }));
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (Date.now() < deadline) await once();
+    }),
+  );
   agent.destroy();
   samples.sort((a, b) => a - b);
   const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))];

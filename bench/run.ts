@@ -31,7 +31,9 @@ async function main(): Promise<void> {
     const seed = await runCli(['seed', join(ROOT, 'fixtures/bench.json')], env);
     service = await startNode(join(ROOT, 'dist/src/main.js'), env, await freePort(), '/health/ready');
     const ctx: BenchContext = { service, basePath: '/api/v2', appId: seed.appID, databaseUrl: url, env };
-    console.log(`platform-service benchmark: ${process.env.BENCH_DURATION ?? 10}s per measurement, ${process.env.BENCH_CONNECTIONS ?? 50} connections, node ${process.version}\n`);
+    console.log(
+      `platform-service benchmark: ${process.env.BENCH_DURATION ?? 10}s per measurement, ${process.env.BENCH_CONNECTIONS ?? 50} connections, node ${process.version}\n`,
+    );
     for (const scenario of scenarios) {
       if (process.env.BENCH_ONLY && !scenario.name.includes(process.env.BENCH_ONLY)) continue;
       console.log(`## ${scenario.name}`);
@@ -48,7 +50,10 @@ async function main(): Promise<void> {
 
 async function runCli(args: string[], env: Record<string, string>): Promise<{ appID: number; ids: Record<string, number[]> }> {
   const { execFileSync } = await import('node:child_process');
-  const out = execFileSync(process.execPath, [join(ROOT, 'dist/src/cli.js'), ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, [join(ROOT, 'dist/src/cli.js'), ...args], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
   return JSON.parse(out);
 }
 

@@ -45,7 +45,8 @@ async function main(): Promise<void> {
     NOTIFY_SENDER_ENABLED: 'false',
     LOG_LEVEL: 'warn',
   };
-  const cli = (args: string[]) => execFileSync(process.execPath, [join(ROOT, 'dist/src/cli.js'), ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  const cli = (args: string[]) =>
+    execFileSync(process.execPath, [join(ROOT, 'dist/src/cli.js'), ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
   const appId: number = JSON.parse(cli(['seed', join(ROOT, 'fixtures/bench.json')])).appID;
   const db = new Client({ connectionString: url });
   await db.connect();
@@ -56,7 +57,13 @@ async function main(): Promise<void> {
     const shop = await prepareShop(db, appId);
     await db.query('UPDATE core_sites SET payment_test_private_key = $2 WHERE id = $1', [appId, SECRET_KEY]);
     const port = await freePort();
-    peer = await PaymentPeer.start({ webhook: { url: `http://127.0.0.1:${port}/api/v2/ecommerce/payment-webhook`, secret: shop.secret, report: (line) => void (line.includes('→ 200') || console.error(line)) } });
+    peer = await PaymentPeer.start({
+      webhook: {
+        url: `http://127.0.0.1:${port}/api/v2/ecommerce/payment-webhook`,
+        secret: shop.secret,
+        report: (line) => void (line.includes('→ 200') || console.error(line)),
+      },
+    });
     service = await startNode(join(ROOT, 'dist/src/main.js'), { ...env, PAYMENT_API_URL: peer.url }, port, '/health/ready');
     const tokens = await seedTokens({ service, basePath: '/api/v2', appId, databaseUrl: url, env });
     const base = `${service.url}/api/v2`;
@@ -83,13 +90,31 @@ async function main(): Promise<void> {
       const created = await timed('createOrder', () => post('/ecommerce/createOrder', JSON.stringify({ appID: appId })));
       if (!created?.ok) return;
       const orderId = ((await created.json()) as { data: { _id: string } }).data._id;
-      const items = [{ productID: shop.book, Qty: 1, Price: 2500 }, { productID: shop.ebook, Qty: 1, Price: 1500 }];
-      if (!(await timed('addCart', () => post('/ecommerce/addCart', JSON.stringify({ appID: appId, _orderID: orderId, items }))))?.ok) return;
-      const billing = { firstName: 'Soak', lastName: 'Buyer', email: 'buyer@soak.example.test', address: '1 Main St', suburb: 'Perth', postCode: '6000' };
-      const checkout = await timed('checkout', () => post('/ecommerce/checkout', JSON.stringify({ appID: appId, _orderID: orderId, amount: 4000, data: billing })));
+      const items = [
+        { productID: shop.book, Qty: 1, Price: 2500 },
+        { productID: shop.ebook, Qty: 1, Price: 1500 },
+      ];
+      if (!(await timed('addCart', () => post('/ecommerce/addCart', JSON.stringify({ appID: appId, _orderID: orderId, items }))))?.ok)
+        return;
+      const billing = {
+        firstName: 'Soak',
+        lastName: 'Buyer',
+        email: 'buyer@soak.example.test',
+        address: '1 Main St',
+        suburb: 'Perth',
+        postCode: '6000',
+      };
+      const checkout = await timed('checkout', () =>
+        post('/ecommerce/checkout', JSON.stringify({ appID: appId, _orderID: orderId, amount: 4000, data: billing })),
+      );
       if (!checkout?.ok) return;
       const intentId = ((await checkout.json()) as { data: { paymentIntentID: string } }).data.paymentIntentID;
-      await timed('pay at the double (webhook delivered)', () => fetch(`${peer!.url}/v1/payment_intents/${intentId}/confirm`, { method: 'POST', headers: { authorization: `Bearer ${SECRET_KEY}` } }));
+      await timed('pay at the double (webhook delivered)', () =>
+        fetch(`${peer!.url}/v1/payment_intents/${intentId}/confirm`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${SECRET_KEY}` },
+        }),
+      );
       await timed(
         'orderStatus (Paid)',
         () => fetch(`${base}/ecommerce/orderStatus/${encodeURIComponent(orderId)}`, { headers: { 'site-id': String(appId) } }),
@@ -101,9 +126,35 @@ async function main(): Promise<void> {
     };
     const mix: [string, number, () => Promise<unknown>][] = [
       ['getApp', 4, () => timed('getApp', () => post('/getApp', '{}'))],
-      ['getDataRows', 2, () => timed('getDataRows', () => post('/getDataRows', JSON.stringify({ table: 'core_products', isPaging: true, perPage: 20, page: 1 + Math.floor(Math.random() * 50), orderBy: 'title ASC' })))],
+      [
+        'getDataRows',
+        2,
+        () =>
+          timed('getDataRows', () =>
+            post(
+              '/getDataRows',
+              JSON.stringify({
+                table: 'core_products',
+                isPaging: true,
+                perPage: 20,
+                page: 1 + Math.floor(Math.random() * 50),
+                orderBy: 'title ASC',
+              }),
+            ),
+          ),
+      ],
       ['login', 1, () => timed('login', () => post('/auth/login', LOGIN))],
-      ['validateToken', 2, () => timed('validateToken', () => post('/ecommerce/validateToken', JSON.stringify({ tokenValue: tokens.values[Math.floor(Math.random() * 3)], productId: tokens.productId })))],
+      [
+        'validateToken',
+        2,
+        () =>
+          timed('validateToken', () =>
+            post(
+              '/ecommerce/validateToken',
+              JSON.stringify({ tokenValue: tokens.values[Math.floor(Math.random() * 3)], productId: tokens.productId }),
+            ),
+          ),
+      ],
       ['purchase', 1, purchase],
     ];
 
@@ -113,20 +164,28 @@ async function main(): Promise<void> {
     const deadline = started + SECONDS * 1000;
     sample();
     const sampler = setInterval(sample, SAMPLE_MS);
-    await Promise.all(mix.flatMap(([, clients, run]) => Array.from({ length: clients }, async () => {
-      while (Date.now() < deadline) await run();
-    })));
+    await Promise.all(
+      mix.flatMap(([, clients, run]) =>
+        Array.from({ length: clients }, async () => {
+          while (Date.now() < deadline) await run();
+        }),
+      ),
+    );
     clearInterval(sampler);
     sample();
 
     console.log(`platform-service soak: ${SECONDS} s, node ${process.version}\n`);
-    console.log(`${'route'.padEnd(40)} ${'requests'.padStart(9)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)}`);
+    console.log(
+      `${'route'.padEnd(40)} ${'requests'.padStart(9)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)}`,
+    );
     let errors = 0;
     for (const [route, stats] of routes) {
       const sorted = [...stats.latencies].sort((a, b) => a - b);
       const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
       errors += stats.errors;
-      console.log(`${route.padEnd(40)} ${String(sorted.length).padStart(9)} ${(sorted.length / SECONDS).toFixed(1).padStart(7)} ${at(0.5).toFixed(1).padStart(8)} ${at(0.99).toFixed(1).padStart(8)} ${String(stats.errors).padStart(7)}`);
+      console.log(
+        `${route.padEnd(40)} ${String(sorted.length).padStart(9)} ${(sorted.length / SECONDS).toFixed(1).padStart(7)} ${at(0.5).toFixed(1).padStart(8)} ${at(0.99).toFixed(1).padStart(8)} ${String(stats.errors).padStart(7)}`,
+      );
     }
     console.log(`\nresident memory (s: MB): ${rss.map((s) => `${s.at}: ${s.mb.toFixed(0)}`).join(', ')}`);
     // Levelled off: the RSS rises and falls with garbage collection, so compare peaks: a leak keeps raising
@@ -146,7 +205,9 @@ async function main(): Promise<void> {
 }
 
 function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return Number(line?.split(/\s+/)[1]) / 1024;
 }
 

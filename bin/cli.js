@@ -50,14 +50,18 @@ function build(reason) {
   try {
     nest = require.resolve('@nestjs/cli/bin/nest.js', { paths: [root] });
   } catch {
-    process.stderr.write(`${JSON.stringify({ status: 'Failed', message: 'The build is missing or out of date and @nestjs/cli is not installed: run npm ci, then npm run build' })}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ status: 'Failed', message: 'The build is missing or out of date and @nestjs/cli is not installed: run npm ci, then npm run build' })}\n`,
+    );
     process.exit(1);
   }
   // This Node runs the build too (under npm, node_modules/.bin/node: Node 24).
   const result = spawnSync(process.execPath, [nest, 'build'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   if (result.status !== 0) {
     process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
-    process.stderr.write(`${JSON.stringify({ status: 'Failed', message: `The build failed${result.error ? `: ${result.error.message}` : ''}; fix it or run npm run build` })}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ status: 'Failed', message: `The build failed${result.error ? `: ${result.error.message}` : ''}; fix it or run npm run build` })}\n`,
+    );
     process.exit(1);
   }
   writeFileSync(stamp, started.toISOString());
@@ -72,7 +76,9 @@ if (hasSources) {
     if (stale) build(`${stale} changed`);
   }
 } else if (!existsSync(entry)) {
-  process.stderr.write(`${JSON.stringify({ status: 'Failed', message: `${entry} is missing and there are no sources to build it from` })}\n`);
+  process.stderr.write(
+    `${JSON.stringify({ status: 'Failed', message: `${entry} is missing and there are no sources to build it from` })}\n`,
+  );
   process.exit(1);
 }
 

@@ -45,7 +45,9 @@ export class Accounts1764000100000 implements MigrationInterface {
       await q.query(`CREATE UNIQUE INDEX ${table}_email_uq ON ${table} (app_id, lower(email)) WHERE email IS NOT NULL`);
     }
     // Web push subscription of a customer (SPEC "Resources": pushsubscription, p256dh, auth).
-    await q.query(`ALTER TABLE core_customers ADD COLUMN pushsubscription text, ADD COLUMN p256dh varchar(255), ADD COLUMN auth varchar(255)`);
+    await q.query(
+      `ALTER TABLE core_customers ADD COLUMN pushsubscription text, ADD COLUMN p256dh varchar(255), ADD COLUMN auth varchar(255)`,
+    );
 
     // Account tables are live (no history), but each account has its version-tracking core_data row.
     await q.query(`

@@ -29,7 +29,9 @@ export class Content1764000300000 implements MigrationInterface {
     await q.query(`CREATE INDEX core_products_app_idx ON core_products (app_id)`);
     // The public read path (/getDataRows isPublished) filters core_data by tenant, table and Published.
     await q.query(`CREATE INDEX core_data_published_idx ON core_data ("Shop_ID", "Source_Table", "Master_ID") WHERE "Published" = 1`);
-    await q.query(`INSERT INTO core_tables (table_name, "Live", title_field, description) VALUES ('core_products', false, 'title', 'Products (versioned)')`);
+    await q.query(
+      `INSERT INTO core_tables (table_name, "Live", title_field, description) VALUES ('core_products', false, 'title', 'Products (versioned)')`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -15,7 +15,9 @@ export class SiteChanges1764000800000 implements MigrationInterface {
         PERFORM pg_notify('core_sites_changed', COALESCE(NEW.id, OLD.id)::text);
         RETURN NULL;
       END $$`);
-    await q.query(`CREATE TRIGGER core_sites_changed AFTER INSERT OR UPDATE OR DELETE ON core_sites FOR EACH ROW EXECUTE FUNCTION core_sites_notify_change()`);
+    await q.query(
+      `CREATE TRIGGER core_sites_changed AFTER INSERT OR UPDATE OR DELETE ON core_sites FOR EACH ROW EXECUTE FUNCTION core_sites_notify_change()`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -13,7 +13,8 @@ export class ContentPageIndexes1764000900000 implements MigrationInterface {
   name = 'ContentPageIndexes1764000900000';
 
   async up(q: QueryRunner): Promise<void> {
-    for (const column of ORDERED_COLUMNS) await q.query(`CREATE INDEX core_products_app_${column}_idx ON core_products (app_id, ${column}, id)`);
+    for (const column of ORDERED_COLUMNS)
+      await q.query(`CREATE INDEX core_products_app_${column}_idx ON core_products (app_id, ${column}, id)`);
   }
 
   async down(q: QueryRunner): Promise<void> {

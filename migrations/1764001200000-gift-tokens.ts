@@ -18,7 +18,9 @@ export class GiftTokens1764001200000 implements MigrationInterface {
          OR EXISTS (SELECT 1 FROM core_order_items i WHERE i.id = t.order_item_id AND i.app_id = t.app_id AND i."RedeemStatus" IN ('gift', 'gift_pending'))`);
     // Unredeemed gifts that extendToken had made ownerless and active (no longer redeemable) become redeemable again.
     await q.query(`UPDATE core_tokens SET status = 'gift_pending' WHERE gift AND customer_id IS NULL AND status IN ('pending', 'active')`);
-    await q.query(`ALTER TABLE core_tokens ADD CONSTRAINT core_tokens_gift_check CHECK (status = 'expired' OR (status = 'gift_pending') = (gift AND customer_id IS NULL))`);
+    await q.query(
+      `ALTER TABLE core_tokens ADD CONSTRAINT core_tokens_gift_check CHECK (status = 'expired' OR (status = 'gift_pending') = (gift AND customer_id IS NULL))`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

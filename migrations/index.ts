@@ -15,4 +15,20 @@ import { GiftTokens1764001200000 } from './1764001200000-gift-tokens';
 import { Refunds1764001300000 } from './1764001300000-refunds';
 
 /** Every migration, in order. A new migration is a new file here, never an edit of an applied one. */
-export const migrations = [Foundation1764000000000, Accounts1764000100000, AuthSmsCodes1764000110000, Messaging1764000200000, Content1764000300000, MailOutboxText1764000400000, Tokens1764000500000, Orders1764000600000, Identities1764000700000, SiteChanges1764000800000, ContentPageIndexes1764000900000, DropProductAppIndex1764001000000, PaymentIntegrity1764001100000, GiftTokens1764001200000, Refunds1764001300000];
+export const migrations = [
+  Foundation1764000000000,
+  Accounts1764000100000,
+  AuthSmsCodes1764000110000,
+  Messaging1764000200000,
+  Content1764000300000,
+  MailOutboxText1764000400000,
+  Tokens1764000500000,
+  Orders1764000600000,
+  Identities1764000700000,
+  SiteChanges1764000800000,
+  ContentPageIndexes1764000900000,
+  DropProductAppIndex1764001000000,
+  PaymentIntegrity1764001100000,
+  GiftTokens1764001200000,
+  Refunds1764001300000,
+];

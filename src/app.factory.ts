@@ -79,7 +79,8 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
     const segment = path.split('/')[1] ?? '';
     route.bodyLimit ??= Math.min(ROUTE_BODY_LIMITS.get(segment) ?? DEFAULT_ROUTE_BODY_LIMIT, config.bodyLimitBytes);
     if (/^\/docs([/-]|$)/.test(path)) route.config = { ...route.config, helmet: DOCS_HELMET }; // Swagger UI's own Content-Security-Policy
-    if (route.url !== '*' && route.url !== '/*') for (const method of [route.method].flat()) routes.push({ method, path: routePattern(route.url) });
+    if (route.url !== '*' && route.url !== '/*')
+      for (const method of [route.method].flat()) routes.push({ method, path: routePattern(route.url) });
     if (route.url === '*' && [route.method].flat().includes('OPTIONS')) {
       // CORS preflights are answered by Nest's CORS hook, which runs before ours: their request id is set on the way out.
       const requestId: onSendHookHandler = (request, reply, payload, done) => {
@@ -122,7 +123,13 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
       done(null, secureJson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' }));
     } catch (error) {
       const forbidden = /forbidden (prototype|constructor) property/.test((error as Error).message);
-      done(new ApiError(400, forbidden ? 'Request body contains a forbidden property (__proto__ or constructor)' : 'Malformed JSON in request body'), undefined);
+      done(
+        new ApiError(
+          400,
+          forbidden ? 'Request body contains a forbidden property (__proto__ or constructor)' : 'Malformed JSON in request body',
+        ),
+        undefined,
+      );
     }
   });
   fastify.addHook('onRequest', (request, reply, done) => {
@@ -143,14 +150,21 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
   });
   fastify.addHook('onResponse', (request, reply, done) => {
     if (request.is404) appMetrics.recordUnmatched(request.method, reply.statusCode, reply.elapsedTime); // a route's own hook records the rest
-    logger.info({ requestId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    logger.info(
+      { requestId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
     done();
   });
   if (config.basePath) app.setGlobalPrefix(config.basePath, { exclude: ['health', 'health/ready', 'metrics'] });
   // Tenant front ends live on many domains and authenticate with bearer tokens, not cookies. Which origins
   // may read answers: CORS_ORIGINS and the apps' own domains (README "Operations").
   const sites = app.get(SitesService);
-  app.enableCors({ origin: corsOrigin(config.cors, (origin) => sites.isAppOrigin(origin)), credentials: false, exposedHeaders: ['x-request-id', 'retry-after'] });
+  app.enableCors({
+    origin: corsOrigin(config.cors, (origin) => sites.isAppOrigin(origin)),
+    credentials: false,
+    exposedHeaders: ['x-request-id', 'retry-after'],
+  });
 
   if (config.docsEnabled) setupOpenApi(app, config); // /docs and /docs/openapi.json (src/openapi.ts); DOCS_ENABLED
 
@@ -189,7 +203,8 @@ function jsonShapeError(body: Buffer, maxItems: number): string | null {
   for (let i = 0; i < body.length; i++) {
     const c = body[i];
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
       continue;
     }
@@ -217,8 +232,8 @@ function timeoutCheckInterval(shortestTimeoutMs: number): number {
 
 /** A route's URL as a pattern for concrete paths (`:param` is one segment, `*` the rest). */
 function routePattern(url: string): RegExp {
-  const segments = url.split('/').map((segment) =>
-    segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
-  );
+  const segments = url
+    .split('/')
+    .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
   return new RegExp(`^${segments.join('/')}$`);
 }

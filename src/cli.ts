@@ -25,8 +25,10 @@ async function main(argv: string[]): Promise<unknown> {
   }
   const input: { fixture?: unknown; password?: string } = {};
   if (parsed.command === 'seed') input.fixture = readFixture(parsed.file);
-  if ((parsed.command === 'user:create' || parsed.command === 'user:password') && 'stdin' in parsed.password) input.password = await readPassword();
-  else if (parsed.command === 'user:create' || parsed.command === 'user:password') input.password = (parsed.password as { value: string }).value;
+  if ((parsed.command === 'user:create' || parsed.command === 'user:password') && 'stdin' in parsed.password)
+    input.password = await readPassword();
+  else if (parsed.command === 'user:create' || parsed.command === 'user:password')
+    input.password = (parsed.password as { value: string }).value;
   const { runDatabaseCommand } = require('./cli/run-command') as typeof import('./cli/run-command');
   return runDatabaseCommand(parsed, input);
 }
@@ -76,7 +78,8 @@ main(process.argv.slice(2)).then(
     // One line saying what is wrong (JSON, as every answer of the service); for a usage error, the synopsis.
     console.error(JSON.stringify({ status: 'Failed', message: error.message }));
     if (error instanceof UsageError) console.error(usageLine(error.command));
-    if (!(error instanceof UsageError || error instanceof CommandError || error instanceof ConfigError) && process.env.DEBUG) console.error(error.stack);
+    if (!(error instanceof UsageError || error instanceof CommandError || error instanceof ConfigError) && process.env.DEBUG)
+      console.error(error.stack);
     process.exit(error instanceof UsageError ? 2 : 1);
   },
 );

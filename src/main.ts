@@ -49,7 +49,12 @@ async function main(): Promise<void> {
   const base = `http://localhost:${config.port}${config.basePath}`;
   const docs = config.docsEnabled ? `${base}/docs` : undefined;
   logger.info(
-    { url: base, database: database.embedded ? 'embedded' : 'postgresql', ...(docs ? { docs } : {}), ...(demo ? { demo: { appID: demo.appID, domain: demo.domain } } : {}) },
+    {
+      url: base,
+      database: database.embedded ? 'embedded' : 'postgresql',
+      ...(docs ? { docs } : {}),
+      ...(demo ? { demo: { appID: demo.appID, domain: demo.domain } } : {}),
+    },
     'Listening',
   );
   if (demo) {
@@ -69,7 +74,11 @@ async function main(): Promise<void> {
  * an address in use, else `Start failed: <message>` (DEBUG=1 adds the stack).
  */
 void main().catch((error: unknown) => {
-  const known = error instanceof ConfigError || error instanceof DataDirInUseError || error instanceof DatabaseConnectError || error instanceof StartError;
+  const known =
+    error instanceof ConfigError ||
+    error instanceof DataDirInUseError ||
+    error instanceof DatabaseConnectError ||
+    error instanceof StartError;
   const message = error instanceof Error ? error.message : String(error);
   console.error(known ? message : `Start failed: ${message.split('\n')[0]}${process.env.DEBUG ? '' : ' (DEBUG=1 prints the stack)'}`);
   if (!known && process.env.DEBUG && error instanceof Error) console.error(error.stack);

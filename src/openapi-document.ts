@@ -16,7 +16,11 @@ import { createOpenApiDocument } from './openapi';
  */
 async function main(): Promise<void> {
   const config = loadConfig({ NODE_ENV: 'development', LOG_LEVEL: 'silent' });
-  const app = await NestFactory.create(AppModule.forRoot(config, { url: '', embedded: false }), new FastifyAdapter(), { preview: true, logger: false, abortOnError: false });
+  const app = await NestFactory.create(AppModule.forRoot(config, { url: '', embedded: false }), new FastifyAdapter(), {
+    preview: true,
+    logger: false,
+    abortOnError: false,
+  });
   const document = createOpenApiDocument(app, config);
   await app.close();
   const text = `${JSON.stringify(document, null, 2)}\n`;

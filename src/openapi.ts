@@ -16,7 +16,11 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 type Responses = Record<string, ResponseObject | ReferenceObject>;
 
 function failure(description: string, headers?: ResponseObject['headers']): ResponseObject {
-  return { description, content: { 'application/json': { schema: { $ref: `#/components/schemas/${Failure.name}` } } }, ...(headers ? { headers } : {}) };
+  return {
+    description,
+    content: { 'application/json': { schema: { $ref: `#/components/schemas/${Failure.name}` } } },
+    ...(headers ? { headers } : {}),
+  };
 }
 
 /**
@@ -37,7 +41,13 @@ export const GLOBAL_RESPONSES: Record<string, { status: number; response: Respon
   PayloadTooLarge: { status: 413, response: failure('Request body is too large') },
   UriTooLong: { status: 414, response: failure(`URL is too long (over ${MAX_URL_LENGTH} characters)`) },
   UnsupportedMediaType: { status: 415, response: failure('Unsupported Content-Type: send application/json') },
-  TooManyRequests: { status: 429, response: failure('Too many requests, please try again later (the rate limit of RATE_LIMIT_WINDOW_MS / RATE_LIMIT_MAX_REQUESTS)', RETRY_AFTER) },
+  TooManyRequests: {
+    status: 429,
+    response: failure(
+      'Too many requests, please try again later (the rate limit of RATE_LIMIT_WINDOW_MS / RATE_LIMIT_MAX_REQUESTS)',
+      RETRY_AFTER,
+    ),
+  },
   InternalError: { status: 500, response: failure('An error occurred while processing your request') },
   ServiceUnavailable: {
     status: 503,
@@ -57,7 +67,9 @@ export const UNMATCHED_RESPONSES: Record<string, { status: number; response: Res
   RouteNotFound: { status: 404, response: failure('Route not found: <METHOD> <path>') },
   MethodNotAllowed: {
     status: 405,
-    response: failure('Method not allowed: <METHOD> <path>', { allow: { description: 'The methods the path has', required: true, schema: { type: 'string' } } }),
+    response: failure('Method not allowed: <METHOD> <path>', {
+      allow: { description: 'The methods the path has', required: true, schema: { type: 'string' } },
+    }),
   },
 };
 
@@ -87,18 +99,31 @@ export function documentBuilder(config: AppConfig): DocumentBuilder {
       },
       SECURITY_SCHEMES.siteId,
     )
-    .addBearerAuth(bearer('An access token of the app (POST /auth/login): of any account (core_users, core_customers, core_app_users). It names the app when no site-id does.'), SECURITY_SCHEMES.bearer)
     .addBearerAuth(
-      bearer('An access token of a core_users account whose role is admin in the app (POST /auth/login); the role is read from the account at each request. It names the app when no site-id does.'),
+      bearer(
+        'An access token of the app (POST /auth/login): of any account (core_users, core_customers, core_app_users). It names the app when no site-id does.',
+      ),
+      SECURITY_SCHEMES.bearer,
+    )
+    .addBearerAuth(
+      bearer(
+        'An access token of a core_users account whose role is admin in the app (POST /auth/login); the role is read from the account at each request. It names the app when no site-id does.',
+      ),
       SECURITY_SCHEMES.admin,
     )
-    .addBearerAuth(bearer('An access token of a core_customers account of the app (POST /auth/login with authTable core_customers). It names the app when no site-id does.'), SECURITY_SCHEMES.customer)
+    .addBearerAuth(
+      bearer(
+        'An access token of a core_customers account of the app (POST /auth/login with authTable core_customers). It names the app when no site-id does.',
+      ),
+      SECURITY_SCHEMES.customer,
+    )
     .addApiKey(
       {
         type: 'apiKey',
         in: 'header',
         name: 'stripe-signature',
-        description: "The payment provider's signature of the delivery (t=<timestamp>,v1=<HMAC-SHA256 of the raw body>) with the app's payment_webhook_secret",
+        description:
+          "The payment provider's signature of the delivery (t=<timestamp>,v1=<HMAC-SHA256 of the raw body>) with the app's payment_webhook_secret",
       },
       SECURITY_SCHEMES.webhook,
     )
@@ -118,12 +143,17 @@ export function createOpenApiDocument(app: INestApplication, config: AppConfig):
       const operation = item[method];
       if (!operation) continue;
       // `ApiAccess()` (no credential) is written `[{}]` by the decorators: the document's own form for it is `[]`.
-      if (operation.security?.every((requirement) => Object.keys(requirement).length === 0) && operation.security.length <= 1) operation.security = [];
+      if (operation.security?.every((requirement) => Object.keys(requirement).length === 0) && operation.security.length <= 1)
+        operation.security = [];
       // A handler served on several paths (the legacy webhook path) declares the parameters of all of them: each path keeps its own, required.
       const inPath = new Set([...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]));
       operation.parameters = operation.parameters
         ?.filter((parameter) => !('in' in parameter) || parameter.in !== 'path' || inPath.has(parameter.name))
-        .map((parameter) => ('in' in parameter && parameter.in === 'path' ? { ...parameter, required: true, schema: { type: 'string', ...parameter.schema } } : parameter));
+        .map((parameter) =>
+          'in' in parameter && parameter.in === 'path'
+            ? { ...parameter, required: true, schema: { type: 'string', ...parameter.schema } }
+            : parameter,
+        );
       const extensions = operation as unknown as Record<string, unknown>;
       const responses = operation.responses as Responses;
       for (const [name, { status }] of Object.entries(GLOBAL_RESPONSES)) {
@@ -140,5 +170,8 @@ export function createOpenApiDocument(app: INestApplication, config: AppConfig):
 
 /** Serves the document at /docs/openapi.json and Swagger UI at /docs, built at the first request for either (~0.1 s and several MB most instances never need). */
 export function setupOpenApi(app: INestApplication, config: AppConfig): void {
-  SwaggerModule.setup('docs', app, () => createOpenApiDocument(app, config), { jsonDocumentUrl: 'docs/openapi.json', useGlobalPrefix: true });
+  SwaggerModule.setup('docs', app, () => createOpenApiDocument(app, config), {
+    jsonDocumentUrl: 'docs/openapi.json',
+    useGlobalPrefix: true,
+  });
 }

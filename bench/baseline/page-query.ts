@@ -5,7 +5,23 @@
  * core_products_app_<column>_idx, ties by the row id in the same direction, joining each row to its published
  * core_data row.
  */
-const COLUMNS = ['id', 'app_id', 'title', 'description', 'sku', 'image', 'price', 'tax', 'bond', 'IsDigital', 'IsEvent', 'event_date', 'sort_order', 'created', 'updated'];
+const COLUMNS = [
+  'id',
+  'app_id',
+  'title',
+  'description',
+  'sku',
+  'image',
+  'price',
+  'tax',
+  'bond',
+  'IsDigital',
+  'IsEvent',
+  'event_date',
+  'sort_order',
+  'created',
+  'updated',
+];
 const ORDERED = new Set(['title', 'created', 'updated', 'sort_order', 'price']);
 const SELECT = `SELECT d."Master_ID" AS meta_master_id, d."Current_ID" AS meta_current_id, d."Title" AS meta_title, d."Status" AS meta_status, d."Updated" AS meta_updated, ${COLUMNS.map((c) => `c."${c}" AS "${c}"`).join(', ')}
   FROM core_data d JOIN "core_products" c ON c."id" = d."Current_ID"
@@ -29,7 +45,12 @@ export interface PageRequest {
 export function pageQuery(appId: number, body: PageRequest): { sql: string; params: unknown[]; page: number; perPage: number } {
   const perPage = body.perPage ?? 20;
   const page = body.page ?? 1;
-  return { sql: `${SELECT} ${orderClause(body.orderBy)} LIMIT $3 OFFSET $4`, params: [appId, 'core_products', perPage + 1, (page - 1) * perPage], page, perPage };
+  return {
+    sql: `${SELECT} ${orderClause(body.orderBy)} LIMIT $3 OFFSET $4`,
+    params: [appId, 'core_products', perPage + 1, (page - 1) * perPage],
+    page,
+    perPage,
+  };
 }
 
 /** The answer both baselines give for the rows of pageQuery. */

@@ -42,7 +42,12 @@ async function bareVerifyRate(cost: number, parallel: number, seconds: number): 
  * AUTH_LOGIN_MAX_PER_ACCOUNT until they succeed.
  */
 async function startUnlimited(ctx: BenchContext) {
-  return startNode(join(ROOT, 'dist/src/main.js'), { ...ctx.env, AUTH_LOGIN_MAX_PER_ACCOUNT: '1000000000', LOG_LEVEL: 'warn' }, await freePort(), '/health/ready');
+  return startNode(
+    join(ROOT, 'dist/src/main.js'),
+    { ...ctx.env, AUTH_LOGIN_MAX_PER_ACCOUNT: '1000000000', LOG_LEVEL: 'warn' },
+    await freePort(),
+    '/health/ready',
+  );
 }
 
 export const loginScenario: Scenario = {
@@ -56,7 +61,10 @@ export const loginScenario: Scenario = {
       // Service and bare library in interleaved turns of LOGIN_TURN_S, the ratio the median of the rounds' ratios
       // (as versusBaseline does). The bare library runs on libuv's thread pool, as many at once as the service gets.
       const rounds = await alternate<Figures | BareRate>(
-        [() => measure(target, { duration: LOGIN_TURN_S, connections: LOGIN_CONNECTIONS }), () => bareVerifyRate(cost, LOGIN_CONNECTIONS, LOGIN_TURN_S)],
+        [
+          () => measure(target, { duration: LOGIN_TURN_S, connections: LOGIN_CONNECTIONS }),
+          () => bareVerifyRate(cost, LOGIN_CONNECTIONS, LOGIN_TURN_S),
+        ],
         Math.max(3, Math.round(DURATION_S / LOGIN_TURN_S)),
       );
       const service = combined(rounds.map(([s]) => s as Figures));

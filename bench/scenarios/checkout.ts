@@ -30,7 +30,13 @@ export const checkoutScenario: Scenario = {
       await db.query('UPDATE core_sites SET payment_test_private_key = $2 WHERE id = $1', [appId, SECRET_KEY]);
 
       const port = await freePort();
-      peer = await PaymentPeer.start({ webhook: { url: `http://127.0.0.1:${port}${ctx.basePath}/ecommerce/payment-webhook`, secret: shop.secret, report: (outcome) => void (outcome.includes('→ 200') || console.error(outcome)) } });
+      peer = await PaymentPeer.start({
+        webhook: {
+          url: `http://127.0.0.1:${port}${ctx.basePath}/ecommerce/payment-webhook`,
+          secret: shop.secret,
+          report: (outcome) => void (outcome.includes('→ 200') || console.error(outcome)),
+        },
+      });
       const service = await startNode(join(ROOT, 'dist/src/main.js'), { ...env, PAYMENT_API_URL: peer.url }, port, '/health/ready');
       try {
         const base = `${service.url}${ctx.basePath}`;
@@ -51,12 +57,24 @@ export const checkoutScenario: Scenario = {
           ];
           await post('/ecommerce/addCart', { appID: appId, _orderID: orderId, items });
           const checkoutStarted = performance.now();
-          const billing = { firstName: 'Bench', lastName: 'Buyer', email: 'buyer@bench.example.test', address: '1 Main St', suburb: 'Perth', postCode: '6000' };
+          const billing = {
+            firstName: 'Bench',
+            lastName: 'Buyer',
+            email: 'buyer@bench.example.test',
+            address: '1 Main St',
+            suburb: 'Perth',
+            postCode: '6000',
+          };
           const intent = await post('/ecommerce/checkout', { appID: appId, _orderID: orderId, amount: 4000, data: billing });
           const checkoutMs = performance.now() - checkoutStarted;
-          const paid = await fetch(`${peer!.url}/v1/payment_intents/${intent.paymentIntentID as string}/confirm`, { method: 'POST', headers: { authorization: `Bearer ${SECRET_KEY}` } });
+          const paid = await fetch(`${peer!.url}/v1/payment_intents/${intent.paymentIntentID as string}/confirm`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${SECRET_KEY}` },
+          });
           if (!paid.ok) throw new Error(`the double refused to confirm: ${paid.status}`);
-          const status = await fetch(`${base}/ecommerce/orderStatus/${encodeURIComponent(orderId)}`, { headers: { 'site-id': String(appId) } });
+          const status = await fetch(`${base}/ecommerce/orderStatus/${encodeURIComponent(orderId)}`, {
+            headers: { 'site-id': String(appId) },
+          });
           const statusBody = (await status.json()) as { data?: { orderStatus?: string } };
           if (statusBody.data?.orderStatus !== 'Paid') throw new Error(`order not Paid after the webhook: ${JSON.stringify(statusBody)}`);
           return { checkoutMs, totalMs: performance.now() - started };
@@ -65,7 +83,11 @@ export const checkoutScenario: Scenario = {
         for (let i = 0; i < 20; i++) await purchase(); // warm-up
         const one = await shoppers(purchase, 1, Math.max(2, DURATION_S / 2));
         const many = await shoppers(purchase, SHOPPERS, DURATION_S);
-        return [line('1 shopper', one), line(`${SHOPPERS} shoppers at once`, many), 'every purchase ended with its order Paid; the provider double answers at once, so checkout shows the service\'s own cost'];
+        return [
+          line('1 shopper', one),
+          line(`${SHOPPERS} shoppers at once`, many),
+          "every purchase ended with its order Paid; the provider double answers at once, so checkout shows the service's own cost",
+        ];
       } finally {
         await service.stop();
       }
@@ -76,7 +98,11 @@ export const checkoutScenario: Scenario = {
   },
 };
 
-async function shoppers(purchase: () => Promise<Purchase>, count: number, seconds: number): Promise<{ purchases: Purchase[]; seconds: number }> {
+async function shoppers(
+  purchase: () => Promise<Purchase>,
+  count: number,
+  seconds: number,
+): Promise<{ purchases: Purchase[]; seconds: number }> {
   const purchases: Purchase[] = [];
   const started = performance.now();
   const deadline = Date.now() + seconds * 1000;

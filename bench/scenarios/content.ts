@@ -42,7 +42,9 @@ function seedTenants(ctx: BenchContext): Promise<number> {
     await client.connect();
     try {
       await seedProducts(client, ctx.appId, PRODUCTS);
-      const [{ id }] = (await client.query(`INSERT INTO core_sites (name, domain) VALUES ('Bench 100k', 'bench-100k.example.test') RETURNING id`)).rows;
+      const [{ id }] = (
+        await client.query(`INSERT INTO core_sites (name, domain) VALUES ('Bench 100k', 'bench-100k.example.test') RETURNING id`)
+      ).rows;
       await seedProducts(client, id, LARGE_PRODUCTS);
       return id as number;
     } finally {
@@ -70,13 +72,24 @@ export const contentScenarios: Scenario[] = [
       await seedTenants(ctx);
       const headers = { 'site-id': String(ctx.appId) };
       // Pages 1, 25 and 250 in rotation: the first page, a middle one and one deep in the table.
-      const requests = [1, 25, 250].map((page) => ({ method: 'POST' as const, body: JSON.stringify({ table: 'core_products', isPaging: true, perPage: 20, page }) }));
-      const baseline = await startNode(join(ROOT, 'dist/bench/baseline/get-data-rows.js'), { DATABASE_URL: ctx.databaseUrl }, await freePort(), '/ready');
+      const requests = [1, 25, 250].map((page) => ({
+        method: 'POST' as const,
+        body: JSON.stringify({ table: 'core_products', isPaging: true, perPage: 20, page }),
+      }));
+      const baseline = await startNode(
+        join(ROOT, 'dist/bench/baseline/get-data-rows.js'),
+        { DATABASE_URL: ctx.databaseUrl },
+        await freePort(),
+        '/ready',
+      );
       try {
         const url = `${ctx.service.url}${ctx.basePath}/getDataRows`;
         await checkPage(url, ctx.appId, requests[0].body);
         const first = [requests[0]];
-        await warmUp([{ url, headers, requests }, { url: `${baseline.url}/getDataRows`, headers, requests }]);
+        await warmUp([
+          { url, headers, requests },
+          { url: `${baseline.url}/getDataRows`, headers, requests },
+        ]);
         const service1 = await measure({ url, headers, requests: first });
         const raw1 = await measure({ url: `${baseline.url}/getDataRows`, headers, requests: first });
         const serviceMix = await measure({ url, headers, requests });
@@ -101,19 +114,46 @@ export const contentScenarios: Scenario[] = [
       // BENCH_DURATION is per measurement: each of the 40 here (10 orders, 4 sides) gets about a third of it, at least 3 one-second turns.
       const rounds = Math.max(3, Math.round(DURATION_S / 3));
       const url = `${ctx.service.url}${ctx.basePath}/getDataRows`;
-      const baseline = await startNode(join(ROOT, 'dist/bench/baseline/get-data-rows.js'), { DATABASE_URL: ctx.databaseUrl }, await freePort(), '/ready');
-      const floor = await startNode(join(ROOT, 'dist/bench/baseline/nest-floor.js'), { DATABASE_URL: ctx.databaseUrl }, await freePort(), '/ready');
+      const baseline = await startNode(
+        join(ROOT, 'dist/bench/baseline/get-data-rows.js'),
+        { DATABASE_URL: ctx.databaseUrl },
+        await freePort(),
+        '/ready',
+      );
+      const floor = await startNode(
+        join(ROOT, 'dist/bench/baseline/nest-floor.js'),
+        { DATABASE_URL: ctx.databaseUrl },
+        await freePort(),
+        '/ready',
+      );
       try {
         const pageBody = (orderBy: string) => JSON.stringify({ table: 'core_products', isPaging: true, perPage: 20, page: 3, orderBy });
-        const target = (base: string, appId: number, orderBy: string) => ({ url: base, headers: { 'site-id': String(appId) }, body: pageBody(orderBy) });
-        const sides = (orderBy: string) => [target(url, ctx.appId, orderBy), target(url, largeId, orderBy), target(`${baseline.url}/getDataRows`, largeId, orderBy), target(`${floor.url}/getDataRows`, largeId, orderBy)];
+        const target = (base: string, appId: number, orderBy: string) => ({
+          url: base,
+          headers: { 'site-id': String(appId) },
+          body: pageBody(orderBy),
+        });
+        const sides = (orderBy: string) => [
+          target(url, ctx.appId, orderBy),
+          target(url, largeId, orderBy),
+          target(`${baseline.url}/getDataRows`, largeId, orderBy),
+          target(`${floor.url}/getDataRows`, largeId, orderBy),
+        ];
         for (const orderBy of ORDERS) {
           for (const t of sides(orderBy)) await checkPage(t.url, Number(t.headers['site-id']), t.body);
         }
         // Warm-up: every order in rotation on each side, until no side's rate is rising.
-        await warmUp(sides(ORDERS[0]).map((side) => ({ url: side.url, headers: side.headers, requests: ORDERS.map((orderBy) => ({ method: 'POST' as const, body: pageBody(orderBy) })) })));
+        await warmUp(
+          sides(ORDERS[0]).map((side) => ({
+            url: side.url,
+            headers: side.headers,
+            requests: ORDERS.map((orderBy) => ({ method: 'POST' as const, body: pageBody(orderBy) })),
+          })),
+        );
 
-        const lines = [`${'order'.padEnd(16)} ${'service, 10,000 rows'.padEnd(28)} ${'service, 100,000 rows'.padEnd(28)} ${'raw best SQL, 100,000'.padEnd(28)} 100k/10k  service/raw  bare NestJS/raw (medians of rounds)`];
+        const lines = [
+          `${'order'.padEnd(16)} ${'service, 10,000 rows'.padEnd(28)} ${'service, 100,000 rows'.padEnd(28)} ${'raw best SQL, 100,000'.padEnd(28)} 100k/10k  service/raw  bare NestJS/raw (medians of rounds)`,
+        ];
         type Worst = { value: number; order: string };
         const worse = (worst: Worst, value: number, order: string): Worst => (value < worst.value ? { value, order } : worst);
         let worstSize: Worst = { value: Infinity, order: '' };
@@ -129,13 +169,25 @@ export const contentScenarios: Scenario[] = [
           worstSize = worse(worstSize, size, orderBy);
           worstRaw = worse(worstRaw, vsRaw, orderBy);
           worstFloor = worse(worstFloor, floorVsRaw, orderBy);
-          lines.push(`${orderBy.padEnd(16)} ${short(small).padEnd(28)} ${short(large).padEnd(28)} ${short(raw).padEnd(28)} ${size.toFixed(2).padStart(8)}  ${vsRaw.toFixed(2).padStart(11)}  ${floorVsRaw.toFixed(2).padStart(15)}`);
+          lines.push(
+            `${orderBy.padEnd(16)} ${short(small).padEnd(28)} ${short(large).padEnd(28)} ${short(raw).padEnd(28)} ${size.toFixed(2).padStart(8)}  ${vsRaw.toFixed(2).padStart(11)}  ${floorVsRaw.toFixed(2).padStart(15)}`,
+          );
         }
         return [
           ...lines,
           `framework floor: bare NestJS + pg / raw Fastify + pg, same SQL, worst of ${ORDERS.length} orders (${worstFloor.order}): ${worstFloor.value.toFixed(2)}`,
-          goal(`getDataRows page 3 from 100,000 rows vs from 10,000, worst of ${ORDERS.length} orders (${worstSize.order})`, worstSize.value, '>=', 0.7),
-          goal(`getDataRows page 3 from 100,000 rows vs raw best SQL, worst of ${ORDERS.length} orders (${worstRaw.order})`, worstRaw.value, '>=', 0.85),
+          goal(
+            `getDataRows page 3 from 100,000 rows vs from 10,000, worst of ${ORDERS.length} orders (${worstSize.order})`,
+            worstSize.value,
+            '>=',
+            0.7,
+          ),
+          goal(
+            `getDataRows page 3 from 100,000 rows vs raw best SQL, worst of ${ORDERS.length} orders (${worstRaw.order})`,
+            worstRaw.value,
+            '>=',
+            0.85,
+          ),
         ];
       } finally {
         await Promise.all([baseline.stop(), floor.stop()]);

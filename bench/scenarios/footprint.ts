@@ -8,7 +8,9 @@ const IDLE_MS = 3000;
 
 /** Resident memory of a process, from /proc (Linux). */
 function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return Number(line?.split(/\s+/)[1]) / 1024;
 }
 

@@ -7,9 +7,22 @@ export const getAppScenario: Scenario = {
   async run(ctx) {
     const headers = { 'site-id': String(ctx.appId) };
     const body = '{}';
-    const baseline = await startNode(join(ROOT, 'dist/bench/baseline/get-app.js'), { DATABASE_URL: ctx.databaseUrl }, await freePort(), '/ready');
+    const baseline = await startNode(
+      join(ROOT, 'dist/bench/baseline/get-app.js'),
+      { DATABASE_URL: ctx.databaseUrl },
+      await freePort(),
+      '/ready',
+    );
     try {
-      const { service, baseline: raw, ratio: throughput, warmUpRounds } = await versusBaseline({ url: `${ctx.service.url}${ctx.basePath}/getApp`, headers, body }, { url: `${baseline.url}/getApp`, headers, body });
+      const {
+        service,
+        baseline: raw,
+        ratio: throughput,
+        warmUpRounds,
+      } = await versusBaseline(
+        { url: `${ctx.service.url}${ctx.basePath}/getApp`, headers, body },
+        { url: `${baseline.url}/getApp`, headers, body },
+      );
       return [
         `warm-up in interleaved turns until no rate was rising: ${warmUpRounds} rounds`,
         row('service POST /getApp', service),

@@ -10,4 +10,14 @@ import { tokensScenarios } from './tokens';
 import { Scenario } from './types';
 
 /** Every scenario `npm run bench` runs, in order. */
-export const scenarios: Scenario[] = [footprintScenario, getAppScenario, ...authScenarios, ...messagingScenarios, ...contentScenarios, ...tokensScenarios, ...shopScenarios, checkoutScenario, ...shopMailsScenarios];
+export const scenarios: Scenario[] = [
+  footprintScenario,
+  getAppScenario,
+  ...authScenarios,
+  ...messagingScenarios,
+  ...contentScenarios,
+  ...tokensScenarios,
+  ...shopScenarios,
+  checkoutScenario,
+  ...shopMailsScenarios,
+];

@@ -9,7 +9,6 @@ import { SMTPServer } from 'smtp-server';
 import { adminQuery, databaseUrl, DURATION_S, freePort, goal, measure, ROOT, row, startNode } from '../lib';
 import { BenchContext, Scenario } from './types';
 
-
 /**
  * Messaging runs on its own database (migrated and seeded through the CLI), so the shared service's
  * sender, which has no SMTP_URL, cannot claim the rows measured here.
@@ -28,7 +27,12 @@ export const messagingScenario: Scenario = {
       const lines: string[] = [];
 
       // 1. Accepting: the endpoint writes Pending rows; no sender runs in this process.
-      const acceptor = await startNode(join(ROOT, 'dist/src/main.js'), { ...env, NOTIFY_SENDER_ENABLED: 'false' }, await freePort(), '/health/ready');
+      const acceptor = await startNode(
+        join(ROOT, 'dist/src/main.js'),
+        { ...env, NOTIFY_SENDER_ENABLED: 'false' },
+        await freePort(),
+        '/health/ready',
+      );
       try {
         const target = {
           url: `${acceptor.url}${ctx.basePath}/message/notification`,
@@ -66,7 +70,9 @@ export const messagingScenario: Scenario = {
           sent = (await db.query(`SELECT count(*)::int AS n FROM core_notification_log WHERE status = 'Sent'`)).rows[0].n;
         }
         const seconds = (Date.now() - started) / 1000;
-        lines.push(`${'sender: mails delivered to local SMTP'.padEnd(44)} ${(sent / seconds).toFixed(0).padStart(8)} mails/s   (${sent}/${total} Sent in ${seconds.toFixed(1)} s, SMTP received ${smtp.count})`);
+        lines.push(
+          `${'sender: mails delivered to local SMTP'.padEnd(44)} ${(sent / seconds).toFixed(0).padStart(8)} mails/s   (${sent}/${total} Sent in ${seconds.toFixed(1)} s, SMTP received ${smtp.count})`,
+        );
         lines.push(goal('sender: mails/s into a local SMTP server', sent / seconds, '>=', 300, (v) => `${v.toFixed(0)} mails/s`));
       } finally {
         await sender.stop();
@@ -99,7 +105,14 @@ function seedTenant(env: BenchContext['env']): number {
     const fixture = {
       site: { name: 'Messaging bench', domain: 'messaging.bench.example.test', email_from: 'bench@example.test', disable_email: false },
       tables: {
-        core_notifications: [{ event: 'bench', enabled: true, subject: 'Order [order] for [firstname]', content: '<p>Hello [firstname], order [order] is ready.</p>' }],
+        core_notifications: [
+          {
+            event: 'bench',
+            enabled: true,
+            subject: 'Order [order] for [firstname]',
+            content: '<p>Hello [firstname], order [order] is ready.</p>',
+          },
+        ],
       },
     };
     const file = join(dir, 'fixture.json');
@@ -120,11 +133,27 @@ const LATENCY_RATE = 50;
  * with a separate sender instance (sender on, default NOTIFY_POLL_INTERVAL_MS); the time from each request
  * being sent to its mail's arrival at the SMTP server.
  */
-async function requestToMail(env: Record<string, string>, smtp: SmtpSink, appId: number, basePath: string, db: Client): Promise<{ line: string; p50: number }> {
+async function requestToMail(
+  env: Record<string, string>,
+  smtp: SmtpSink,
+  appId: number,
+  basePath: string,
+  db: Client,
+): Promise<{ line: string; p50: number }> {
   const count = LATENCY_RATE * Math.max(3, DURATION_S);
-  const acceptor = await startNode(join(ROOT, 'dist/src/main.js'), { ...env, NOTIFY_SENDER_ENABLED: 'false' }, await freePort(), '/health/ready');
+  const acceptor = await startNode(
+    join(ROOT, 'dist/src/main.js'),
+    { ...env, NOTIFY_SENDER_ENABLED: 'false' },
+    await freePort(),
+    '/health/ready',
+  );
   try {
-    const sender = await startNode(join(ROOT, 'dist/src/main.js'), { ...env, SMTP_URL: smtp.url, NOTIFY_SENDER_ENABLED: 'true' }, await freePort(), '/health/ready');
+    const sender = await startNode(
+      join(ROOT, 'dist/src/main.js'),
+      { ...env, SMTP_URL: smtp.url, NOTIFY_SENDER_ENABLED: 'true' },
+      await freePort(),
+      '/health/ready',
+    );
     try {
       const url = `${acceptor.url}${basePath}/message/notification`;
       const sentAt = new Map<string, number>();
@@ -247,7 +276,12 @@ async function rawNodemailerRate(url: string, total: number): Promise<number> {
   const worker = async () => {
     while (next < total) {
       const n = next++;
-      await transport.sendMail({ from: 'bench@example.test', to: `r${n}@example.test`, subject: `Bench ${n}`, html: `<p>Bench mail ${n}</p>` });
+      await transport.sendMail({
+        from: 'bench@example.test',
+        to: `r${n}@example.test`,
+        subject: `Bench ${n}`,
+        html: `<p>Bench mail ${n}</p>`,
+      });
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));

@@ -19,10 +19,12 @@ export const shopMailsScenario: Scenario = {
   name: 'shop mails: payment webhook → admin + confirmation mail at the SMTP server',
   async run(ctx) {
     const smtp = await countingSmtpServer();
-    const { env, db, appId, shop, drop } = await shopDatabase(ctx, 'shopmail', { SMTP_URL: smtp.url, NOTIFY_SENDER_ENABLED: 'true' }).catch(async (error) => {
-      await smtp.close();
-      throw error;
-    });
+    const { env, db, appId, shop, drop } = await shopDatabase(ctx, 'shopmail', { SMTP_URL: smtp.url, NOTIFY_SENDER_ENABLED: 'true' }).catch(
+      async (error) => {
+        await smtp.close();
+        throw error;
+      },
+    );
     try {
       const count = RATE * Math.max(3, DURATION_S);
       const orders = await prepareOrders(db, shop, WARM_UP + count);
@@ -37,7 +39,11 @@ export const shopMailsScenario: Scenario = {
         const deliver = async ({ orderId, payload, signature }: (typeof deliveries)[number]) => {
           const sent = performance.now();
           sentAt.set(orderId, sent);
-          const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body: payload });
+          const res = await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+            body: payload,
+          });
           await res.arrayBuffer();
           if (res.ok) answered.push(performance.now() - sent);
           else failed++;
@@ -54,7 +60,10 @@ export const shopMailsScenario: Scenario = {
         await atRate(deliveries.length, RATE, (n) => deliver(deliveries[n]));
         await waitForArrivals(smtp, 2 * (deliveries.length - failed));
         const mails = (
-          await db.query(`SELECT id, master_id FROM core_notification_log WHERE app_id = $1 AND linked_table = 'core_orders' AND event IN ('order_admin', 'order_confirmation')`, [appId])
+          await db.query(
+            `SELECT id, master_id FROM core_notification_log WHERE app_id = $1 AND linked_table = 'core_orders' AND event IN ('order_admin', 'order_confirmation')`,
+            [appId],
+          )
         ).rows as { id: number; master_id: number }[];
         const last = new Map<number, { arrived: number; mails: number }>();
         for (const mail of mails) {

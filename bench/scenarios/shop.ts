@@ -50,12 +50,23 @@ export const shopWebhookScenario: Scenario = {
         const sequential = await deliver(url, deliveries.splice(0, SEQUENTIAL), 1);
         const concurrent = await deliver(url, deliveries.splice(0, CONCURRENT), CONNECTIONS);
 
-        const [{ paid, total }] = (await db.query(`SELECT count(*) FILTER (WHERE orderstatus = 'Paid')::int AS paid, count(*)::int AS total FROM core_orders WHERE app_id = $1`, [appId])).rows;
-        const [{ mails }] = (await db.query(`SELECT count(*)::int AS mails FROM core_notification_log WHERE app_id = $1 AND linked_table = 'core_orders'`, [appId])).rows;
+        const [{ paid, total }] = (
+          await db.query(
+            `SELECT count(*) FILTER (WHERE orderstatus = 'Paid')::int AS paid, count(*)::int AS total FROM core_orders WHERE app_id = $1`,
+            [appId],
+          )
+        ).rows;
+        const [{ mails }] = (
+          await db.query(`SELECT count(*)::int AS mails FROM core_notification_log WHERE app_id = $1 AND linked_table = 'core_orders'`, [
+            appId,
+          ])
+        ).rows;
         const [{ tokens }] = (await db.query('SELECT count(*)::int AS tokens FROM core_tokens WHERE app_id = $1', [appId])).rows;
         const done = 50 + SEQUENTIAL + CONCURRENT;
         if (paid !== done || mails !== 2 * done || tokens !== done) {
-          throw new Error(`expected ${done} Paid orders, ${2 * done} outbox mails and ${done} tokens; found ${paid}/${total} Paid, ${mails} mails, ${tokens} tokens`);
+          throw new Error(
+            `expected ${done} Paid orders, ${2 * done} outbox mails and ${done} tokens; found ${paid}/${total} Paid, ${mails} mails, ${tokens} tokens`,
+          );
         }
         return [
           line('one delivery at a time', sequential),
@@ -97,7 +108,12 @@ export async function shopDatabase(ctx: BenchContext, label: string, env: Record
   try {
     const cli = join(ROOT, 'dist/src/cli.js');
     execFileSync(process.execPath, [cli, 'migrate'], { env: { ...process.env, ...full }, stdio: 'ignore' });
-    const appId: number = JSON.parse(execFileSync(process.execPath, [cli, 'seed', join(ROOT, 'fixtures/bench.json')], { env: { ...process.env, ...full }, encoding: 'utf8' })).appID;
+    const appId: number = JSON.parse(
+      execFileSync(process.execPath, [cli, 'seed', join(ROOT, 'fixtures/bench.json')], {
+        env: { ...process.env, ...full },
+        encoding: 'utf8',
+      }),
+    ).appID;
     await db.connect();
     return { env: full, db, appId, shop: await prepareShop(db, appId), drop };
   } catch (error) {
@@ -116,14 +132,23 @@ interface Shop {
 
 /** Two published products (one digital), the admin as order-mail recipient; the fixture's webhook secret. */
 export async function prepareShop(db: Client, appId: number): Promise<Shop> {
-  const [{ payment_webhook_secret: secret }] = (await db.query('SELECT payment_webhook_secret FROM core_sites WHERE id = $1', [appId])).rows;
+  const [{ payment_webhook_secret: secret }] = (await db.query('SELECT payment_webhook_secret FROM core_sites WHERE id = $1', [appId]))
+    .rows;
   if (!secret) throw new Error('fixtures/bench.json has no payment_webhook_secret');
   const [{ id: adminId }] = (await db.query(`SELECT id FROM core_users WHERE app_id = $1 ORDER BY id LIMIT 1`, [appId])).rows;
   const [{ id: customerId }] = (await db.query(`SELECT id FROM core_customers WHERE app_id = $1 ORDER BY id LIMIT 1`, [appId])).rows;
   // email_from of the bench fixture is a bare domain: give the mails a real sender and recipient.
   await db.query(`UPDATE core_sites SET email_cc = $2, email_from = 'shop@bench.example.test' WHERE id = $1`, [appId, adminId]);
   const product = async (title: string, price: number, tax: number, digital: 0 | 1) => {
-    const [{ id }] = (await db.query(`INSERT INTO core_products (app_id, title, price, tax, "IsDigital") VALUES ($1, $2, $3, $4, $5) RETURNING id`, [appId, title, price, tax, digital])).rows;
+    const [{ id }] = (
+      await db.query(`INSERT INTO core_products (app_id, title, price, tax, "IsDigital") VALUES ($1, $2, $3, $4, $5) RETURNING id`, [
+        appId,
+        title,
+        price,
+        tax,
+        digital,
+      ])
+    ).rows;
     await db.query(
       `INSERT INTO core_data ("Shop_ID", "Source_Table", "Current_ID", "Master_ID", "IsCurrent", "Status", "Published", "Staged", "Title", "Publish_Set_Date")
        VALUES ($1, 'core_products', $2, $2, 1, 'Published', 1, 1, $3, now() - interval '1 day')`,
@@ -197,12 +222,23 @@ async function deliver(url: string, deliveries: Delivery[], connections: number)
         method: 'POST',
         setupRequest: (request) => {
           const delivery = deliveries[next++ % deliveries.length];
-          return { ...request, body: delivery.payload, headers: { ...request.headers, 'content-type': 'application/json', 'stripe-signature': delivery.signature } };
+          return {
+            ...request,
+            body: delivery.payload,
+            headers: { ...request.headers, 'content-type': 'application/json', 'stripe-signature': delivery.signature },
+          };
         },
       },
     ],
   });
-  return { deliveries: deliveries.length, seconds: (Date.now() - started) / 1000, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+  return {
+    deliveries: deliveries.length,
+    seconds: (Date.now() - started) / 1000,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
 }
 
 function line(label: string, f: Figures): string {

@@ -16,7 +16,10 @@ export async function seedTokens(ctx: BenchContext): Promise<{ productId: number
   try {
     await client.query('BEGIN');
     const [{ id: productId }] = (
-      await client.query(`INSERT INTO core_products (app_id, title, price, tax, "IsDigital") VALUES ($1, 'Bench e-book', 2500, 227, 1) RETURNING id`, [ctx.appId])
+      await client.query(
+        `INSERT INTO core_products (app_id, title, price, tax, "IsDigital") VALUES ($1, 'Bench e-book', 2500, 227, 1) RETURNING id`,
+        [ctx.appId],
+      )
     ).rows;
     await client.query(
       `INSERT INTO core_data ("Shop_ID", "Source_Table", "Current_ID", "Master_ID", "IsCurrent", "Status", "Published", "Staged", "Title")
@@ -46,15 +49,32 @@ export const tokensScenarios: Scenario[] = [
       const headers = { 'site-id': String(ctx.appId) };
       const requests = values.map((tokenValue) => ({ method: 'POST' as const, body: JSON.stringify({ tokenValue, productId }) }));
       const url = `${ctx.service.url}${ctx.basePath}/ecommerce/validateToken`;
-      const check = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: requests[0].body });
+      const check = await fetch(url, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: requests[0].body,
+      });
       const sample = (await check.json()) as { status?: string; message?: string };
       if (!check.ok || sample.status !== 'Success') throw new Error(`validateToken answered ${check.status}: ${JSON.stringify(sample)}`);
-      const baseline = await startNode(join(ROOT, 'dist/bench/baseline/validate-token.js'), { DATABASE_URL: ctx.databaseUrl }, await freePort(), '/ready');
-      const floor = await startNode(join(ROOT, 'dist/bench/baseline/nest-floor.js'), { DATABASE_URL: ctx.databaseUrl }, await freePort(), '/ready');
+      const baseline = await startNode(
+        join(ROOT, 'dist/bench/baseline/validate-token.js'),
+        { DATABASE_URL: ctx.databaseUrl },
+        await freePort(),
+        '/ready',
+      );
+      const floor = await startNode(
+        join(ROOT, 'dist/bench/baseline/nest-floor.js'),
+        { DATABASE_URL: ctx.databaseUrl },
+        await freePort(),
+        '/ready',
+      );
       try {
-        const measured = await versusBaseline({ url, headers, requests }, { url: `${baseline.url}/validateToken`, headers, requests }, undefined, [
-          { url: `${floor.url}/validateToken`, headers, requests },
-        ]);
+        const measured = await versusBaseline(
+          { url, headers, requests },
+          { url: `${baseline.url}/validateToken`, headers, requests },
+          undefined,
+          [{ url: `${floor.url}/validateToken`, headers, requests }],
+        );
         const [bare] = measured.references;
         return [
           `warm-up in interleaved turns until no rate was rising: ${measured.warmUpRounds} rounds`,

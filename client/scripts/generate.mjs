@@ -26,9 +26,13 @@ const outputs = [
   [join(client, 'src/schema.d.ts'), types],
 ];
 if (check) {
-  const stale = outputs.filter(([file, content]) => !existsSync(file) || readFileSync(file, 'utf8') !== content).map(([file]) => relative(root, file));
+  const stale = outputs
+    .filter(([file, content]) => !existsSync(file) || readFileSync(file, 'utf8') !== content)
+    .map(([file]) => relative(root, file));
   if (stale.length > 0) {
-    console.error(`The generated client is out of date: ${stale.join(', ')} differ from a fresh generation.\nRun \`npm run client:generate\` and commit the result.`);
+    console.error(
+      `The generated client is out of date: ${stale.join(', ')} differ from a fresh generation.\nRun \`npm run client:generate\` and commit the result.`,
+    );
     process.exit(1);
   }
   console.log('client: up to date with the OpenAPI document');

@@ -38,7 +38,9 @@ export class AppContextGuard implements CanActivate {
 
   async canActivate(execution: ExecutionContext): Promise<boolean> {
     const request = execution.switchToHttp().getRequest<RequestWithContext>();
-    const policy = this.reflector.getAllAndOverride<AppContextPolicy | undefined>(APP_CONTEXT_POLICY, [execution.getHandler(), execution.getClass()]) ?? {};
+    const policy =
+      this.reflector.getAllAndOverride<AppContextPolicy | undefined>(APP_CONTEXT_POLICY, [execution.getHandler(), execution.getClass()]) ??
+      {};
     request.ctx = new RequestContext(request.id, request.ip, this.config.production, null);
     const store = requestStore.getStore();
     if (store) store.ctx = request.ctx;
@@ -58,7 +60,8 @@ export class AppContextGuard implements CanActivate {
 
   private async fromSiteIdHeaderOnly(request: RequestWithContext): Promise<Site> {
     const header = single(request.headers['site-id']);
-    const site = header && POSITIVE_INT.test(header) && Number(header) <= MAX_ID ? await this.sites.findById(request.ctx!, Number(header)) : null;
+    const site =
+      header && POSITIVE_INT.test(header) && Number(header) <= MAX_ID ? await this.sites.findById(request.ctx!, Number(header)) : null;
     if (!site) throw appContextError('SITE_ID_UNAUTHORIZED');
     return site;
   }

@@ -23,14 +23,23 @@ class GetAppResponse {
   @ApiProperty({ type: String, nullable: true }) colour2: string | null;
   @ApiProperty({ description: 'Encrypted app id' }) _id: string;
   @ApiProperty({ description: 'App key for the legacy appKey header (encrypted app id)' }) _publicKey: string;
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'Outside production, and for an app marked payment_test_mode in production' }) payment_test_public_key?: string | null;
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'In production, unless the app is marked payment_test_mode' }) payment_live_public_key?: string | null;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'Outside production, and for an app marked payment_test_mode in production',
+  })
+  payment_test_public_key?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'In production, unless the app is marked payment_test_mode' })
+  payment_live_public_key?: string | null;
 }
 
 @ApiTags('App')
 @Controller('getApp')
 export class GetAppController {
-  constructor(private readonly sites: SitesService, private readonly cipher: IdCipher) {}
+  constructor(
+    private readonly sites: SitesService,
+    private readonly cipher: IdCipher,
+  ) {}
 
   @Post()
   @HttpCode(200)
@@ -54,7 +63,9 @@ export class GetAppController {
   }
 
   private bootstrap(ctx: RequestContext, site: Site): GetAppResponse {
-    const publicKey = paysLive(site, ctx.production, undefined) ? { payment_live_public_key: site.payment_live_public_key } : { payment_test_public_key: site.payment_test_public_key };
+    const publicKey = paysLive(site, ctx.production, undefined)
+      ? { payment_live_public_key: site.payment_live_public_key }
+      : { payment_test_public_key: site.payment_test_public_key };
     return {
       splash_logo: site.splash_logo,
       logo: site.logo,

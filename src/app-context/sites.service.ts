@@ -25,13 +25,16 @@ export class SitesService {
    * cheapest route (/getApp) measured the repository's query building as a visible share of its cost.
    */
   async findById(scope: TransactionScope, id: number): Promise<Site | null> {
-    const load = async () => ((await this.connection.manager(scope).query('SELECT * FROM core_sites WHERE id = $1', [id])) as Site[])[0] ?? null;
+    const load = async () =>
+      ((await this.connection.manager(scope).query('SELECT * FROM core_sites WHERE id = $1', [id])) as Site[])[0] ?? null;
     return scope.manager ? load() : this.cache.site(id, load);
   }
 
   /** By domain, case-insensitively (the unique index is on lower(domain)); cached and raw like findById. */
   async findByDomain(scope: TransactionScope, domain: string): Promise<Site | null> {
-    const load = async () => ((await this.connection.manager(scope).query('SELECT * FROM core_sites WHERE lower(domain) = lower($1)', [domain])) as Site[])[0] ?? null;
+    const load = async () =>
+      ((await this.connection.manager(scope).query('SELECT * FROM core_sites WHERE lower(domain) = lower($1)', [domain])) as Site[])[0] ??
+      null;
     return scope.manager ? load() : this.cache.siteOfDomain(domain, load);
   }
 
@@ -58,7 +61,9 @@ export class SitesService {
 
   /** One tenant without its secret columns, never from the cache; `lock` holds its row until the transaction ends. */
   async findShown(scope: TransactionScope, id: number, lock = false): Promise<Site | null> {
-    return this.connection.repository(scope, Site).findOne({ where: { id }, ...(lock && scope.manager ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+    return this.connection
+      .repository(scope, Site)
+      .findOne({ where: { id }, ...(lock && scope.manager ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
   }
 
   /** The names of the secret columns (`select: false`) that hold a value, per tenant id: whether a key is set, never the key. */
@@ -70,7 +75,10 @@ export class SitesService {
     const query = repository.createQueryBuilder('s').select('s.id', 'id').where('s.id IN (:...ids)', { ids });
     for (const name of secrets) query.addSelect(`s.${name} IS NOT NULL`, name);
     for (const row of await query.getRawMany<Record<string, unknown>>()) {
-      result.set(Number(row.id), secrets.filter((name) => row[name] === true));
+      result.set(
+        Number(row.id),
+        secrets.filter((name) => row[name] === true),
+      );
     }
     return result;
   }
@@ -82,7 +90,9 @@ export class SitesService {
    */
   async update(scope: TransactionScope, id: number, changes: SiteChanges): Promise<boolean> {
     const repository = this.connection.repository(scope, Site);
-    const unknown = Object.keys(changes).find((name) => ['id', 'created', 'updated'].includes(name) || !repository.metadata.findColumnWithPropertyName(name));
+    const unknown = Object.keys(changes).find(
+      (name) => ['id', 'created', 'updated'].includes(name) || !repository.metadata.findColumnWithPropertyName(name),
+    );
     if (unknown) throw new UnknownColumnError('core_sites', unknown);
     const result = await repository.update({ id }, changes);
     return (result.affected ?? 0) > 0;
@@ -101,7 +111,10 @@ export class SitesService {
     // Raw SQL: a fixture may choose the id, and TypeORM never writes a value into a generated column.
     const names = entries.map(([name]) => quoteIdentifier(name)).join(', ');
     const params = entries.map((_, i) => `$${i + 1}`).join(', ');
-    const [inserted]: Site[] = await repository.query(`INSERT INTO core_sites (${names}) VALUES (${params}) RETURNING *`, entries.map(([, v]) => v));
+    const [inserted]: Site[] = await repository.query(
+      `INSERT INTO core_sites (${names}) VALUES (${params}) RETURNING *`,
+      entries.map(([, v]) => v),
+    );
     if (site.id !== undefined) {
       // Keep the serial ahead of explicitly chosen ids.
       await repository.query(`SELECT setval(pg_get_serial_sequence('core_sites', 'id'), GREATEST((SELECT max(id) FROM core_sites), 1))`);
@@ -111,7 +124,10 @@ export class SitesService {
 }
 
 export class UnknownColumnError extends Error {
-  constructor(readonly table: string, readonly column: string) {
+  constructor(
+    readonly table: string,
+    readonly column: string,
+  ) {
     super(`Unknown column "${column}" in table "${table}"`);
   }
 }

@@ -29,7 +29,10 @@ type AbuseLimit = keyof typeof abuseLimitError.table;
  */
 @Injectable()
 export class AbuseLimits {
-  constructor(private readonly storage: RateLimitStorage, @Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    private readonly storage: RateLimitStorage,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   /**
    * Runs `verify` (the credential check) unless this client address or all addresses together have failed
@@ -53,7 +56,8 @@ export class AbuseLimits {
     try {
       result = await verify();
     } catch (error) {
-      if (!(error instanceof ApiError && error.httpStatus === 401)) await Promise.all([this.storage.decrement(fromAddress), this.storage.decrement(fromAll)]);
+      if (!(error instanceof ApiError && error.httpStatus === 401))
+        await Promise.all([this.storage.decrement(fromAddress), this.storage.decrement(fromAll)]);
       throw error;
     }
     await Promise.all([this.storage.reset(fromAddress), this.storage.decrement(fromAll)]);

@@ -8,7 +8,15 @@ import { Transactional } from '../common/transactional';
 import { AccountsService, Account } from './accounts.service';
 import { ADMIN_TABLE, AdminGuard, BearerGuard, isAppAdmin } from './auth.guards';
 import { assertSameApp } from './auth.controller';
-import { FolderLimitsAnswer, FolderLimitsRequest, InviteLinkAnswer, InviteLinkRequest, UserEmailAnswer, UserTokenRequest, VerifySmsCodeRequest } from './auth.dto';
+import {
+  FolderLimitsAnswer,
+  FolderLimitsRequest,
+  InviteLinkAnswer,
+  InviteLinkRequest,
+  UserEmailAnswer,
+  UserTokenRequest,
+  VerifySmsCodeRequest,
+} from './auth.dto';
 import { FolderInvitesService } from './folder-invites.service';
 import { SmsCodesService } from './sms-codes.service';
 import { SmsTransport } from './sms-transport.service';
@@ -56,7 +64,7 @@ export class AccountLinksController {
 
   @Post('verify-sms-code')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Check the SMS code of the userId token\'s user (not in the original spec; docs/auth.md)' })
+  @ApiOperation({ summary: "Check the SMS code of the userId token's user (not in the original spec; docs/auth.md)" })
   @ApiAccess('none', 'site-id') // the userId token names the app
   @ApiOkResponse({ type: MessageAnswer, description: '{ status, message: SMS code verified }' })
   @ApiFailureResponse(400, 'Invalid or expired SMS code / Too many attempts: request a new SMS code / Token expired / Validation error')
@@ -72,9 +80,15 @@ export class AccountLinksController {
   @UseGuards(AdminGuard)
   @Transactional()
   @ApiAccess('admin-bearer')
-  @ApiOperation({ summary: "Admin: give a user access to a folder for 60 days and answer the user's link token (the bearer names the app: no site-id needed)" })
+  @ApiOperation({
+    summary:
+      "Admin: give a user access to a folder for 60 days and answer the user's link token (the bearer names the app: no site-id needed)",
+  })
   @ApiOkResponse({ type: InviteLinkAnswer, description: '{ status, link }' })
-  @ApiFailureResponse(401, "Unauthorized: no bearer, a broken or expired one, one issued before a password change, or one of another app than the site-id's")
+  @ApiFailureResponse(
+    401,
+    "Unauthorized: no bearer, a broken or expired one, one issued before a password change, or one of another app than the site-id's",
+  )
   @ApiFailureResponse(403, 'Insufficient permissions (not an admin of this app)')
   @ApiFailureResponse(400, 'Validation error (user or folder_id not of this app)')
   async inviteLink(@Ctx() ctx: RequestContext, @Body() body: InviteLinkRequest): Promise<InviteLinkAnswer> {

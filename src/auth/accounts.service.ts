@@ -74,7 +74,10 @@ export interface PushSubscriptionColumns {
 
 @Injectable()
 export class AccountsService {
-  constructor(private readonly connection: TransactionalConnection, private readonly sites: SitesService) {}
+  constructor(
+    private readonly connection: TransactionalConnection,
+    private readonly sites: SitesService,
+  ) {}
 
   async findByEmail(ctx: RequestContext, table: AuthTable, email: string): Promise<Account | null> {
     const row = await this.select(ctx, table)
@@ -104,9 +107,21 @@ export class AccountsService {
     };
     if (table !== 'core_users') values.displayname = account.displayname ?? null;
     if (table === 'core_users' && options.role !== undefined) values.primary_role = options.role;
-    const inserted = await this.connection.repository(ctx, ACCOUNT_ENTITIES[table]).createQueryBuilder().insert().values(values).returning(['id']).execute();
+    const inserted = await this.connection
+      .repository(ctx, ACCOUNT_ENTITIES[table])
+      .createQueryBuilder()
+      .insert()
+      .values(values)
+      .returning(['id'])
+      .execute();
     const created = (await this.findById(ctx, ctx.appId, table, (inserted.raw as { id: number }[])[0].id))!;
-    await insertFirstVersion(this.connection.manager(ctx), { appId: ctx.appId, table, rowId: created.id, title: created.email, userId: created.id });
+    await insertFirstVersion(this.connection.manager(ctx), {
+      appId: ctx.appId,
+      table,
+      rowId: created.id,
+      title: created.email,
+      userId: created.id,
+    });
     return created;
   }
 
@@ -142,10 +157,23 @@ export class AccountsService {
       firstname: profile.firstname,
       lastname: profile.lastname,
     };
-    if (table !== 'core_users') Object.assign(values, { displayname: profile.displayname, photourl: profile.photourl, emailverified: profile.emailverified });
-    const inserted = await this.connection.repository(scope, ACCOUNT_ENTITIES[table]).createQueryBuilder().insert().values(values).returning(['id']).execute();
+    if (table !== 'core_users')
+      Object.assign(values, { displayname: profile.displayname, photourl: profile.photourl, emailverified: profile.emailverified });
+    const inserted = await this.connection
+      .repository(scope, ACCOUNT_ENTITIES[table])
+      .createQueryBuilder()
+      .insert()
+      .values(values)
+      .returning(['id'])
+      .execute();
     const created = (await this.findById(scope, appId, table, (inserted.raw as { id: number }[])[0].id))!;
-    await insertFirstVersion(this.connection.manager(scope), { appId, table, rowId: created.id, title: created.email || null, userId: created.id });
+    await insertFirstVersion(this.connection.manager(scope), {
+      appId,
+      table,
+      rowId: created.id,
+      title: created.email || null,
+      userId: created.id,
+    });
     return created;
   }
 
@@ -158,7 +186,8 @@ export class AccountsService {
       .addSelect('a.firstname', 'firstname')
       .addSelect('a.lastname', 'lastname')
       .where('a.app_id = :appId AND a.id = :id', { appId, id });
-    if (table !== 'core_users') query.addSelect('a.displayname', 'displayname').addSelect('a.photourl', 'photourl').addSelect('a.emailverified', 'emailverified');
+    if (table !== 'core_users')
+      query.addSelect('a.displayname', 'displayname').addSelect('a.photourl', 'photourl').addSelect('a.emailverified', 'emailverified');
     const row = await query.getRawOne<Partial<ExternalProfile>>();
     if (!row) return null;
     return {
@@ -190,13 +219,24 @@ export class AccountsService {
    * Sets a new password if password_changed is still `expectedChangedUs` (what the reset link was made
    * for): a second use of the same link, or a concurrent one, changes nothing and returns false.
    */
-  async resetPassword(scope: TransactionScope, appId: number, table: AuthTable, id: number, expectedChangedUs: string, newHash: string): Promise<boolean> {
+  async resetPassword(
+    scope: TransactionScope,
+    appId: number,
+    table: AuthTable,
+    id: number,
+    expectedChangedUs: string,
+    newHash: string,
+  ): Promise<boolean> {
     const result = await this.connection
       .repository(scope, ACCOUNT_ENTITIES[table])
       .createQueryBuilder()
       .update()
       .set({ password: newHash, password_changed: () => 'clock_timestamp()', updated: () => 'now()' })
-      .where('app_id = :appId AND id = :id AND (floor(extract(epoch FROM password_changed) * 1000000))::bigint::text = :expected', { appId, id, expected: expectedChangedUs })
+      .where('app_id = :appId AND id = :id AND (floor(extract(epoch FROM password_changed) * 1000000))::bigint::text = :expected', {
+        appId,
+        id,
+        expected: expectedChangedUs,
+      })
       .execute();
     return (result.affected ?? 0) > 0;
   }

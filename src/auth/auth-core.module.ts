@@ -14,7 +14,26 @@ import { SessionTokens } from './session-tokens.service';
 @Global()
 @Module({
   imports: [JwtModule.register({}), PassportModule, TypeOrmModule.forFeature([User, Customer, AppUser, SmsCode, Folder])],
-  providers: [SessionTokens, PasswordHasher, AccountsService, BearerAuthenticator, AccessTokenStrategy, BearerGuard, OptionalBearerGuard, CustomerGuard, AdminGuard],
-  exports: [SessionTokens, PasswordHasher, AccountsService, BearerAuthenticator, BearerGuard, OptionalBearerGuard, CustomerGuard, AdminGuard],
+  providers: [
+    SessionTokens,
+    PasswordHasher,
+    AccountsService,
+    BearerAuthenticator,
+    AccessTokenStrategy,
+    BearerGuard,
+    OptionalBearerGuard,
+    CustomerGuard,
+    AdminGuard,
+  ],
+  exports: [
+    SessionTokens,
+    PasswordHasher,
+    AccountsService,
+    BearerAuthenticator,
+    BearerGuard,
+    OptionalBearerGuard,
+    CustomerGuard,
+    AdminGuard,
+  ],
 })
 export class AuthCoreModule {}

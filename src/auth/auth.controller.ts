@@ -5,7 +5,17 @@ import { ApiError } from '../common/api-error';
 import { success } from '../common/envelope';
 import { Ctx, NoAppContext, RequestContext } from '../common/request-context';
 import { AuthTable } from './auth-tables';
-import { LoginAnswer, LoginRequest, RefreshTokenAnswer, RefreshTokenRequest, RequestPassRequest, ResetPassRequest, SignOutRequest, SignUpAnswer, SignUpRequest } from './auth.dto';
+import {
+  LoginAnswer,
+  LoginRequest,
+  RefreshTokenAnswer,
+  RefreshTokenRequest,
+  RequestPassRequest,
+  ResetPassRequest,
+  SignOutRequest,
+  SignUpAnswer,
+  SignUpRequest,
+} from './auth.dto';
 import { PasswordAuthService } from './password-auth.service';
 import { ResetLinksService } from './reset-links.service';
 
@@ -14,21 +24,32 @@ const DEFAULT_TABLE: AuthTable = 'core_users';
 @ApiTags('Auth')
 @Controller('auth')
 export class AuthController {
-  constructor(private readonly auth: PasswordAuthService, private readonly resets: ResetLinksService) {}
+  constructor(
+    private readonly auth: PasswordAuthService,
+    private readonly resets: ResetLinksService,
+  ) {}
 
   @Post('login')
   @HttpCode(200)
   @ApiOperation({ summary: 'Email and password login: access and refresh tokens (authTable core_customers gives a customer token)' })
   @ApiAccess('site-id')
-  @ApiOkResponse({ type: LoginAnswer, description: '{ status, token: { access_token, refresh_token, user: { id, email, firstName, lastName, role } } }' })
+  @ApiOkResponse({
+    type: LoginAnswer,
+    description: '{ status, token: { access_token, refresh_token, user: { id, email, firstName, lastName, role } } }',
+  })
   @ApiFailureResponse(401, 'Invalid credentials / Authentication failed')
   @ApiFailureResponse(400, 'Validation error (errors[] of { field, message })')
-  @ApiFailureResponse(429, 'Too many failed logins on this account from this client address, or from all addresses (Retry-After)', { headers: RETRY_AFTER })
+  @ApiFailureResponse(429, 'Too many failed logins on this account from this client address, or from all addresses (Retry-After)', {
+    headers: RETRY_AFTER,
+  })
   async login(@Ctx() ctx: RequestContext, @Body() body: LoginRequest): Promise<LoginAnswer> {
     const table = (body.authTable as AuthTable | undefined) ?? DEFAULT_TABLE;
     const { tokens, account } = await this.auth.login(ctx, table, body.email, body.password);
     return success({
-      token: { ...tokens, user: { id: account.id, email: account.email, firstName: account.firstname, lastName: account.lastname, role: account.role } },
+      token: {
+        ...tokens,
+        user: { id: account.id, email: account.email, firstName: account.firstname, lastName: account.lastname, role: account.role },
+      },
     });
   }
 
@@ -36,14 +57,24 @@ export class AuthController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Create an account (default table core_users, role user) and log it in' })
   @ApiAccess('site-id')
-  @ApiOkResponse({ type: SignUpAnswer, description: '{ status, token: { access_token, refresh_token, user: { id, email, firstName, lastName } } }' })
+  @ApiOkResponse({
+    type: SignUpAnswer,
+    description: '{ status, token: { access_token, refresh_token, user: { id, email, firstName, lastName } } }',
+  })
   @ApiFailureResponse(409, 'User with this email already exists')
   @ApiFailureResponse(400, 'Password does not meet security requirements (with requirements) / Validation error', PasswordFailure)
   async signUp(@Ctx() ctx: RequestContext, @Body() body: SignUpRequest): Promise<SignUpAnswer> {
     const table = (body.authTable as AuthTable | undefined) ?? DEFAULT_TABLE;
-    const account = await this.auth.signUp(ctx, table, { email: body.email, password: body.password, firstname: body.firstname, lastname: body.lastname });
+    const account = await this.auth.signUp(ctx, table, {
+      email: body.email,
+      password: body.password,
+      firstname: body.firstname,
+      lastname: body.lastname,
+    });
     const tokens = this.auth.issueTokens(account);
-    return success({ token: { ...tokens, user: { id: account.id, email: account.email, firstName: account.firstname, lastName: account.lastname } } });
+    return success({
+      token: { ...tokens, user: { id: account.id, email: account.email, firstName: account.firstname, lastName: account.lastname } },
+    });
   }
 
   @Post('refresh-token')
@@ -72,9 +103,15 @@ export class AuthController {
 
   @Post('request-pass')
   @HttpCode(200)
-  @ApiOperation({ summary: "Mail a reset link (same answer whether or not the account exists); the link is on `url` (app's domain) or https://<app domain>/reset-password" })
+  @ApiOperation({
+    summary:
+      "Mail a reset link (same answer whether or not the account exists); the link is on `url` (app's domain) or https://<app domain>/reset-password",
+  })
   @ApiAccess('site-id')
-  @ApiOkResponse({ type: MessageAnswer, description: '{ status: Success, message: Email with reset password instructions was sent to <EMAIL>. }' })
+  @ApiOkResponse({
+    type: MessageAnswer,
+    description: '{ status: Success, message: Email with reset password instructions was sent to <EMAIL>. }',
+  })
   @ApiFailureResponse(400, "Validation error (email, appID, url not on the app's domain)")
   @ApiFailureResponse(429, 'Too many password reset requests for this account (Retry-After)', { headers: RETRY_AFTER })
   async requestPass(@Ctx() ctx: RequestContext, @Body() body: RequestPassRequest): Promise<MessageAnswer> {
@@ -88,7 +125,11 @@ export class AuthController {
   @ApiOperation({ summary: 'Set a new password with the token of a reset link; the token works once' })
   @ApiAccess('none', 'site-id') // the reset token names the app; a site-id, when sent, must name the same one
   @ApiOkResponse({ type: MessageAnswer, description: '{ status, message: Password reset successfully }' })
-  @ApiFailureResponse(400, 'Reset password token has expired or is invalid / Password does not meet security requirements (with requirements) / Validation error (confirmPassword)', PasswordFailure)
+  @ApiFailureResponse(
+    400,
+    'Reset password token has expired or is invalid / Password does not meet security requirements (with requirements) / Validation error (confirmPassword)',
+    PasswordFailure,
+  )
   @ApiFailureResponse(401, "Unauthorized (the token is another app's than the site-id's)")
   async resetPass(@Ctx() ctx: RequestContext, @Body() body: ResetPassRequest): Promise<MessageAnswer> {
     if (body.password !== body.confirmPassword) throw ApiError.field('confirmPassword', 'Passwords do not match');

@@ -39,7 +39,10 @@ export class SignUpRequest {
   @EmailField('email', { required: true, doc: { example: 'new@example.test' } })
   email: string;
 
-  @PasswordField('password', { required: true, doc: { description: 'At least 8 characters with an upper-case letter, a lower-case letter, a digit and one of @$!%*?&' } })
+  @PasswordField('password', {
+    required: true,
+    doc: { description: 'At least 8 characters with an upper-case letter, a lower-case letter, a digit and one of @$!%*?&' },
+  })
   password: string;
 
   @TextField('firstname', 50)
@@ -96,7 +99,10 @@ export class ResetPassRequest {
 }
 
 export class UserTokenRequest {
-  @TextField('userId', 2000, { required: true, doc: { description: 'The encrypted userId token issued by /auth/invite-link (docs/auth.md)' } })
+  @TextField('userId', 2000, {
+    required: true,
+    doc: { description: 'The encrypted userId token issued by /auth/invite-link (docs/auth.md)' },
+  })
   userId: string;
 }
 
@@ -176,7 +182,10 @@ export class UserEmailAnswer extends SuccessEnvelope {
 }
 
 export class InviteLinkAnswer extends SuccessEnvelope {
-  @ApiProperty({ description: 'The encrypted userId link token (valid 60 days) for /auth/user-email, /auth/user-sms-code and /auth/verify-sms-code' }) link: string;
+  @ApiProperty({
+    description: 'The encrypted userId link token (valid 60 days) for /auth/user-email, /auth/user-sms-code and /auth/verify-sms-code',
+  })
+  link: string;
 }
 
 export class FolderLimit {

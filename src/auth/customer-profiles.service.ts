@@ -27,7 +27,11 @@ export interface Profile {
 /** Customer and app-user profiles as the customer routes answer them, with the id encrypted. */
 @Injectable()
 export class CustomerProfilesService {
-  constructor(private readonly connection: TransactionalConnection, private readonly catalog: SchemaCatalog, private readonly cipher: IdCipher) {}
+  constructor(
+    private readonly connection: TransactionalConnection,
+    private readonly catalog: SchemaCatalog,
+    private readonly cipher: IdCipher,
+  ) {}
 
   /**
    * The extra columns named in `extraFields`: any column of the account table that is not secret (the
@@ -36,23 +40,51 @@ export class CustomerProfilesService {
    */
   async parseExtraFields(scope: TransactionScope, table: CustomerRouteTable, extraFields: string | undefined): Promise<string[]> {
     if (!extraFields) return [];
-    const names = [...new Set(extraFields.split(',').map((n) => n.trim()).filter(Boolean))];
+    const names = [
+      ...new Set(
+        extraFields
+          .split(',')
+          .map((n) => n.trim())
+          .filter(Boolean),
+      ),
+    ];
     const readable = await this.readableColumns(scope, table);
     const refused = names.find((n) => !readable.has(n));
     if (refused !== undefined) {
-      throw ApiError.field('extraFields', `extraFields may only name readable columns of ${table}; "${refused.slice(0, 60)}" is unknown or secret`);
+      throw ApiError.field(
+        'extraFields',
+        `extraFields may only name readable columns of ${table}; "${refused.slice(0, 60)}" is unknown or secret`,
+      );
     }
     return names.filter((n) => !(PROFILE_FIELDS as readonly string[]).includes(n));
   }
 
-  async profile(scope: TransactionScope, appId: number, table: CustomerRouteTable, id: number, extra: string[] = []): Promise<Profile & Record<string, unknown>> {
+  async profile(
+    scope: TransactionScope,
+    appId: number,
+    table: CustomerRouteTable,
+    id: number,
+    extra: string[] = [],
+  ): Promise<Profile & Record<string, unknown>> {
     // Column names only from PROFILE_FIELDS and the extra list checked against the table's catalog (tenant-added columns are not on the entity).
     const query = this.connection.repository(scope, ACCOUNT_ENTITIES[table]).createQueryBuilder('a').select([]);
     for (const column of [...PROFILE_FIELDS, ...extra]) query.addSelect(`a."${column}"`, column);
-    const row = await query.where('a.app_id = :appId AND a.id = :id', { appId, id }).getRawOne<Omit<Profile, '_id'> & Record<string, unknown>>();
+    const row = await query
+      .where('a.app_id = :appId AND a.id = :id', { appId, id })
+      .getRawOne<Omit<Profile, '_id'> & Record<string, unknown>>();
     if (!row) throw authError('NO_USER_FOUND');
     const { email, firstname, lastname, displayname, description, photourl, emailverified, ...rest } = row;
-    return { _id: this.cipher.encryptId(appId, id), email, firstname, lastname, displayname, description, photourl, emailverified, ...rest };
+    return {
+      _id: this.cipher.encryptId(appId, id),
+      email,
+      firstname,
+      lastname,
+      displayname,
+      description,
+      photourl,
+      emailverified,
+      ...rest,
+    };
   }
 
   /** The table's columns from the schema catalog, without the secret ones. */

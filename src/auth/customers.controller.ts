@@ -21,7 +21,8 @@ import { ResetLinksService } from './reset-links.service';
 const DEFAULT_TABLE: CustomerRouteTable = 'core_customers';
 
 const PROFILE_ANSWER = '{ status, _id (encrypted), email, emailverified, firstname, lastname, displayname, photourl, description }';
-const LOGIN_ANSWER = '{ status, message: Login successful, data: { _id, email, firstname, lastname, displayname, description, photourl, emailverified, ...extraFields } }';
+const LOGIN_ANSWER =
+  '{ status, message: Login successful, data: { _id, email, firstname, lastname, displayname, description, photourl, emailverified, ...extraFields } }';
 const RESET_MAIL_ANSWER = '{ status, message: Email with reset password instructions was sent to <EMAIL>. }';
 const RESET_FAILURES =
   'Reset password token has expired or is invalid / Password does not meet security requirements (with requirements) / Validation error (confirmPassword: Passwords do not match; token: token and reset_password_token must be equal)';
@@ -46,7 +47,11 @@ export class CustomersController {
   @ApiAccess('site-id')
   @ApiOkResponse({ type: CustomerSignupAnswer, description: PROFILE_ANSWER })
   @ApiFailureResponse(409, 'User with this email already exists')
-  @ApiFailureResponse(400, 'Validation error (errors[] of { field, message }) / Password does not meet security requirements (with requirements)', PasswordFailure)
+  @ApiFailureResponse(
+    400,
+    'Validation error (errors[] of { field, message }) / Password does not meet security requirements (with requirements)',
+    PasswordFailure,
+  )
   async signup(@Ctx() ctx: RequestContext, @Body() body: CustomerSignupRequest): Promise<CustomerSignupAnswer> {
     const table = tableOf(body);
     const account = await this.auth.signUp(ctx, table, body);
@@ -60,7 +65,9 @@ export class CustomersController {
   @ApiOkResponse({ type: CustomerLoginAnswer, description: LOGIN_ANSWER })
   @ApiFailureResponse(401, '{ status: Failed, message: Invalid credentials (or Authentication failed), data: {} }', EmptyDataFailure)
   @ApiFailureResponse(400, 'Validation error (extraFields naming an unknown or secret column)')
-  @ApiFailureResponse(429, 'Too many failed logins on this account from this client address, or from all addresses (Retry-After)', { headers: RETRY_AFTER })
+  @ApiFailureResponse(429, 'Too many failed logins on this account from this client address, or from all addresses (Retry-After)', {
+    headers: RETRY_AFTER,
+  })
   async login(@Ctx() ctx: RequestContext, @Body() body: CustomerLoginRequest): Promise<CustomerLoginAnswer> {
     const table = tableOf(body);
     const extra = await this.profiles.parseExtraFields(ctx, table, body.extraFields);
@@ -83,7 +90,10 @@ export class CustomersController {
 
   @Post('reset-password')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Set a new password with the token from the reset link (token and reset_password_token equal); the token names the app, no site-id needed' })
+  @ApiOperation({
+    summary:
+      'Set a new password with the token from the reset link (token and reset_password_token equal); the token names the app, no site-id needed',
+  })
   @ApiAccess('none', 'site-id') // the reset token names the app
   @ApiOkResponse({ type: MessageAnswer, description: '{ status, message: Password reset successfully }' })
   @ApiFailureResponse(400, RESET_FAILURES, PasswordFailure)

@@ -45,7 +45,10 @@ export class CustomerLoginRequest extends WithEmail {
   @PasswordField('password')
   password: string;
 
-  @ApiPropertyOptional({ description: 'Comma-separated extra profile columns: any column of the account table that is not secret (e.g. mobile, created, updated)' })
+  @ApiPropertyOptional({
+    description:
+      'Comma-separated extra profile columns: any column of the account table that is not secret (e.g. mobile, created, updated)',
+  })
   @MaxLength(500, { message: 'extraFields is too long' })
   @IsString({ message: 'extraFields must be a comma-separated string' })
   @IsOptional()
@@ -67,7 +70,10 @@ export class CustomerResetPasswordRequest extends CustomerRouteRequest {
   @TextField('token', 2000, { required: true, doc: { description: 'The reset token; must equal reset_password_token' } })
   token: string;
 
-  @TextField('reset_password_token', 2000, { required: true, doc: { description: 'The reset token again (both must be sent, with equal values)' } })
+  @TextField('reset_password_token', 2000, {
+    required: true,
+    doc: { description: 'The reset token again (both must be sent, with equal values)' },
+  })
   reset_password_token: string;
 }
 

@@ -11,7 +11,6 @@ import { assertStrongPassword } from './password-policy';
 import { issuedBeforePasswordChange, passwordVersion } from './password-version';
 import { InvalidTokenError, MalformedTokenError, TokenExpiredError, TokenPair, SessionTokens } from './session-tokens.service';
 
-
 export function principalOf(account: Account): AuthPrincipal {
   return { userId: account.id, appId: account.appId, authTable: account.table, role: account.role };
 }
@@ -32,7 +31,13 @@ export class PasswordAuthService {
    * alike, in the same time) / 401 `Authentication failed` (an account without a usable password hash).
    * A legacy or weaker hash is replaced by bcrypt at the configured cost.
    */
-  async verifyCredentials(ctx: RequestContext, table: AuthTable, email: string, password: string, failureBody?: Record<string, unknown>): Promise<Account> {
+  async verifyCredentials(
+    ctx: RequestContext,
+    table: AuthTable,
+    email: string,
+    password: string,
+    failureBody?: Record<string, unknown>,
+  ): Promise<Account> {
     // Only failures count against the account's login limits (429 before bcrypt runs); a success clears this address's.
     return this.limits.login(ctx, table, email, async () => {
       const account = await this.accounts.findByEmail(ctx, table, email);
@@ -76,7 +81,14 @@ export class PasswordAuthService {
    */
   async refresh(ctx: RequestContext, payload: unknown): Promise<TokenPair> {
     const body = payload as { access_token?: unknown; refresh_token?: unknown } | null;
-    if (!body || typeof body !== 'object' || typeof body.access_token !== 'string' || typeof body.refresh_token !== 'string' || !body.access_token || !body.refresh_token) {
+    if (
+      !body ||
+      typeof body !== 'object' ||
+      typeof body.access_token !== 'string' ||
+      typeof body.refresh_token !== 'string' ||
+      !body.access_token ||
+      !body.refresh_token
+    ) {
       throw authError('INVALID_TOKEN_FORMAT');
     }
     let refresh: { principal: AuthPrincipal; issuedAt: number; passwordVersion: string | null };

@@ -11,7 +11,10 @@ export function passwordVersion(account: Pick<Account, 'table' | 'id' | 'passwor
  * or reset voids every token issued before it). Tokens of password login carry the password version;
  * others (SSO) are compared by issue time.
  */
-export function issuedBeforePasswordChange(token: { passwordVersion: string | null; issuedAt: number }, account: Pick<Account, 'table' | 'id' | 'passwordChangedUs'>): boolean {
+export function issuedBeforePasswordChange(
+  token: { passwordVersion: string | null; issuedAt: number },
+  account: Pick<Account, 'table' | 'id' | 'passwordChangedUs'>,
+): boolean {
   if (token.passwordVersion !== null) return token.passwordVersion !== passwordVersion(account);
   return token.issuedAt < Math.floor(Number(BigInt(account.passwordChangedUs) / 1_000_000n));
 }

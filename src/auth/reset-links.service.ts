@@ -69,14 +69,22 @@ export class ResetLinksService {
       await sending;
       return;
     }
-    sending.catch((error: Error) => this.logger.error({ requestId: ctx.requestId, appId: ctx.appId, err: error.message }, 'reset mail failed'));
+    sending.catch((error: Error) =>
+      this.logger.error({ requestId: ctx.requestId, appId: ctx.appId, err: error.message }, 'reset mail failed'),
+    );
   }
 
   /**
    * Sets the new password for a valid token; the token's password_changed must still hold, so a second use
    * fails. `table` (when sent) must be the token's; `allowedTables` are the tables the route may reset.
    */
-  async reset(ctx: RequestContext, table: AuthTable | undefined, token: string, password: string, allowedTables: readonly AuthTable[] = AUTH_TABLES): Promise<void> {
+  async reset(
+    ctx: RequestContext,
+    table: AuthTable | undefined,
+    token: string,
+    password: string,
+    allowedTables: readonly AuthTable[] = AUTH_TABLES,
+  ): Promise<void> {
     assertStrongPassword(password);
     const claims = this.readToken(token);
     if (!claims || claims.e < Date.now() || (table && table !== claims.t) || !allowedTables.includes(claims.t)) {
@@ -94,7 +102,13 @@ export class ResetLinksService {
     if (plain === null) return null;
     try {
       const c = JSON.parse(plain) as ResetClaims;
-      return Number.isSafeInteger(c.u) && Number.isSafeInteger(c.a) && isAuthTable(c.t) && typeof c.pc === 'string' && typeof c.e === 'number' ? c : null;
+      return Number.isSafeInteger(c.u) &&
+        Number.isSafeInteger(c.a) &&
+        isAuthTable(c.t) &&
+        typeof c.pc === 'string' &&
+        typeof c.e === 'number'
+        ? c
+        : null;
     } catch {
       return null;
     }
@@ -131,7 +145,7 @@ function isLoopback(host: string): boolean {
 
 /** `…?x=` or `…/` get the token appended as is; any other URL gets a `token` query parameter. */
 export function appendToken(base: string, token: string): string {
-  if (base.endsWith('=') || base.endsWith('/') && new URL(base).pathname !== '/') return base + token;
+  if (base.endsWith('=') || (base.endsWith('/') && new URL(base).pathname !== '/')) return base + token;
   const url = new URL(base);
   url.searchParams.set('token', token);
   return url.toString();

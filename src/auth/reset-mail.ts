@@ -8,7 +8,13 @@ export function senderOf(site: Site): string {
 }
 
 /** The reset mail: HTML from templates/reset-password.hbs (handlebars escapes every value), and a text part. */
-export async function resetMail(templates: MailTemplates, site: Site, to: string, link: string, ttlSeconds: number): Promise<ISendMailOptions> {
+export async function resetMail(
+  templates: MailTemplates,
+  site: Site,
+  to: string,
+  link: string,
+  ttlSeconds: number,
+): Promise<ISendMailOptions> {
   const minutes = String(Math.round(ttlSeconds / 60));
   const text = `Reset the password of your ${site.name} account: ${link}\nThe link works once and expires in ${minutes} minutes. If you did not ask for it, ignore this mail.`;
   const html = await templates.render('reset-password', { link, appName: site.name, minutes });

@@ -47,7 +47,10 @@ export class SessionTokens {
   ) {}
 
   issuePair(principal: AuthPrincipal, passwordVersion?: string): TokenPair {
-    return { access_token: this.sign(principal, 'access', passwordVersion), refresh_token: this.sign(principal, 'refresh', passwordVersion) };
+    return {
+      access_token: this.sign(principal, 'access', passwordVersion),
+      refresh_token: this.sign(principal, 'refresh', passwordVersion),
+    };
   }
 
   sign(principal: AuthPrincipal, typ: TokenType, passwordVersion?: string): string {
@@ -67,7 +70,11 @@ export class SessionTokens {
     if (this.jwt.decode(token) === null) throw new MalformedTokenError('Malformed token');
     let payload: unknown;
     try {
-      payload = this.jwt.verify(token, { secret: this.keyFor(typ).secret, algorithms: [ALGORITHM], ignoreExpiration: options.ignoreExpiration });
+      payload = this.jwt.verify(token, {
+        secret: this.keyFor(typ).secret,
+        algorithms: [ALGORITHM],
+        ignoreExpiration: options.ignoreExpiration,
+      });
     } catch (error) {
       if (error instanceof JwtExpiredError) throw new TokenExpiredError('Token has expired');
       throw new InvalidTokenError('Invalid token');
@@ -94,7 +101,14 @@ export class SessionTokens {
 export function readClaims(payload: unknown, typ: TokenType): VerifiedToken {
   const claims = (payload ?? {}) as { [K in keyof Claims]?: unknown } & { iat?: unknown; exp?: unknown };
   const userId = subjectId(claims.sub);
-  if (claims.typ !== typ || userId === null || typeof claims.exp !== 'number' || !isAppId(claims.app) || typeof claims.tbl !== 'string' || !isRole(claims.role)) {
+  if (
+    claims.typ !== typ ||
+    userId === null ||
+    typeof claims.exp !== 'number' ||
+    !isAppId(claims.app) ||
+    typeof claims.tbl !== 'string' ||
+    !isRole(claims.role)
+  ) {
     throw new InvalidTokenError('Invalid token');
   }
   if (claims.pwv !== undefined && typeof claims.pwv !== 'string') throw new InvalidTokenError('Invalid token');

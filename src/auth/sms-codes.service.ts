@@ -55,7 +55,10 @@ export class SmsCodesService {
       .createQueryBuilder()
       .update()
       .set({ attempts: () => 'attempts + 1' })
-      .where('id = (SELECT id FROM core_sms_codes WHERE app_id = :appId AND auth_table = :table AND user_id = :userId ORDER BY created DESC, id DESC LIMIT 1)', owner)
+      .where(
+        'id = (SELECT id FROM core_sms_codes WHERE app_id = :appId AND auth_table = :table AND user_id = :userId ORDER BY created DESC, id DESC LIMIT 1)',
+        owner,
+      )
       .andWhere('used_at IS NULL AND expires > now() AND attempts < :max', { max: SMS_CODE_MAX_ATTEMPTS })
       .returning(['id', 'code_hash'])
       .execute();

@@ -24,13 +24,21 @@ export class SmsTransport {
   async send(message: SmsMessage): Promise<void> {
     const url = this.config.smsWebhookUrl;
     if (!url) {
-      const file = join(outboxDir(this.config, 'sms'), `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.json`);
+      const file = join(
+        outboxDir(this.config, 'sms'),
+        `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.json`,
+      );
       await writeFile(file, JSON.stringify(message, null, 2));
       return;
     }
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (this.config.smsWebhookToken) headers.authorization = `Bearer ${this.config.smsWebhookToken}`;
-    const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(message), signal: AbortSignal.timeout(GATEWAY_TIMEOUT_MS) });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(message),
+      signal: AbortSignal.timeout(GATEWAY_TIMEOUT_MS),
+    });
     if (!response.ok) throw new Error(`SMS gateway answered ${response.status}`);
   }
 }

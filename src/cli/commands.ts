@@ -75,7 +75,13 @@ const USER_FLAGS: FlagSpec[] = [
 
 export const COMMANDS: CommandSpec[] = [
   { name: 'migrate', summary: 'apply pending migrations; prints { applied }', synopsis: '', flags: [], database: true },
-  { name: 'migrate:status', summary: 'migrations applied and pending; prints { applied, pending, unknown }', synopsis: '', flags: [], database: true },
+  {
+    name: 'migrate:status',
+    summary: 'migrations applied and pending; prints { applied, pending, unknown }',
+    synopsis: '',
+    flags: [],
+    database: true,
+  },
   {
     name: 'migrate:revert',
     summary: 'undo the last applied migration(s) in one transaction; prints { reverted }. The service re-applies them at its next start',
@@ -83,7 +89,14 @@ export const COMMANDS: CommandSpec[] = [
     flags: [{ name: 'count', value: 'N', help: 'how many, newest first (default 1)' }],
     database: true,
   },
-  { name: 'seed', args: 'FILE.json', summary: 'load a tenant fixture, all or nothing; prints { appID, ids }', synopsis: '', flags: [], database: true },
+  {
+    name: 'seed',
+    args: 'FILE.json',
+    summary: 'load a tenant fixture, all or nothing; prints { appID, ids }',
+    synopsis: '',
+    flags: [],
+    database: true,
+  },
   {
     name: 'tenant:create',
     summary: 'create a tenant with generated keys; prints its JSON',
@@ -110,8 +123,10 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'user:create',
-    summary: 'create an account of an app (an admin with --role admin); the password is checked by the password policy and stored as bcrypt',
-    synopsis: '--app ID --email EMAIL (--password PASSWORD | --password-stdin) [--role ROLE] [--table TABLE] [--firstname F] [--lastname L]',
+    summary:
+      'create an account of an app (an admin with --role admin); the password is checked by the password policy and stored as bcrypt',
+    synopsis:
+      '--app ID --email EMAIL (--password PASSWORD | --password-stdin) [--role ROLE] [--table TABLE] [--firstname F] [--lastname L]',
     flags: [
       ...USER_FLAGS,
       { name: 'role', value: 'ROLE', help: 'core_users primary_role: admin administers the app (default user)' },
@@ -122,14 +137,14 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'user:password',
-    summary: 'set or reset an account\'s password (tokens and reset links issued before it stop working)',
+    summary: "set or reset an account's password (tokens and reset links issued before it stop working)",
     synopsis: '--app ID --email EMAIL (--password PASSWORD | --password-stdin) [--table TABLE]',
     flags: USER_FLAGS,
     database: true,
   },
   {
     name: 'mail:failed',
-    summary: 'list an app\'s outbox mails that failed for good (newest first); prints { appID, total, mails }',
+    summary: "list an app's outbox mails that failed for good (newest first); prints { appID, total, mails }",
     synopsis: '--app ID [--limit N]',
     flags: [APP, { name: 'limit', value: 'N', help: 'at most this many (default 50)' }],
     database: true,
@@ -154,12 +169,16 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'payment:double',
-    summary: 'run a local double of the payment provider\'s API (development); no database',
+    summary: "run a local double of the payment provider's API (development); no database",
     synopsis: '[--port 12111] [--host 127.0.0.1] [--webhook-url URL --webhook-secret SECRET]',
     flags: [
       { name: 'port', value: 'PORT', help: 'listen port (default 12111)' },
       { name: 'host', value: 'HOST', help: 'listen address (default 127.0.0.1)' },
-      { name: 'webhook-url', value: 'URL', help: 'where the provider’s events are delivered (payment_intent.succeeded, .payment_failed, .canceled, charge.refunded)' },
+      {
+        name: 'webhook-url',
+        value: 'URL',
+        help: 'where the provider’s events are delivered (payment_intent.succeeded, .payment_failed, .canceled, charge.refunded)',
+      },
       { name: 'webhook-secret', value: 'SECRET', help: 'signs those announcements' },
     ],
     database: false,
@@ -217,7 +236,16 @@ export type Parsed =
   | { command: 'tenant:create'; name: string; domain: string }
   | { command: 'tenant:list'; appId: number | null }
   | { command: 'tenant:update'; appId: number; changes: Record<string, string> }
-  | { command: 'user:create'; appId: number; email: string; password: PasswordSource; table: string; role?: string; firstname?: string; lastname?: string }
+  | {
+      command: 'user:create';
+      appId: number;
+      email: string;
+      password: PasswordSource;
+      table: string;
+      role?: string;
+      firstname?: string;
+      lastname?: string;
+    }
   | { command: 'user:password'; appId: number; email: string; password: PasswordSource; table: string }
   | { command: 'mail:failed'; appId: number; limit: number }
   | { command: 'mail:retry'; id?: number; appId?: number; all: boolean }
@@ -238,7 +266,9 @@ export function parseCommand(argv: string[]): Parsed {
   let values: Record<string, string | boolean | undefined>;
   let positionals: string[];
   try {
-    const options = Object.fromEntries(spec.flags.map((flag) => [flag.name, { type: flag.value ? ('string' as const) : ('boolean' as const) }]));
+    const options = Object.fromEntries(
+      spec.flags.map((flag) => [flag.name, { type: flag.value ? ('string' as const) : ('boolean' as const) }]),
+    );
     ({ values, positionals } = parseArgs({ args: rest, options, strict: true, allowPositionals: Boolean(spec.args) }));
   } catch (error) {
     throw new UsageError(`${name}: ${(error as Error).message.split('\n')[0].replace(/\. To specify a positional argument.*$/, '')}`, spec);
@@ -254,7 +284,8 @@ export function parseCommand(argv: string[]): Parsed {
   };
   const id = (flag: string, value = text(flag)): number | undefined => {
     if (value === undefined) return undefined;
-    if (!/^\d{1,10}$/.test(value.trim()) || Number(value) < 1 || Number(value) > 2_147_483_647) fail(`--${flag} must be a positive integer (got "${value}")`);
+    if (!/^\d{1,10}$/.test(value.trim()) || Number(value) < 1 || Number(value) > 2_147_483_647)
+      fail(`--${flag} must be a positive integer (got "${value}")`);
     return Number(value);
   };
   const password = (): PasswordSource => {
@@ -298,12 +329,23 @@ export function parseCommand(argv: string[]): Parsed {
       const email = required('email');
       const pass = password();
       const table = text('table') ?? 'core_users';
-      if (!['core_users', 'core_customers', 'core_app_users'].includes(table)) fail(`--table must be core_users, core_customers or core_app_users (got "${table}")`);
+      if (!['core_users', 'core_customers', 'core_app_users'].includes(table))
+        fail(`--table must be core_users, core_customers or core_app_users (got "${table}")`);
       if (spec.name === 'user:password') return { command: 'user:password', appId, email, password: pass, table };
       const role = text('role');
       if (role !== undefined && table !== 'core_users') fail('--role applies to core_users only');
-      if (role !== undefined && !/^[A-Za-z][A-Za-z0-9_-]{0,49}$/.test(role)) fail(`--role must be a word of letters, digits, - and _ (at most 50; got "${role}")`);
-      return { command: 'user:create', appId, email, password: pass, table, role, firstname: text('firstname'), lastname: text('lastname') };
+      if (role !== undefined && !/^[A-Za-z][A-Za-z0-9_-]{0,49}$/.test(role))
+        fail(`--role must be a word of letters, digits, - and _ (at most 50; got "${role}")`);
+      return {
+        command: 'user:create',
+        appId,
+        email,
+        password: pass,
+        table,
+        role,
+        firstname: text('firstname'),
+        lastname: text('lastname'),
+      };
     }
     case 'mail:failed': {
       const limit = id('limit') ?? 50;

@@ -33,7 +33,10 @@ export function migrationStatus(database: Pick<DatabaseHandle, 'url' | 'embedded
 }
 
 /** Undoes the newest `count` applied migrations (their `down`), all in one transaction: all or none are reverted. */
-export function revertMigrations(database: Pick<DatabaseHandle, 'url' | 'embedded' | 'idle'>, count: number): Promise<{ reverted: string[] }> {
+export function revertMigrations(
+  database: Pick<DatabaseHandle, 'url' | 'embedded' | 'idle'>,
+  count: number,
+): Promise<{ reverted: string[] }> {
   return withMigrationLock(database, async (dataSource) => {
     const runner = dataSource.createQueryRunner();
     try {

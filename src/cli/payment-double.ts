@@ -118,7 +118,24 @@ const DECLINING: Record<string, { decline_code: string; message: string }> = {
   pm_card_chargeDeclinedInsufficientFunds: { decline_code: 'insufficient_funds', message: 'Your card has insufficient funds.' },
 };
 /** Currencies without minor units: amounts are whole units. */
-const ZERO_DECIMAL = new Set(['bif', 'clp', 'djf', 'gnf', 'jpy', 'kmf', 'krw', 'mga', 'pyg', 'rwf', 'ugx', 'vnd', 'vuv', 'xaf', 'xof', 'xpf']);
+const ZERO_DECIMAL = new Set([
+  'bif',
+  'clp',
+  'djf',
+  'gnf',
+  'jpy',
+  'kmf',
+  'krw',
+  'mga',
+  'pyg',
+  'rwf',
+  'ugx',
+  'vnd',
+  'vuv',
+  'xaf',
+  'xof',
+  'xpf',
+]);
 
 /**
  * A local double of the payment provider's REST API for the provider's own SDK (`stripe`), on 127.0.0.1:
@@ -217,14 +234,16 @@ export class PaymentPeer {
   /** The customer's card was declined (generic_decline): the intent needs another payment method. Not for a succeeded or canceled intent. */
   decline(intentId: string, message = 'Your card was declined.'): PeerIntent {
     const intent = this.intent(intentId);
-    if (intent.status === 'succeeded' || intent.status === 'canceled') throw new Error(`PaymentPeer: intent ${intentId} is ${intent.status}, it cannot be declined`);
+    if (intent.status === 'succeeded' || intent.status === 'canceled')
+      throw new Error(`PaymentPeer: intent ${intentId} is ${intent.status}, it cannot be declined`);
     return this.declined(intent, { decline_code: 'generic_decline', message });
   }
 
   /** The intent is canceled (as from the dashboard). Not for a succeeded or canceled intent. */
   cancel(intentId: string, reason: 'duplicate' | 'fraudulent' | 'requested_by_customer' | 'abandoned' | null = null): PeerIntent {
     const intent = this.intent(intentId);
-    if (intent.status === 'succeeded' || intent.status === 'canceled') throw new Error(`PaymentPeer: intent ${intentId} is ${intent.status}, it cannot be canceled`);
+    if (intent.status === 'succeeded' || intent.status === 'canceled')
+      throw new Error(`PaymentPeer: intent ${intentId} is ${intent.status}, it cannot be canceled`);
     return this.canceled(intent, reason);
   }
 
@@ -279,7 +298,11 @@ export class PaymentPeer {
     const fields = object as { livemode?: unknown; payment_intent?: unknown };
     const livemode =
       options.livemode ??
-      (typeof fields.livemode === 'boolean' ? fields.livemode : typeof fields.payment_intent === 'string' ? Boolean(this.intents.get(fields.payment_intent)?.livemode) : false);
+      (typeof fields.livemode === 'boolean'
+        ? fields.livemode
+        : typeof fields.payment_intent === 'string'
+          ? Boolean(this.intents.get(fields.payment_intent)?.livemode)
+          : false);
     const payload = JSON.stringify({
       id: options.id ?? `evt_${token(24)}`,
       object: 'event',
@@ -329,7 +352,11 @@ export class PaymentPeer {
     const { payload, signature } = this.signedEvent(type, object, this.webhook.secret);
     const report = this.webhook.report ?? console.log;
     try {
-      const response = await fetch(this.webhook.url, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body: payload });
+      const response = await fetch(this.webhook.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+        body: payload,
+      });
       report(`webhook ${type} for ${object.id} → ${response.status} ${await response.text()}`);
     } catch (error) {
       report(`webhook ${type} for ${object.id} failed: ${(error as Error).message}`);
@@ -346,10 +373,19 @@ export class PaymentPeer {
     raw: string,
   ): Answer {
     if (!apiKey) {
-      return { status: 401, body: apiError('invalid_request_error', "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').") };
+      return {
+        status: 401,
+        body: apiError(
+          'invalid_request_error',
+          "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').",
+        ),
+      };
     }
     if (!/^sk_(test|live)_\w+$/.test(apiKey)) {
-      return { status: 401, body: apiError('invalid_request_error', `Invalid API Key provided: ${apiKey.slice(0, 8)}****${apiKey.slice(-4)}`) };
+      return {
+        status: 401,
+        body: apiError('invalid_request_error', `Invalid API Key provided: ${apiKey.slice(0, 8)}****${apiKey.slice(-4)}`),
+      };
     }
     if (method !== 'POST' || !idempotencyKey) return this.route(method, path, query, apiKey, body);
     // The provider's idempotent requests: the first answer, as it was then, is replayed for the same key,
@@ -359,13 +395,19 @@ export class PaymentPeer {
     if (saved && saved.endpoint !== path) {
       return {
         status: 400,
-        body: apiError('idempotency_error', `Keys for idempotent requests can only be used for the same endpoint they were first used for ('${saved.endpoint}' vs '${path}'). Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`),
+        body: apiError(
+          'idempotency_error',
+          `Keys for idempotent requests can only be used for the same endpoint they were first used for ('${saved.endpoint}' vs '${path}'). Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`,
+        ),
       };
     }
     if (saved && saved.params !== raw) {
       return {
         status: 400,
-        body: apiError('idempotency_error', `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`),
+        body: apiError(
+          'idempotency_error',
+          `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`,
+        ),
       };
     }
     if (saved) return { status: saved.status, body: JSON.parse(saved.body), headers: { 'idempotent-replayed': 'true' } };
@@ -404,12 +446,22 @@ export class PaymentPeer {
   }
 
   private createIntent(apiKey: string, body: Record<string, unknown>): Answer {
-    if (body.amount === undefined) return { status: 400, body: apiError('invalid_request_error', 'Missing required param: amount.', { code: 'parameter_missing', param: 'amount' }) };
+    if (body.amount === undefined)
+      return {
+        status: 400,
+        body: apiError('invalid_request_error', 'Missing required param: amount.', { code: 'parameter_missing', param: 'amount' }),
+      };
     const invalid = invalidAmount(body.amount);
     if (invalid) return invalid;
     const amount = Number(body.amount);
     if (typeof body.currency !== 'string' || !/^[a-z]{3}$/.test(body.currency)) {
-      return { status: 400, body: apiError('invalid_request_error', `Invalid currency: ${String(body.currency ?? '')}`, { code: 'parameter_invalid_string_empty', param: 'currency' }) };
+      return {
+        status: 400,
+        body: apiError('invalid_request_error', `Invalid currency: ${String(body.currency ?? '')}`, {
+          code: 'parameter_invalid_string_empty',
+          param: 'currency',
+        }),
+      };
     }
     const id = `pi_${token(24)}`;
     const types = Array.isArray(body.allowed_payment_method_types) ? (body.allowed_payment_method_types as string[]) : ['card'];
@@ -440,20 +492,31 @@ export class PaymentPeer {
 
   private confirm(intent: PeerIntent, body: Record<string, unknown>): Answer {
     if (intent.status === 'succeeded') {
-      return { status: 400, body: apiError('invalid_request_error', 'This PaymentIntent has already succeeded.', { code: 'payment_intent_unexpected_state' }) };
+      return {
+        status: 400,
+        body: apiError('invalid_request_error', 'This PaymentIntent has already succeeded.', { code: 'payment_intent_unexpected_state' }),
+      };
     }
     if (intent.status === 'canceled') {
       return {
         status: 400,
-        body: apiError('invalid_request_error', 'You cannot confirm this PaymentIntent because it has a status of canceled. Only a PaymentIntent with one of the following statuses may be confirmed: requires_confirmation, requires_payment_method, requires_action.', {
-          code: 'payment_intent_unexpected_state',
-        }),
+        body: apiError(
+          'invalid_request_error',
+          'You cannot confirm this PaymentIntent because it has a status of canceled. Only a PaymentIntent with one of the following statuses may be confirmed: requires_confirmation, requires_payment_method, requires_action.',
+          {
+            code: 'payment_intent_unexpected_state',
+          },
+        ),
       };
     }
     const decline = typeof body.payment_method === 'string' ? DECLINING[body.payment_method] : undefined;
     if (decline) {
       const declined = this.declined(intent, decline);
-      return { status: 402, body: { error: { ...declined.last_payment_error, payment_intent: declined } }, deliver: { type: 'payment_intent.payment_failed', object: declined } };
+      return {
+        status: 402,
+        body: { error: { ...declined.last_payment_error, payment_intent: declined } },
+        deliver: { type: 'payment_intent.payment_failed', object: declined },
+      };
     }
     const paid = this.succeed(intent.id);
     return { status: 200, body: paid, deliver: { type: 'payment_intent.succeeded', object: paid } };
@@ -462,14 +525,23 @@ export class PaymentPeer {
   private cancelRequest(intent: PeerIntent, body: Record<string, unknown>): Answer {
     const reason = body.cancellation_reason;
     if (reason !== undefined && !(CANCELLATION_REASONS as readonly unknown[]).includes(reason)) {
-      return { status: 400, body: apiError('invalid_request_error', `Invalid cancellation_reason: must be one of ${oneOf(CANCELLATION_REASONS)}`, { param: 'cancellation_reason' }) };
+      return {
+        status: 400,
+        body: apiError('invalid_request_error', `Invalid cancellation_reason: must be one of ${oneOf(CANCELLATION_REASONS)}`, {
+          param: 'cancellation_reason',
+        }),
+      };
     }
     if (intent.status === 'succeeded' || intent.status === 'canceled') {
       return {
         status: 400,
-        body: apiError('invalid_request_error', `You cannot cancel this PaymentIntent because it has a status of ${intent.status}. Only a PaymentIntent with one of the following statuses may be canceled: ${CANCELABLE}.`, {
-          code: 'payment_intent_unexpected_state',
-        }),
+        body: apiError(
+          'invalid_request_error',
+          `You cannot cancel this PaymentIntent because it has a status of ${intent.status}. Only a PaymentIntent with one of the following statuses may be canceled: ${CANCELABLE}.`,
+          {
+            code: 'payment_intent_unexpected_state',
+          },
+        ),
       };
     }
     const canceled = this.canceled(intent, (reason as string | undefined) ?? null);
@@ -479,7 +551,10 @@ export class PaymentPeer {
   private createRefund(apiKey: string, body: Record<string, unknown>): Answer {
     const intentId = body.payment_intent;
     if (typeof intentId !== 'string' || intentId === '') {
-      const message = body.charge !== undefined ? 'This double refunds by payment_intent only: pass payment_intent instead of charge.' : 'Missing required param: payment_intent.';
+      const message =
+        body.charge !== undefined
+          ? 'This double refunds by payment_intent only: pass payment_intent instead of charge.'
+          : 'Missing required param: payment_intent.';
       return { status: 400, body: apiError('invalid_request_error', message, { code: 'parameter_missing', param: 'payment_intent' }) };
     }
     const intent = this.owned(apiKey, intentId);
@@ -491,11 +566,19 @@ export class PaymentPeer {
     const amount = body.amount === undefined ? undefined : Number(body.amount);
     const reason = body.reason;
     if (reason !== undefined && !(REFUND_REASONS as readonly unknown[]).includes(reason)) {
-      return { status: 400, body: apiError('invalid_request_error', `Invalid reason: must be one of ${oneOf(REFUND_REASONS)}`, { param: 'reason' }) };
+      return {
+        status: 400,
+        body: apiError('invalid_request_error', `Invalid reason: must be one of ${oneOf(REFUND_REASONS)}`, { param: 'reason' }),
+      };
     }
     const refused = this.refusal(intent, amount);
     if (refused) return refused;
-    const refund = this.addRefund(intent, amount ?? this.unrefunded(intent), (reason as PeerRefund['reason'] | undefined) ?? null, metadataOf(body.metadata));
+    const refund = this.addRefund(
+      intent,
+      amount ?? this.unrefunded(intent),
+      (reason as PeerRefund['reason'] | undefined) ?? null,
+      metadataOf(body.metadata),
+    );
     return { status: 200, body: refund, deliver: { type: 'charge.refunded', object: this.chargeOf(intent.id) } };
   }
 
@@ -513,13 +596,20 @@ export class PaymentPeer {
     }
     const limit = query.limit === undefined ? 10 : Number(query.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
-      return { status: 400, body: apiError('invalid_request_error', 'This value must be greater than or equal to 1 and less than or equal to 100.', { code: 'parameter_invalid_integer', param: 'limit' }) };
+      return {
+        status: 400,
+        body: apiError('invalid_request_error', 'This value must be greater than or equal to 1 and less than or equal to 100.', {
+          code: 'parameter_invalid_integer',
+          param: 'limit',
+        }),
+      };
     }
     let page: PeerRefund[];
     let hasMore: boolean;
     const cursor = (query.starting_after ?? query.ending_before) as string | undefined;
     const at = cursor === undefined ? -1 : refunds.findIndex((refund) => refund.id === cursor);
-    if (cursor !== undefined && at < 0) return missing('refund', cursor, query.starting_after !== undefined ? 'starting_after' : 'ending_before', 400);
+    if (cursor !== undefined && at < 0)
+      return missing('refund', cursor, query.starting_after !== undefined ? 'starting_after' : 'ending_before', 400);
     if (query.starting_after !== undefined) {
       const rest = refunds.slice(at + 1);
       [page, hasMore] = [rest.slice(0, limit), rest.length > limit];
@@ -536,19 +626,40 @@ export class PaymentPeer {
   /** The provider's refusal of refunding `amount` (default: what is left) of `intent`, or null. */
   private refusal(intent: PeerIntent, amount: number | undefined): Answer | null {
     if (amount !== undefined && !(Number.isInteger(amount) && amount >= 1)) {
-      return { status: 400, body: apiError('invalid_request_error', 'This value must be greater than or equal to 1.', { code: 'parameter_invalid_integer', param: 'amount' }) };
+      return {
+        status: 400,
+        body: apiError('invalid_request_error', 'This value must be greater than or equal to 1.', {
+          code: 'parameter_invalid_integer',
+          param: 'amount',
+        }),
+      };
     }
     if (intent.status !== 'succeeded' || !intent.latest_charge) {
-      return { status: 400, body: apiError('invalid_request_error', 'This PaymentIntent does not have a successful charge to refund.', { code: 'charge_not_refundable', param: 'payment_intent' }) };
+      return {
+        status: 400,
+        body: apiError('invalid_request_error', 'This PaymentIntent does not have a successful charge to refund.', {
+          code: 'charge_not_refundable',
+          param: 'payment_intent',
+        }),
+      };
     }
     const left = this.unrefunded(intent);
     if (left === 0) {
-      return { status: 400, body: apiError('invalid_request_error', `Charge ${intent.latest_charge} has already been refunded.`, { code: 'charge_already_refunded' }) };
+      return {
+        status: 400,
+        body: apiError('invalid_request_error', `Charge ${intent.latest_charge} has already been refunded.`, {
+          code: 'charge_already_refunded',
+        }),
+      };
     }
     if (amount !== undefined && amount > left) {
       return {
         status: 400,
-        body: apiError('invalid_request_error', `Refund amount (${money(amount, intent.currency)}) is greater than unrefunded amount on charge (${money(left, intent.currency)})`, { code: 'amount_too_large', param: 'amount' }),
+        body: apiError(
+          'invalid_request_error',
+          `Refund amount (${money(amount, intent.currency)}) is greater than unrefunded amount on charge (${money(left, intent.currency)})`,
+          { code: 'amount_too_large', param: 'amount' },
+        ),
       };
     }
     return null;
@@ -580,7 +691,13 @@ export class PaymentPeer {
   }
 
   private declined(intent: PeerIntent, decline: { decline_code: string; message: string }): PeerIntent {
-    const error: PeerPaymentError = { type: 'card_error', code: 'card_declined', decline_code: decline.decline_code, message: decline.message, doc_url: DECLINE_DOC };
+    const error: PeerPaymentError = {
+      type: 'card_error',
+      code: 'card_declined',
+      decline_code: decline.decline_code,
+      message: decline.message,
+      doc_url: DECLINE_DOC,
+    };
     return Object.assign(intent, { status: 'requires_payment_method', last_payment_error: error });
   }
 
@@ -626,9 +743,19 @@ function missing(kind: string, id: string, param: string, status = 404): Answer 
 /** The provider's 400 for an amount that is no integer, or below 1; null for a good one. */
 function invalidAmount(value: unknown): Answer | null {
   if (!/^-?\d+$/.test(String(value))) {
-    return { status: 400, body: apiError('invalid_request_error', `Invalid integer: ${String(value)}`, { code: 'parameter_invalid_integer', param: 'amount' }) };
+    return {
+      status: 400,
+      body: apiError('invalid_request_error', `Invalid integer: ${String(value)}`, { code: 'parameter_invalid_integer', param: 'amount' }),
+    };
   }
-  if (Number(value) < 1) return { status: 400, body: apiError('invalid_request_error', 'This value must be greater than or equal to 1.', { code: 'parameter_invalid_integer', param: 'amount' }) };
+  if (Number(value) < 1)
+    return {
+      status: 400,
+      body: apiError('invalid_request_error', 'This value must be greater than or equal to 1.', {
+        code: 'parameter_invalid_integer',
+        param: 'amount',
+      }),
+    };
   return null;
 }
 

@@ -62,7 +62,11 @@ export async function runDatabaseCommand(parsed: DatabaseCommand, input: Command
   }
 }
 
-function run(app: INestApplicationContext, parsed: Exclude<DatabaseCommand, { command: 'migrate' | 'migrate:status' | 'migrate:revert' }>, input: CommandInput): Promise<unknown> {
+function run(
+  app: INestApplicationContext,
+  parsed: Exclude<DatabaseCommand, { command: 'migrate' | 'migrate:status' | 'migrate:revert' }>,
+  input: CommandInput,
+): Promise<unknown> {
   switch (parsed.command) {
     case 'seed':
       return app.get(SeedService).load(input.fixture);

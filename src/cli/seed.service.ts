@@ -51,7 +51,9 @@ export class SeedService {
         ids[table] = [];
         for (const row of rows) ids[table].push(await this.insertRow(scope, em, site.id, table, row));
         // Raw SQL: keeps the table's serial ahead of the fixture's chosen ids; the table is the fixture's (checked above).
-        await em.query(`SELECT setval(pg_get_serial_sequence($1, 'id'), GREATEST((SELECT max(id) FROM ${quoteIdentifier(table)}), 1))`, [table]).catch(() => undefined);
+        await em
+          .query(`SELECT setval(pg_get_serial_sequence($1, 'id'), GREATEST((SELECT max(id) FROM ${quoteIdentifier(table)}), 1))`, [table])
+          .catch(() => undefined);
       }
       return { appID: site.id, ids };
     });
@@ -72,7 +74,13 @@ export class SeedService {
   }
 
   /** Raw SQL: the fixture names the table and columns (checked against the schema catalog first). */
-  private async insertRow(scope: TransactionScope, em: EntityManager, appId: number, table: string, fixtureRow: Record<string, unknown>): Promise<number> {
+  private async insertRow(
+    scope: TransactionScope,
+    em: EntityManager,
+    appId: number,
+    table: string,
+    fixtureRow: Record<string, unknown>,
+  ): Promise<number> {
     const columns = await this.catalog.columnNames(scope, table);
     if (!columns.has('id')) throw new FixtureError(`Table "${table}" has no id column and cannot be seeded`);
     const { [META_STATUS]: metaStatus, ...row } = fixtureRow;
@@ -88,11 +96,19 @@ export class SeedService {
     const [{ id }] = await em.query(sql, values);
 
     const registration = await this.tables.find(scope, table);
-    if (metaStatus !== undefined && !isLifecycleStatus(metaStatus)) throw new FixtureError(`Unknown meta_status "${String(metaStatus)}" in table "${table}"`);
-    if (metaStatus !== undefined && !registration) throw new FixtureError(`meta_status given for "${table}", which is not a versioned table`);
+    if (metaStatus !== undefined && !isLifecycleStatus(metaStatus))
+      throw new FixtureError(`Unknown meta_status "${String(metaStatus)}" in table "${table}"`);
+    if (metaStatus !== undefined && !registration)
+      throw new FixtureError(`meta_status given for "${table}", which is not a versioned table`);
     if (registration) {
       const titleField = registration.titleField;
-      await insertFirstVersion(em, { appId, table, rowId: id, status: metaStatus, title: titleField ? String(row[titleField] ?? '') : null });
+      await insertFirstVersion(em, {
+        appId,
+        table,
+        rowId: id,
+        status: metaStatus,
+        title: titleField ? String(row[titleField] ?? '') : null,
+      });
     }
     return id;
   }
@@ -101,7 +117,8 @@ export class SeedService {
 function checkShape(fixture: unknown): Fixture {
   if (!isObject(fixture)) throw new FixtureError('The fixture must be a JSON object with "site" and "tables"');
   if (!isObject(fixture.site)) throw new FixtureError('"site" must be an object');
-  if (typeof fixture.site.name !== 'string' || typeof fixture.site.domain !== 'string') throw new FixtureError('"site" needs "name" and "domain" strings');
+  if (typeof fixture.site.name !== 'string' || typeof fixture.site.domain !== 'string')
+    throw new FixtureError('"site" needs "name" and "domain" strings');
   if (fixture.tables !== undefined) {
     if (!isObject(fixture.tables)) throw new FixtureError('"tables" must be an object of table name to rows');
     for (const [table, rows] of Object.entries(fixture.tables)) {

@@ -50,7 +50,13 @@ export class TenantService {
     if (await this.sites.findByDomain(scope, cleanDomain)) throw new CommandError(`A tenant with domain "${cleanDomain}" already exists`);
     const vapid = createVapidKeys();
     const site = await this.connection.inTransaction(scope, () =>
-      this.sites.create(scope, { name: name.trim(), domain: cleanDomain, vapid_public_key: vapid.publicKey, vapid_private_key: vapid.privateKey, vapid_subject: `mailto:admin@${cleanDomain}` }),
+      this.sites.create(scope, {
+        name: name.trim(),
+        domain: cleanDomain,
+        vapid_public_key: vapid.publicKey,
+        vapid_private_key: vapid.privateKey,
+        vapid_subject: `mailto:admin@${cleanDomain}`,
+      }),
     );
     return {
       appID: site.id,
@@ -65,7 +71,10 @@ export class TenantService {
   /** Every tenant (or the one of `appId`), without secrets. */
   async list(appId: number | null): Promise<ShownTenant[]> {
     const scope = new TransactionScope();
-    const sites = appId === null ? await this.sites.list(scope) : [await this.sites.findShown(scope, appId)].filter((site): site is Site => site !== null);
+    const sites =
+      appId === null
+        ? await this.sites.list(scope)
+        : [await this.sites.findShown(scope, appId)].filter((site): site is Site => site !== null);
     if (appId !== null && sites.length === 0) throw new CommandError(`App ${appId} not found`);
     return this.shown(scope, sites);
   }
@@ -80,7 +89,8 @@ export class TenantService {
       return await this.connection.inTransaction(scope, async () => {
         if (!(await this.sites.findShown(scope, appId, true))) throw new CommandError(`App ${appId} not found`);
         const changes: SiteChanges = {};
-        for (const [column, text] of Object.entries(raw)) Object.assign(changes, { [column]: await this.valueOf(scope, appId, column, text) });
+        for (const [column, text] of Object.entries(raw))
+          Object.assign(changes, { [column]: await this.valueOf(scope, appId, column, text) });
         await this.sites.update(scope, appId, changes);
         const [tenant] = await this.shown(scope, [(await this.sites.findShown(scope, appId))!]);
         return { appID: appId, changed: Object.keys(changes), tenant };
@@ -92,7 +102,10 @@ export class TenantService {
   }
 
   private async shown(scope: TransactionScope, sites: Site[]): Promise<ShownTenant[]> {
-    const secrets = await this.sites.secretsSet(scope, sites.map((site) => site.id));
+    const secrets = await this.sites.secretsSet(
+      scope,
+      sites.map((site) => site.id),
+    );
     return sites.map(({ id, ...columns }) => ({
       appID: id,
       ...columns,
@@ -106,7 +119,8 @@ export class TenantService {
   private async valueOf(scope: TransactionScope, appId: number, column: string, text: string): Promise<unknown> {
     const flag = `--${flagOf(column)}`;
     const metadata = this.connection.repository(scope, Site).metadata.findColumnWithPropertyName(column);
-    if (!metadata || ['id', 'created', 'updated', 'vapid_public_key', 'vapid_private_key'].includes(column)) throw new CommandError(`${flag}: core_sites has no column "${column}" to set`);
+    if (!metadata || ['id', 'created', 'updated', 'vapid_public_key', 'vapid_private_key'].includes(column))
+      throw new CommandError(`${flag}: core_sites has no column "${column}" to set`);
     const value = text.trim();
     if (value === '') {
       if (!metadata.isNullable) throw new CommandError(`${flag} cannot be empty`);
@@ -119,8 +133,10 @@ export class TenantService {
     }
     if (metadata.type === 'integer') {
       // email_cc, email_bcc: a core_users account of this app.
-      if (!/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > 2_147_483_647) throw new CommandError(`${flag} must be a core_users id (got "${text}")`);
-      if (!(await this.accounts.findById(scope, appId, 'core_users', Number(value)))) throw new CommandError(`${flag}: app ${appId} has no core_users row ${value}`);
+      if (!/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > 2_147_483_647)
+        throw new CommandError(`${flag} must be a core_users id (got "${text}")`);
+      if (!(await this.accounts.findById(scope, appId, 'core_users', Number(value))))
+        throw new CommandError(`${flag}: app ${appId} has no core_users row ${value}`);
       return Number(value);
     }
     const length = Number(metadata.length) || Infinity;
@@ -146,7 +162,8 @@ export class TenantService {
         return value;
       }
       case 'vapid_subject':
-        if (!/^(mailto:\S+@\S+|https:\/\/\S+)$/.test(value)) throw new CommandError(`${flag} must be a mailto: or https: URL (got "${text}")`);
+        if (!/^(mailto:\S+@\S+|https:\/\/\S+)$/.test(value))
+          throw new CommandError(`${flag} must be a mailto: or https: URL (got "${text}")`);
         return value;
       default: {
         const format = KEY_FORMATS[column];

@@ -32,7 +32,10 @@ const REQUIREMENT_TEXT: Record<keyof PasswordRequirements, string> = {
 export function checkPassword(password: string): void {
   const requirements = passwordRequirements(password);
   const missing = (Object.keys(requirements) as (keyof PasswordRequirements)[]).filter((key) => !requirements[key]);
-  if (missing.length) throw new CommandError(`Password does not meet security requirements: it needs ${missing.map((key) => REQUIREMENT_TEXT[key]).join(', ')}`);
+  if (missing.length)
+    throw new CommandError(
+      `Password does not meet security requirements: it needs ${missing.map((key) => REQUIREMENT_TEXT[key]).join(', ')}`,
+    );
 }
 
 /** An email address the sign-up routes would accept (the same validator, the same 320 characters). */
@@ -62,7 +65,15 @@ export class UserService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async create(input: { appId: number; table: AuthTable; email: string; password: string; role?: string; firstname?: string; lastname?: string }): Promise<OperatorAccount> {
+  async create(input: {
+    appId: number;
+    table: AuthTable;
+    email: string;
+    password: string;
+    role?: string;
+    firstname?: string;
+    lastname?: string;
+  }): Promise<OperatorAccount> {
     const email = checkEmail(input.email);
     checkPassword(input.password);
     const names = { firstname: checkName('firstname', input.firstname), lastname: checkName('lastname', input.lastname) };
@@ -74,7 +85,15 @@ export class UserService {
         if (await this.accounts.findByEmail(ctx, input.table, email)) throw taken;
         return this.accounts.create(ctx, input.table, { email, passwordHash, ...names }, { role: input.role });
       });
-      return { appID: input.appId, table: input.table, id: account.id, email: account.email, role: account.role, firstname: account.firstname, lastname: account.lastname };
+      return {
+        appID: input.appId,
+        table: input.table,
+        id: account.id,
+        email: account.email,
+        role: account.role,
+        firstname: account.firstname,
+        lastname: account.lastname,
+      };
     } catch (error) {
       if (isUniqueViolation(error)) throw taken;
       throw error;
@@ -82,7 +101,12 @@ export class UserService {
   }
 
   /** Sets a new password; tokens and reset links issued before it stop working (password_changed moves). */
-  async setPassword(input: { appId: number; table: AuthTable; email: string; password: string }): Promise<OperatorAccount & { passwordChanged: true }> {
+  async setPassword(input: {
+    appId: number;
+    table: AuthTable;
+    email: string;
+    password: string;
+  }): Promise<OperatorAccount & { passwordChanged: true }> {
     checkPassword(input.password);
     const ctx = await this.contextOf(input.appId);
     const passwordHash = await this.hasher.hash(input.password);
@@ -90,9 +114,18 @@ export class UserService {
       const account = await this.accounts.findByEmail(ctx, input.table, input.email);
       if (!account) throw new CommandError(`No account with email "${input.email.trim()}" in ${input.table} of app ${input.appId}`);
       if (!(await this.accounts.resetPassword(ctx, input.appId, input.table, account.id, account.passwordChangedUs, passwordHash))) {
-        throw new CommandError('The account\'s password changed meanwhile; run the command again');
+        throw new CommandError("The account's password changed meanwhile; run the command again");
       }
-      return { appID: input.appId, table: input.table, id: account.id, email: account.email, role: account.role, firstname: account.firstname, lastname: account.lastname, passwordChanged: true };
+      return {
+        appID: input.appId,
+        table: input.table,
+        id: account.id,
+        email: account.email,
+        role: account.role,
+        firstname: account.firstname,
+        lastname: account.lastname,
+        passwordChanged: true,
+      };
     });
   }
 

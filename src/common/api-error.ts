@@ -79,7 +79,9 @@ export interface ErrorOptions {
  *   export const authError = errorTable({ INVALID_CREDENTIALS: { status: 401, message: 'Invalid email or password' } });
  *   throw authError('INVALID_CREDENTIALS');
  */
-export function errorTable<Code extends string>(table: Record<Code, ErrorDefinition>): ((code: Code, options?: ErrorOptions) => ApiError) & { table: Record<Code, ErrorDefinition> } {
+export function errorTable<Code extends string>(
+  table: Record<Code, ErrorDefinition>,
+): ((code: Code, options?: ErrorOptions) => ApiError) & { table: Record<Code, ErrorDefinition> } {
   const raise = (code: Code, options: ErrorOptions = {}): ApiError => {
     const definition = table[code];
     const message = typeof definition.message === 'function' ? definition.message(options.detail ?? '') : definition.message;

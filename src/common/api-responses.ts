@@ -1,5 +1,14 @@
 import { applyDecorators, Type } from '@nestjs/common';
-import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiPropertyOptions, ApiResponse, ApiSchema, ApiSecurity, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiExtraModels,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiPropertyOptions,
+  ApiResponse,
+  ApiSchema,
+  ApiSecurity,
+  getSchemaPath,
+} from '@nestjs/swagger';
 
 /*
  * The OpenAPI description of the answers every module shares (SPEC "Conventions", "Errors"): the failure
@@ -39,7 +48,13 @@ export class Failure {
 
 /** A failure whose envelope carries `data: null` (token checks, getToken). */
 export class DataNullFailure extends Failure {
-  @ApiProperty({ type: 'object', additionalProperties: false, nullable: true, enum: [null], description: 'Always null' } as ApiPropertyOptions)
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: false,
+    nullable: true,
+    enum: [null],
+    description: 'Always null',
+  } as ApiPropertyOptions)
   data: null;
 }
 
@@ -107,14 +122,20 @@ export interface FailureOptions {
   headers?: Record<string, { description: string; required?: boolean; schema?: { type: 'string' | 'integer' } }>;
 }
 
-export const RETRY_AFTER = { 'retry-after': { description: 'Seconds to wait before trying again', required: true, schema: { type: 'integer' as const } } };
+export const RETRY_AFTER = {
+  'retry-after': { description: 'Seconds to wait before trying again', required: true, schema: { type: 'integer' as const } },
+};
 
 /**
  * A failure answer of an operation: the standard envelope, or one of `variants` (envelopes with more fields:
  * `PasswordFailure`, `DataNullFailure`, …). The plain `Failure` is always one of the alternatives, because
  * the statuses every operation may answer (400 for a malformed request, 404 App not found) use it.
  */
-export function ApiFailureResponse(status: number, description: string, ...variants: (Type<unknown> | FailureOptions)[]): MethodDecorator & ClassDecorator {
+export function ApiFailureResponse(
+  status: number,
+  description: string,
+  ...variants: (Type<unknown> | FailureOptions)[]
+): MethodDecorator & ClassDecorator {
   const types = variants.filter((v): v is Type<unknown> => typeof v === 'function');
   const options = (variants.find((v) => typeof v !== 'function') ?? {}) as FailureOptions;
   const headers = options.headers ? { headers: options.headers } : {};
@@ -127,11 +148,19 @@ export function ApiFailureResponse(status: number, description: string, ...varia
 
 /** A success answer that is one of several shapes (`anyOf`). */
 export function ApiAnyOfResponse(status: number, description: string, ...types: Type<unknown>[]): MethodDecorator & ClassDecorator {
-  return applyDecorators(ApiExtraModels(...types), ApiResponse({ status, description, schema: { anyOf: types.map((type) => ({ $ref: getSchemaPath(type) })) } }));
+  return applyDecorators(
+    ApiExtraModels(...types),
+    ApiResponse({ status, description, schema: { anyOf: types.map((type) => ({ $ref: getSchemaPath(type) })) } }),
+  );
 }
 
 /** A non-JSON answer: its media type and a string (or binary) body. */
-export function ApiMediaResponse(status: number, mediaType: string, description: string, format?: 'binary'): MethodDecorator & ClassDecorator {
+export function ApiMediaResponse(
+  status: number,
+  mediaType: string,
+  description: string,
+  format?: 'binary',
+): MethodDecorator & ClassDecorator {
   return ApiResponse({ status, description, content: { [mediaType]: { schema: { type: 'string', ...(format ? { format } : {}) } } } });
 }
 
@@ -172,5 +201,11 @@ export function ApiAccess(...alternatives: (SecurityScheme | SecurityScheme[] | 
 /** Any JSON value (a column's value: text, number, boolean, date string, JSON or null). */
 export const ANY_VALUE: ApiPropertyOptions = {
   nullable: true,
-  anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'object', additionalProperties: true }, { type: 'array', items: {} }],
+  anyOf: [
+    { type: 'string' },
+    { type: 'number' },
+    { type: 'boolean' },
+    { type: 'object', additionalProperties: true },
+    { type: 'array', items: {} },
+  ],
 } as ApiPropertyOptions;

@@ -11,11 +11,7 @@ import { createValidationPipe } from './validation.pipe';
  */
 @Global()
 @Module({
-  providers: [
-    IdCipher,
-    { provide: APP_FILTER, useClass: GlobalExceptionFilter },
-    { provide: APP_PIPE, useFactory: createValidationPipe },
-  ],
+  providers: [IdCipher, { provide: APP_FILTER, useClass: GlobalExceptionFilter }, { provide: APP_PIPE, useFactory: createValidationPipe }],
   exports: [IdCipher],
 })
 export class CommonModule {}

@@ -46,7 +46,9 @@ export const TENANT_SHARE_EXHAUSTED_MESSAGE = 'Too many requests of this app are
 export function toApiError(exception: unknown, request: Pick<FastifyRequest, 'method' | 'url'>): ApiError {
   if (exception instanceof ApiError) return exception;
   if (exception instanceof TenantShareExhausted) {
-    return new ApiError(503, TENANT_SHARE_EXHAUSTED_MESSAGE, undefined, {}, 'Failed', { 'retry-after': String(exception.retryAfterSeconds) });
+    return new ApiError(503, TENANT_SHARE_EXHAUSTED_MESSAGE, undefined, {}, 'Failed', {
+      'retry-after': String(exception.retryAfterSeconds),
+    });
   }
   if (isStatementTimeout(exception)) {
     logger.warn({ method: request.method, url: request.url }, 'Statement timeout');
@@ -63,7 +65,10 @@ export function toApiError(exception: unknown, request: Pick<FastifyRequest, 'me
     return status === 404 ? routeNotFound(request, []) : new ApiError(status, HTTP_MESSAGES[status] ?? 'Bad request');
   }
 
-  const err = exception instanceof Error ? { type: exception.name, message: exception.message, stack: exception.stack } : { value: String(exception) };
+  const err =
+    exception instanceof Error
+      ? { type: exception.name, message: exception.message, stack: exception.stack }
+      : { value: String(exception) };
   if (isDatabaseUnavailable(exception)) {
     logger.warn({ err: { type: err.type, message: err.message }, method: request.method, url: request.url }, 'Database unavailable');
     return new ApiError(503, DATABASE_UNAVAILABLE, undefined, {}, 'Failed', { 'retry-after': String(DATABASE_RETRY_AFTER_S) });

@@ -58,7 +58,10 @@ export const DOCS_HELMET = { contentSecurityPolicy: { useDefaults: false, direct
  * (`isAppOrigin`, which looks the domain up in core_sites through the site cache). An origin that is not
  * allowed gets no CORS header at all, and its preflight is not answered (404).
  */
-export function corsOrigin(cors: AppConfig['cors'], isAppOrigin: (origin: string) => Promise<boolean>): true | ((origin: string | undefined) => Promise<boolean>) {
+export function corsOrigin(
+  cors: AppConfig['cors'],
+  isAppOrigin: (origin: string) => Promise<boolean>,
+): true | ((origin: string | undefined) => Promise<boolean>) {
   if (cors.anyOrigin) return true;
   const listed = new Set(cors.origins);
   return async (origin) => {

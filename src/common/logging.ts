@@ -46,17 +46,33 @@ const NEST_RETHROWN_CONTEXTS = new Set(['ExceptionHandler', 'NestApplication']);
 export class JsonLogger implements LoggerService {
   constructor(private readonly root: Logger) {}
 
-  log(message: unknown, ...rest: unknown[]) { this.write('info', message, rest); }
-  error(message: unknown, ...rest: unknown[]) { this.write('error', message, rest); }
-  warn(message: unknown, ...rest: unknown[]) { this.write('warn', message, rest); }
-  debug(message: unknown, ...rest: unknown[]) { this.write('debug', message, rest); }
-  verbose(message: unknown, ...rest: unknown[]) { this.write('trace', message, rest); }
-  fatal(message: unknown, ...rest: unknown[]) { this.write('fatal', message, rest); }
+  log(message: unknown, ...rest: unknown[]) {
+    this.write('info', message, rest);
+  }
+  error(message: unknown, ...rest: unknown[]) {
+    this.write('error', message, rest);
+  }
+  warn(message: unknown, ...rest: unknown[]) {
+    this.write('warn', message, rest);
+  }
+  debug(message: unknown, ...rest: unknown[]) {
+    this.write('debug', message, rest);
+  }
+  verbose(message: unknown, ...rest: unknown[]) {
+    this.write('trace', message, rest);
+  }
+  fatal(message: unknown, ...rest: unknown[]) {
+    this.write('fatal', message, rest);
+  }
 
   private write(level: pino.Level, message: unknown, rest: unknown[]): void {
     // Nest passes the context (a class name) last; an object message carries structured fields.
     const context = typeof rest[rest.length - 1] === 'string' ? (rest.pop() as string) : undefined;
-    if (context !== undefined && ((level === 'info' && NEST_START_CONTEXTS.has(context)) || (level === 'error' && NEST_RETHROWN_CONTEXTS.has(context)))) level = 'debug';
+    if (
+      context !== undefined &&
+      ((level === 'info' && NEST_START_CONTEXTS.has(context)) || (level === 'error' && NEST_RETHROWN_CONTEXTS.has(context)))
+    )
+      level = 'debug';
     const text = rest.find((r): r is string => typeof r === 'string');
     if (message !== null && typeof message === 'object') this.root[level]({ context, ...message }, text);
     else this.root[level]({ context, ...(rest.length && typeof rest[0] === 'string' ? { stack: rest[0] } : {}) }, String(message));

@@ -54,7 +54,8 @@ export class RequestContext extends TransactionScope {
 
   /** The tenant; throws 400 `Missing app context` when neither the request nor its credential named one. */
   get app(): TenantSite {
-    if (!this.site) throw ApiError.badRequest(this.production ? MISSING_APP_CONTEXT : `${MISSING_APP_CONTEXT} (or appID outside production)`);
+    if (!this.site)
+      throw ApiError.badRequest(this.production ? MISSING_APP_CONTEXT : `${MISSING_APP_CONTEXT} (or appID outside production)`);
     return this.site;
   }
 
@@ -90,7 +91,9 @@ export const APP_CONTEXT_POLICY = 'appContextPolicy';
 /** Also marks the operation in the OpenAPI document (`x-app-context`): such a route never answers 404 App not found. */
 export const AppContext = (policy: AppContextPolicy) => {
   const mark = policy.none ? 'none' : policy.siteIdHeaderOnly ? 'site-id-header' : null;
-  return mark === null ? SetMetadata(APP_CONTEXT_POLICY, policy) : applyDecorators(SetMetadata(APP_CONTEXT_POLICY, policy), ApiExtension('x-app-context', mark));
+  return mark === null
+    ? SetMetadata(APP_CONTEXT_POLICY, policy)
+    : applyDecorators(SetMetadata(APP_CONTEXT_POLICY, policy), ApiExtension('x-app-context', mark));
 };
 /** A route without a tenant (health, docs, sign-out): nothing resolved, and not rate limited (`x-rate-limited: false` in the OpenAPI document). */
 export const NoAppContext = () => applyDecorators(AppContext({ none: true }), SkipThrottle(), ApiExtension('x-rate-limited', false));

@@ -64,7 +64,11 @@ function declaredKeysOnly(value: unknown, metatype: ArgumentMetadata['metatype']
   if (!metatype || value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   let keys = declaredKeys.get(metatype);
   if (!keys) {
-    keys = new Set(getMetadataStorage().getTargetValidationMetadatas(metatype, '', false, false).map((m) => m.propertyName));
+    keys = new Set(
+      getMetadataStorage()
+        .getTargetValidationMetadatas(metatype, '', false, false)
+        .map((m) => m.propertyName),
+    );
     declaredKeys.set(metatype, keys);
   }
   if (keys.size === 0) return value; // not a DTO: left to the pipe as it is

@@ -140,7 +140,10 @@ function isSample(value: string): boolean {
 class Reader {
   readonly errors: string[] = [];
   readonly warnings: string[] = [];
-  constructor(private readonly env: Env, readonly production: boolean) {}
+  constructor(
+    private readonly env: Env,
+    readonly production: boolean,
+  ) {}
 
   str(name: string): string | null {
     const value = this.env[name];
@@ -252,17 +255,23 @@ function readIdp(r: Reader): AppConfig['idp'] {
   let redirectUri: string | null = null;
   if (redirectUriSetting !== null) {
     const parsed = new URL(redirectUriSetting);
-    if (parsed.search || parsed.hash || parsed.username || parsed.password) r.errors.push('IDP_REDIRECT_URI must have no query, fragment or user info');
+    if (parsed.search || parsed.hash || parsed.username || parsed.password)
+      r.errors.push('IDP_REDIRECT_URI must have no query, fragment or user info');
     else redirectUri = idpRelayUri(redirectUriSetting);
   }
-  if (r.production && issuerUrl !== null && new URL(issuerUrl).protocol !== 'https:') r.errors.push('IDP_ISSUER_URL must be an https URL in production');
-  if (r.production && redirectUri !== null && new URL(redirectUri).protocol !== 'https:') r.errors.push('IDP_REDIRECT_URI must be an https URL in production');
-  if (clientId !== null && issuerUrl === null && r.str('IDP_ISSUER_URL') === null) r.errors.push('IDP_ISSUER_URL is required when IDP_CLIENT_ID is set (the IdP\'s issuer, for discovery)');
-  if (clientId !== null && redirectUriSetting === null && r.str('IDP_REDIRECT_URI') === null) r.errors.push('IDP_REDIRECT_URI is required when IDP_CLIENT_ID is set (this service\'s public base URL or relay URI)');
+  if (r.production && issuerUrl !== null && new URL(issuerUrl).protocol !== 'https:')
+    r.errors.push('IDP_ISSUER_URL must be an https URL in production');
+  if (r.production && redirectUri !== null && new URL(redirectUri).protocol !== 'https:')
+    r.errors.push('IDP_REDIRECT_URI must be an https URL in production');
+  if (clientId !== null && issuerUrl === null && r.str('IDP_ISSUER_URL') === null)
+    r.errors.push("IDP_ISSUER_URL is required when IDP_CLIENT_ID is set (the IdP's issuer, for discovery)");
+  if (clientId !== null && redirectUriSetting === null && r.str('IDP_REDIRECT_URI') === null)
+    r.errors.push("IDP_REDIRECT_URI is required when IDP_CLIENT_ID is set (this service's public base URL or relay URI)");
 
   let cookiePassword = r.str('IDP_COOKIE_PASSWORD');
   if (cookiePassword !== null && cookiePassword.length < 32) r.errors.push('IDP_COOKIE_PASSWORD must be at least 32 characters');
-  else if (cookiePassword !== null && r.production && isSample(cookiePassword)) r.errors.push('IDP_COOKIE_PASSWORD holds a sample value; set a real secret');
+  else if (cookiePassword !== null && r.production && isSample(cookiePassword))
+    r.errors.push('IDP_COOKIE_PASSWORD holds a sample value; set a real secret');
   else if (cookiePassword === null && clientId !== null) {
     if (r.production) r.errors.push('IDP_COOKIE_PASSWORD is required in production when IDP_CLIENT_ID is set');
     else {
@@ -271,7 +280,10 @@ function readIdp(r: Reader): AppConfig['idp'] {
     }
   }
 
-  const allowedAuthTables = (r.str('IDP_ALLOWED_AUTH_TABLES') ?? 'core_customers').split(',').map((t) => t.trim()).filter(Boolean);
+  const allowedAuthTables = (r.str('IDP_ALLOWED_AUTH_TABLES') ?? 'core_customers')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   // Whether these are user tables is the idp module's check at start (the tables are the auth module's).
 
   return {
@@ -302,14 +314,21 @@ function readTokenAuthMethod(r: Reader): AppConfig['idp']['tokenAuthMethod'] {
  */
 function readCors(r: Reader): AppConfig['cors'] {
   const raw = r.str('CORS_ORIGINS');
-  const entries = raw === null ? [] : raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries =
+    raw === null
+      ? []
+      : raw
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter(Boolean);
   const origins: string[] = [];
   for (const entry of entries) {
     if (entry === '*') continue;
     let origin: string | null = null;
     try {
       const url = new URL(entry);
-      const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password && !entry.includes('?') && !entry.includes('#');
+      const bare =
+        url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password && !entry.includes('?') && !entry.includes('#');
       if ((url.protocol === 'https:' || url.protocol === 'http:') && bare) origin = url.origin; // as browsers send it: lower case, no default port
     } catch {
       // not a URL: reported below
@@ -422,19 +441,29 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const toFiles: string[] = [];
   if (production && config.smtpUrl === null) {
     if (config.mailToFiles) toFiles.push(`mail as .eml files in ${resolve(config.dataDir, 'outbox')} (MAIL_TO_FILES=true)`);
-    else r.errors.push('SMTP_URL is required in production (without it mail is only written to files in DATA_DIR/outbox; set MAIL_TO_FILES=true to accept that)');
+    else
+      r.errors.push(
+        'SMTP_URL is required in production (without it mail is only written to files in DATA_DIR/outbox; set MAIL_TO_FILES=true to accept that)',
+      );
   }
   if (production && config.smsWebhookUrl === null) {
     if (config.smsToFiles) toFiles.push(`SMS as files in ${resolve(config.dataDir, 'sms')} (SMS_TO_FILES=true)`);
-    else r.errors.push('SMS_WEBHOOK_URL is required in production (without it SMS are only written to files in DATA_DIR/sms; set SMS_TO_FILES=true to accept that)');
+    else
+      r.errors.push(
+        'SMS_WEBHOOK_URL is required in production (without it SMS are only written to files in DATA_DIR/sms; set SMS_TO_FILES=true to accept that)',
+      );
   }
   if (r.errors.length > 0) throw new ConfigError(configErrorMessage(r.errors));
   if (toFiles.length > 0) config.warnings.push(`Production instance writes ${toFiles.join(' and ')}: nothing of it is sent`);
   if (env.DEV_SECRETS_FILE) {
-    config.warnings.push(`Development secrets from ${env.DEV_SECRETS_FILE}; set JWT_ACCESS_SECRET, JWT_REFRESH_SECRET, ENCRYPTION_KEY and ENCRYPTION_IV for a real deployment`);
+    config.warnings.push(
+      `Development secrets from ${env.DEV_SECRETS_FILE}; set JWT_ACCESS_SECRET, JWT_REFRESH_SECRET, ENCRYPTION_KEY and ENCRYPTION_IV for a real deployment`,
+    );
   }
   if (r.warnings.length > 0) {
-    config.warnings.push(`Generated development values for ${r.warnings.join(', ')}; set them to keep tokens and ids valid across restarts`);
+    config.warnings.push(
+      `Generated development values for ${r.warnings.join(', ')}; set them to keep tokens and ids valid across restarts`,
+    );
   }
   return config;
 }

@@ -13,7 +13,10 @@ import { RelatedService } from './related.service';
 @ApiExtraModels(DataRow)
 @Controller()
 export class DataRowsController {
-  constructor(private readonly rows: DataRowsService, private readonly related: RelatedService) {}
+  constructor(
+    private readonly rows: DataRowsService,
+    private readonly related: RelatedService,
+  ) {}
 
   @Post('getDataRows')
   @HttpCode(200)
@@ -21,9 +24,15 @@ export class DataRowsController {
   @ApiAccess('site-id', 'admin-bearer')
   @ApiOperation({ summary: 'Rows of a registered table by lifecycle stage (isLive and isAppGrid need an admin bearer)' })
   @ApiOkResponse({ type: DataRowsAnswer, description: '{ status: Success, data: [ rows ] } — versioned rows carry _id and meta_* fields' })
-  @ApiFailureResponse(400, 'Validation error: table not registered, unknown or secret column in fields, whereConditions or orderBy, bad paging')
+  @ApiFailureResponse(
+    400,
+    'Validation error: table not registered, unknown or secret column in fields, whereConditions or orderBy, bad paging',
+  )
   @ApiFailureResponse(401, 'Unauthorized: isLive, isAppGrid or an account table without a bearer, or an invalid bearer')
-  @ApiFailureResponse(403, 'Insufficient permissions: isLive, isAppGrid or an account table with the bearer of someone who is not an admin of the app')
+  @ApiFailureResponse(
+    403,
+    'Insufficient permissions: isLive, isAppGrid or an account table with the bearer of someone who is not an admin of the app',
+  )
   async getDataRows(@Ctx() ctx: RequestContext, @Body() body: GetDataRowsRequest): Promise<DataRowsAnswer> {
     return success(await this.rows.getDataRows(ctx, body as unknown as Record<string, unknown>));
   }

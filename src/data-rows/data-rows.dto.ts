@@ -10,7 +10,8 @@ import { OPERATORS } from './row-query';
 class WhereCondition {
   @ApiProperty({ example: 'price' }) field: string;
   @ApiProperty({ enum: OPERATORS, example: 'less_than' }) operator: string;
-  @ApiPropertyOptional({ example: '3000', description: 'A string (or number); a list for `in`; none for is_null / is_not_null' }) value?: unknown;
+  @ApiPropertyOptional({ example: '3000', description: 'A string (or number); a list for `in`; none for is_null / is_not_null' })
+  value?: unknown;
 }
 
 class WhereConditions {
@@ -24,7 +25,9 @@ class WhereConditions {
  */
 export class GetDataRowsRequest {
   @ApiProperty({ example: 'core_products', description: 'A table registered in core_tables' }) @Allow() table: string;
-  @ApiPropertyOptional({ example: 'title,price', description: 'Comma-separated columns or *; secret columns are refused' }) @Allow() fields?: string;
+  @ApiPropertyOptional({ example: 'title,price', description: 'Comma-separated columns or *; secret columns are refused' })
+  @Allow()
+  fields?: string;
   @ApiPropertyOptional({ description: 'Published content only (the default)' }) @Allow() isPublished?: boolean;
   @ApiPropertyOptional({ description: 'Same as isPublished' }) @Allow() production?: boolean;
   @ApiPropertyOptional({ description: 'Staged content (preview)' }) @Allow() isStage?: boolean;
@@ -44,7 +47,10 @@ class RelatedData {
   @TextField('data.parent_table', 100, { required: true, doc: { example: 'core_products' } })
   parent_table: string;
 
-  @IdField('data.parent_id', { required: true, doc: { example: 101, description: 'Id of the parent record (for versioned tables the master id)' } })
+  @IdField('data.parent_id', {
+    required: true,
+    doc: { example: 101, description: 'Id of the parent record (for versioned tables the master id)' },
+  })
   parent_id: number;
 
   @ApiProperty({ example: 'core_token_template' })
@@ -78,7 +84,9 @@ export class AddRelatedRequest {
 /* Answers (OpenAPI documentation only: see src/common/api-responses.ts). */
 
 /** A row of /getDataRows: the columns named in `fields`, plus, for versioned tables (every mode but isAppGrid), the record's meta fields. */
-@OpenSchema('A row: the columns named in fields (any JSON values); rows of versioned tables read without isAppGrid also carry _id and the meta_* fields')
+@OpenSchema(
+  'A row: the columns named in fields (any JSON values); rows of versioned tables read without isAppGrid also carry _id and the meta_* fields',
+)
 export class DataRow {
   @ApiPropertyOptional({ description: 'Encrypted master id (versioned tables, not isAppGrid)' }) _id?: string;
   @ApiPropertyOptional({ type: 'integer', description: 'The stable id to use for relationships' }) meta_master_id?: number;
@@ -111,7 +119,8 @@ export class RelatedRowDto {
   @ApiProperty({ type: 'integer' }) parent_id: number;
   @ApiProperty() name: string;
   @ApiProperty({ type: 'integer' }) linked: number;
-  @ApiProperty({ type: 'integer', nullable: true, description: "The parent record's master id (versioned parents)" }) master_id: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: "The parent record's master id (versioned parents)" }) master_id:
+    number | null;
   @DateProperty() created: Date;
 }
 

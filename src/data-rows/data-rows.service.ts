@@ -38,7 +38,8 @@ export class DataRowsService {
     // Drafts and raw rows are for the app's admins only, and so are the account tables in every mode:
     // their rows (emails, roles, phone numbers) are never public, whatever a fixture set as meta_status.
     if (mode === 'appGrid' || mode === 'live' || isAuthTable(table.name)) this.requireAdmin(ctx);
-    if (mode === 'appGrid' && !table.tenantColumn) throw ApiError.field('table', `"${table.name}" has no app column and cannot be read raw`);
+    if (mode === 'appGrid' && !table.tenantColumn)
+      throw ApiError.field('table', `"${table.name}" has no app column and cannot be read raw`);
     const query = buildRowQuery(body, table, mode, { maxPerPage: this.config.content.maxPerPage, maxRows: this.config.content.maxRows });
 
     let rows: Record<string, unknown>[];
@@ -50,7 +51,8 @@ export class DataRowsService {
     }
     const hasMore = query.paging !== null && rows.length > query.paging.perPage;
     if (hasMore) rows = rows.slice(0, query.paging!.perPage);
-    const data = mode === 'appGrid' ? rows : rows.map((row) => ({ _id: this.cipher.encryptId(ctx.appId, row.meta_master_id as number), ...row }));
+    const data =
+      mode === 'appGrid' ? rows : rows.map((row) => ({ _id: this.cipher.encryptId(ctx.appId, row.meta_master_id as number), ...row }));
     if (query.record) return { data: data[0] ?? null };
     return query.paging ? { data, paging: { ...query.paging, hasMore } } : { data };
   }
@@ -73,7 +75,13 @@ export function toSql(query: RowQuery): string {
     const where = ['c."app_id" = $1', '$2::text IS NOT NULL', ...userWhere];
     return `SELECT ${columns.join(', ') || 'c."id"'} FROM ${table} c WHERE ${where.join(' AND ')} ${tail}`;
   }
-  const meta = ['d."Master_ID" AS meta_master_id', 'd."Current_ID" AS meta_current_id', 'd."Title" AS meta_title', 'd."Status" AS meta_status', 'd."Updated" AS meta_updated'];
+  const meta = [
+    'd."Master_ID" AS meta_master_id',
+    'd."Current_ID" AS meta_current_id',
+    'd."Title" AS meta_title',
+    'd."Status" AS meta_status',
+    'd."Updated" AS meta_updated',
+  ];
   const join = `JOIN ${table} c ON c."id" = d."Current_ID"${query.table.tenantColumn ? ' AND c."app_id" = $1' : ''}`;
   return `SELECT ${[...meta, ...columns].join(', ')} FROM ${versionsFor(query.mode)} ${join} WHERE ${['TRUE', ...userWhere].join(' AND ')} ${tail}`;
 }

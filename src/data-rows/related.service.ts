@@ -38,7 +38,8 @@ export class RelatedService {
   ) {}
 
   async add(ctx: RequestContext, link: RelatedLink, check: boolean): Promise<{ created: boolean; row: RelatedRow }> {
-    if (!isIdentifier(link.parent_table) || NEVER_CONTENT_TABLES.has(link.parent_table)) throw ApiError.field('data.parent_table', 'data.parent_table must be a table name');
+    if (!isIdentifier(link.parent_table) || NEVER_CONTENT_TABLES.has(link.parent_table))
+      throw ApiError.field('data.parent_table', 'data.parent_table must be a table name');
     const table = await this.catalog.find(ctx, link.parent_table);
     let masterId: number | null = null;
     if (table && !table.live) {
@@ -48,7 +49,9 @@ export class RelatedService {
       const names = await this.schema.columnNames(ctx, link.parent_table);
       if (!names.has('id') || !names.has('app_id')) throw ApiError.field('data.parent_table', `Unknown table "${link.parent_table}"`);
       // Raw SQL: the parent table comes from the request (checked against the schema catalog).
-      const rows = await this.connection.manager(ctx).query(`SELECT 1 FROM ${quoteIdentifier(link.parent_table)} WHERE id = $1 AND app_id = $2`, [link.parent_id, ctx.appId]);
+      const rows = await this.connection
+        .manager(ctx)
+        .query(`SELECT 1 FROM ${quoteIdentifier(link.parent_table)} WHERE id = $1 AND app_id = $2`, [link.parent_id, ctx.appId]);
       if (!rows[0]) throw ApiError.field('data.parent_id', `No record ${link.parent_id} in ${link.parent_table}`);
     }
 
@@ -56,7 +59,11 @@ export class RelatedService {
     if (check) {
       // Serializes checked adds of the same link, so two at once cannot both insert it. The two-key form
       // keeps these locks apart from the single-key locks of the migrations and the expiry tick.
-      await lockRecord(this.connection.manager(ctx), DatabaseLock.RelatedLink, `${ctx.appId}:${link.parent_table}:${link.parent_id}:${link.name}:${link.linked}`);
+      await lockRecord(
+        this.connection.manager(ctx),
+        DatabaseLock.RelatedLink,
+        `${ctx.appId}:${link.parent_table}:${link.parent_id}:${link.name}:${link.linked}`,
+      );
       const existing = await this.links.first(ctx, key);
       if (existing) return { created: false, row: shown(existing) };
     }
@@ -70,5 +77,13 @@ function pick(link: RelatedLink): RelatedLink {
 
 /** A link as /addrelated answers it. */
 function shown(row: Related): RelatedRow {
-  return { id: row.id, parent_table: row.parent_table, parent_id: row.parent_id, name: row.name, linked: row.linked, master_id: row.master_id, created: row.created };
+  return {
+    id: row.id,
+    parent_table: row.parent_table,
+    parent_id: row.parent_id,
+    name: row.name,
+    linked: row.linked,
+    master_id: row.master_id,
+    created: row.created,
+  };
 }

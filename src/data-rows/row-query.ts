@@ -137,7 +137,13 @@ function readColumns(table: RegisteredTable, fields: unknown): string[] {
   return [...new Set(chosen)];
 }
 
-function resolveColumn(table: RegisteredTable, mode: ReadMode, name: unknown, field: string, use: 'read' | 'filter' | 'sort'): { sql: string; column: CatalogColumn } {
+function resolveColumn(
+  table: RegisteredTable,
+  mode: ReadMode,
+  name: unknown,
+  field: string,
+  use: 'read' | 'filter' | 'sort',
+): { sql: string; column: CatalogColumn } {
   if (!isIdentifier(name)) throw ApiError.field(field, `${field} must name a column of table "${table.name}"`);
   const meta = metaField(name);
   if (meta) {
@@ -146,7 +152,8 @@ function resolveColumn(table: RegisteredTable, mode: ReadMode, name: unknown, fi
   }
   const column = table.columns.get(name);
   if (!column) throw ApiError.field(field, `Unknown column "${name}" in table "${table.name}"`);
-  if (column.secret) throw ApiError.field(field, `Column "${name}" cannot be ${use === 'filter' ? 'filtered on' : use === 'sort' ? 'sorted on' : 'read'}`);
+  if (column.secret)
+    throw ApiError.field(field, `Column "${name}" cannot be ${use === 'filter' ? 'filtered on' : use === 'sort' ? 'sorted on' : 'read'}`);
   return { sql: `c.${quoteIdentifier(column.name)}`, column };
 }
 
@@ -154,10 +161,12 @@ type Resolver = (name: unknown, field: string, use: 'read' | 'filter' | 'sort') 
 
 function conditions(input: unknown, resolve: Resolver, bind: (value: unknown) => string): { join: 'AND' | 'OR'; sql: string[] } {
   if (input === undefined || input === null) return { join: 'AND', sql: [] };
-  if (typeof input !== 'object' || Array.isArray(input)) throw ApiError.field('whereConditions', 'whereConditions must be { operator, conditions: [ { field, operator, value } ] }');
+  if (typeof input !== 'object' || Array.isArray(input))
+    throw ApiError.field('whereConditions', 'whereConditions must be { operator, conditions: [ { field, operator, value } ] }');
   const group = input as Record<string, unknown>;
   const joinRaw = group.operator ?? 'AND';
-  if (typeof joinRaw !== 'string' || !['AND', 'OR'].includes(joinRaw.toUpperCase())) throw ApiError.field('whereConditions.operator', 'whereConditions.operator must be AND or OR');
+  if (typeof joinRaw !== 'string' || !['AND', 'OR'].includes(joinRaw.toUpperCase()))
+    throw ApiError.field('whereConditions.operator', 'whereConditions.operator must be AND or OR');
   const list = group.conditions ?? [];
   if (!Array.isArray(list)) throw ApiError.field('whereConditions.conditions', 'whereConditions.conditions must be an array');
   if (list.length > MAX_CONDITIONS) throw ApiError.field('whereConditions.conditions', `At most ${MAX_CONDITIONS} conditions`);
@@ -171,7 +180,8 @@ function conditions(input: unknown, resolve: Resolver, bind: (value: unknown) =>
       throw ApiError.field(`${at}.operator`, `${at}.operator must be one of ${OPERATORS.join(', ')}`);
     }
     const op = typeof condition.operator === 'string' ? condition.operator.toLowerCase() : 'equals';
-    if (!(OPERATORS as readonly string[]).includes(op)) throw ApiError.field(`${at}.operator`, `${at}.operator must be one of ${OPERATORS.join(', ')}`);
+    if (!(OPERATORS as readonly string[]).includes(op))
+      throw ApiError.field(`${at}.operator`, `${at}.operator must be one of ${OPERATORS.join(', ')}`);
     const value = condition.value;
     const valueField = `${at}.value`;
     switch (op as Operator) {
@@ -188,7 +198,8 @@ function conditions(input: unknown, resolve: Resolver, bind: (value: unknown) =>
       }
       case 'in': {
         const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',').map((v) => v.trim()) : null;
-        if (!items || items.length === 0 || items.length > MAX_IN_VALUES) throw ApiError.field(valueField, `${valueField} must be a list of 1 to ${MAX_IN_VALUES} values`);
+        if (!items || items.length === 0 || items.length > MAX_IN_VALUES)
+          throw ApiError.field(valueField, `${valueField} must be a list of 1 to ${MAX_IN_VALUES} values`);
         const values = items.map((item) => toColumnValue(column, item, valueField));
         if (column.kind === 'json' || column.kind === 'other') throw ApiError.field(`${at}.operator`, 'in does not work on this column');
         return `${target} = ANY(${bind(values)})`;
@@ -218,7 +229,8 @@ function conditions(input: unknown, resolve: Resolver, bind: (value: unknown) =>
 function orderBy(input: unknown, resolve: Resolver, mode: ReadMode): string[] {
   const rowId = mode === 'appGrid' ? 'c."id"' : 'd."Current_ID"';
   if (input === undefined || input === null || input === '') return [mode === 'appGrid' ? 'c."id" ASC' : 'd."Master_ID" ASC'];
-  if (typeof input !== 'string' || input.length > 500) throw ApiError.field('orderBy', 'orderBy must be a string such as "title ASC, price DESC"');
+  if (typeof input !== 'string' || input.length > 500)
+    throw ApiError.field('orderBy', 'orderBy must be a string such as "title ASC, price DESC"');
   const terms = input.split(',').map((t) => t.trim());
   if (terms.length > MAX_ORDER_TERMS) throw ApiError.field('orderBy', `orderBy may name at most ${MAX_ORDER_TERMS} columns`);
   let direction = 'ASC';

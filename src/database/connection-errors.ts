@@ -3,7 +3,12 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE
 /** SQLSTATEs of a server going away: class 08 (connection exception), admin/crash shutdown, cannot connect now. */
 const SERVER_GONE = /^(08...|57P01|57P02|57P03)$/;
 /** What pg and pg-pool say when a connection ended under a query or none could be had in time. */
-const DRIVER_MESSAGES = [/^Connection terminated/, /timeout exceeded when trying to connect/, /Client has encountered a connection error/, /Connection closed/];
+const DRIVER_MESSAGES = [
+  /^Connection terminated/,
+  /timeout exceeded when trying to connect/,
+  /Client has encountered a connection error/,
+  /Connection closed/,
+];
 
 /**
  * Whether `error` says the database cannot be reached (down, restarting, network cut), rather than that a

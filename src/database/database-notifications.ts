@@ -122,7 +122,8 @@ export class DatabaseNotifications implements OnApplicationBootstrap, OnModuleDe
       // Channel names are checked identifiers: LISTEN takes no parameters.
       for (const channel of this.channels.keys()) await client.query(`LISTEN ${channel}`);
     } catch (error) {
-      if (client === this.current) this.logger.warn(`Cannot listen for ${[...this.channels.keys()].join(', ')}: ${(error as Error).message}`);
+      if (client === this.current)
+        this.logger.warn(`Cannot listen for ${[...this.channels.keys()].join(', ')}: ${(error as Error).message}`);
       await this.lost(client);
       return;
     }

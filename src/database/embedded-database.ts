@@ -32,7 +32,10 @@ export async function openDatabase(config: AppConfig, options: { holder?: string
     mkdirSync(dataDir, { recursive: true });
     // PostgreSQL's default shared_buffers (128 MB) lives in the WebAssembly memory, i.e. in this process:
     // a development database needs far less.
-    const db = await PGlite.create({ dataDir, startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`] });
+    const db = await PGlite.create({
+      dataDir,
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`],
+    });
     const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0 });
     await server.start();
     const address = server.getServerConn();
@@ -91,7 +94,9 @@ export class DataDirLock {
     // Written whole to a file of its own, then linked into place: link fails when the lock exists, and a
     // reader never sees a lock half written.
     const draft = `${file}.${process.pid}`;
-    writeFileSync(draft, JSON.stringify({ pid: process.pid, holder, since: new Date().toISOString() } satisfies LockContent), { mode: 0o644 });
+    writeFileSync(draft, JSON.stringify({ pid: process.pid, holder, since: new Date().toISOString() } satisfies LockContent), {
+      mode: 0o644,
+    });
     try {
       return DataDirLock.take(file, draft, dataDir);
     } finally {
@@ -163,7 +168,9 @@ function removeFile(file: string): void {
 function parseLock(text: string): LockContent | null {
   try {
     const parsed = JSON.parse(text) as Partial<LockContent>;
-    return Number.isInteger(parsed.pid) && (parsed.pid as number) > 0 ? { pid: parsed.pid as number, holder: String(parsed.holder ?? 'server'), since: String(parsed.since ?? '') } : null;
+    return Number.isInteger(parsed.pid) && (parsed.pid as number) > 0
+      ? { pid: parsed.pid as number, holder: String(parsed.holder ?? 'server'), since: String(parsed.since ?? '') }
+      : null;
   } catch {
     return null;
   }

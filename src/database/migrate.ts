@@ -15,7 +15,10 @@ export async function migrate(database: Pick<DatabaseHandle, 'url' | 'embedded' 
  * Runs `work` with a DataSource that knows the migrations, under the migrations advisory lock: one
  * migrator at a time (instances starting together, `migrate:status`, `migrate:revert`).
  */
-export async function withMigrationLock<T>(database: Pick<DatabaseHandle, 'url' | 'embedded' | 'idle'>, work: (dataSource: DataSource) => Promise<T>): Promise<T> {
+export async function withMigrationLock<T>(
+  database: Pick<DatabaseHandle, 'url' | 'embedded' | 'idle'>,
+  work: (dataSource: DataSource) => Promise<T>,
+): Promise<T> {
   const { url, embedded } = database;
   // PGlite has one connection: no concurrent migrator can exist, and a lock connection would block the work.
   const lock = embedded ? null : new Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });

@@ -47,7 +47,10 @@ export class RedisTenantSlots {
   /** Settles at the first connection, or once the connect timeout passed without one. */
   readonly started: Promise<void>;
 
-  constructor(url: string, private readonly prefix: string) {
+  constructor(
+    url: string,
+    private readonly prefix: string,
+  ) {
     this.redis = new Redis(url, {
       enableOfflineQueue: false,
       commandTimeout: COMMAND_TIMEOUT_MS,
@@ -103,7 +106,10 @@ export class RedisTenantSlots {
   private inProcess(): null {
     if (this.shared) {
       this.shared = false;
-      this.logger.warn({ event: 'tenant_share_store', store: 'memory', err: this.lastError || undefined }, 'Redis unreachable: tenant shares of the pool counted in this process until it is back');
+      this.logger.warn(
+        { event: 'tenant_share_store', store: 'memory', err: this.lastError || undefined },
+        'Redis unreachable: tenant shares of the pool counted in this process until it is back',
+      );
     }
     return null;
   }
@@ -111,6 +117,9 @@ export class RedisTenantSlots {
   private sharedAgain(): void {
     if (this.shared) return;
     this.shared = true;
-    this.logger.log({ event: 'tenant_share_store', store: 'redis' }, 'Redis reachable again: tenant shares of the pool counted across instances');
+    this.logger.log(
+      { event: 'tenant_share_store', store: 'redis' },
+      'Redis reachable again: tenant shares of the pool counted across instances',
+    );
   }
 }

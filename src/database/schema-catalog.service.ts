@@ -58,14 +58,19 @@ export class SchemaCatalog {
 
   private async read(scope: TransactionScope): Promise<Map<string, Map<string, SchemaColumn>>> {
     // Raw SQL: information_schema is PostgreSQL's own catalog, not a table of ours with an entity.
-    const rows: { table_name: string; column_name: string; data_type: string; is_nullable: string; character_maximum_length: number | null }[] =
-      await this.connection.manager(scope).query(
-        `SELECT c.table_name, c.column_name, c.data_type, c.is_nullable, c.character_maximum_length
+    const rows: {
+      table_name: string;
+      column_name: string;
+      data_type: string;
+      is_nullable: string;
+      character_maximum_length: number | null;
+    }[] = await this.connection.manager(scope).query(
+      `SELECT c.table_name, c.column_name, c.data_type, c.is_nullable, c.character_maximum_length
            FROM information_schema.columns c
            JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name AND t.table_type = 'BASE TABLE'
           WHERE c.table_schema = current_schema()
           ORDER BY c.table_name, c.ordinal_position`,
-      );
+    );
     const tables = new Map<string, Map<string, SchemaColumn>>();
     for (const row of rows) {
       if (!isIdentifier(row.table_name) || !isIdentifier(row.column_name)) continue;

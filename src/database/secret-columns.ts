@@ -11,7 +11,17 @@ import { DataSource } from 'typeorm';
 const secretsByTable = new Map<string, Set<string>>();
 
 /** Column names that are secret in every table. */
-const SECRET_EVERYWHERE = new Set(['password', 'password_hash', 'sms_code', 'sms_code_hash', 'reset_code', 'reset_token', 'verification_code', 'otp', 'otp_hash']);
+const SECRET_EVERYWHERE = new Set([
+  'password',
+  'password_hash',
+  'sms_code',
+  'sms_code_hash',
+  'reset_code',
+  'reset_token',
+  'verification_code',
+  'otp',
+  'otp_hash',
+]);
 
 /** Name patterns of secret columns, whatever the table. */
 const SECRET_PATTERNS = [/passw/i, /secret/i, /private_?key/i, /_hash$/i, /^hash$/i, /(^|_)otp(_|$)/i, /sms_?code/i, /api_?key/i];
@@ -23,7 +33,11 @@ export function registerSecretColumns(table: string, columns: string[]): void {
 }
 
 export function isSecretColumn(table: string, column: string): boolean {
-  return SECRET_EVERYWHERE.has(column.toLowerCase()) || secretsByTable.get(table)?.has(column) === true || SECRET_PATTERNS.some((p) => p.test(column));
+  return (
+    SECRET_EVERYWHERE.has(column.toLowerCase()) ||
+    secretsByTable.get(table)?.has(column) === true ||
+    SECRET_PATTERNS.some((p) => p.test(column))
+  );
 }
 
 /** Registers every `select: false` column of the data source's entities as secret. */
@@ -37,4 +51,9 @@ export function registerEntitySecrets(dataSource: DataSource): void {
 }
 
 // Secrets of the tables the spec names (SPEC "Resources and their fields", "Authentication").
-registerSecretColumns('core_sites', ['payment_test_private_key', 'payment_live_private_key', 'payment_webhook_secret', 'vapid_private_key']);
+registerSecretColumns('core_sites', [
+  'payment_test_private_key',
+  'payment_live_private_key',
+  'payment_webhook_secret',
+  'vapid_private_key',
+]);

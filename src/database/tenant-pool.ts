@@ -39,7 +39,10 @@ export function tenantSharedDriver(share: TenantShare, currentRequest: () => Con
       if (--held.connections > 0) return;
       const slot = held.slot;
       held.slot = undefined;
-      slot?.then((giveBack) => giveBack(), () => undefined);
+      slot?.then(
+        (giveBack) => giveBack(),
+        () => undefined,
+      );
     };
     held.slot ??= share.take(appId);
     try {
@@ -61,7 +64,10 @@ export function tenantSharedDriver(share: TenantShare, currentRequest: () => Con
       if (!requester || appId === undefined) return callback ? super.connect(callback) : super.connect();
       const connected = this.connectFor(requester, appId);
       if (!callback) return connected;
-      connected.then((client) => callback(undefined, client, client.release), (error: Error) => callback(error));
+      connected.then(
+        (client) => callback(undefined, client, client.release),
+        (error: Error) => callback(error),
+      );
     }
 
     private async connectFor(requester: ConnectionRequester, appId: number): Promise<PoolClient> {

@@ -26,7 +26,12 @@ export class TenantShare implements OnModuleInit, OnApplicationShutdown {
 
   static forConfig(config: AppConfig): TenantShare {
     const { tenantMaxConnections, tenantQueue, tenantQueueWaitMs } = config.database;
-    return new TenantShare(tenantMaxConnections, tenantQueueWaitMs, tenantQueue, config.redisUrl ? clusterSlots(config.redisUrl, `${config.redisKeyPrefix}db:`) : null);
+    return new TenantShare(
+      tenantMaxConnections,
+      tenantQueueWaitMs,
+      tenantQueue,
+      config.redisUrl ? clusterSlots(config.redisUrl, `${config.redisKeyPrefix}db:`) : null,
+    );
   }
 
   /**

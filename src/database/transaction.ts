@@ -23,7 +23,11 @@ export async function inTransaction<T>(dataSource: DataSource, work: (em: Entity
  * the tick. The lock is released when the transaction ends. A tick is background work on the request
  * pool: the requests' statement timeout (DB_STATEMENT_TIMEOUT_MS) does not apply to it.
  */
-export async function withTickLock<T>(dataSource: DataSource, key: DatabaseLock, work: (em: EntityManager) => Promise<T>): Promise<T | undefined> {
+export async function withTickLock<T>(
+  dataSource: DataSource,
+  key: DatabaseLock,
+  work: (em: EntityManager) => Promise<T>,
+): Promise<T | undefined> {
   return dataSource.transaction(async (em) => {
     // Raw SQL: advisory locks are PostgreSQL functions, not tables; SET LOCAL ends with the transaction.
     const [{ locked }] = await em.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [key]);

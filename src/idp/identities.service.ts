@@ -27,7 +27,10 @@ class IdentityTaken extends Error {}
  */
 @Injectable()
 export class IdentitiesService {
-  constructor(private readonly connection: TransactionalConnection, private readonly accounts: AccountsService) {}
+  constructor(
+    private readonly connection: TransactionalConnection,
+    private readonly accounts: AccountsService,
+  ) {}
 
   /**
    * The account of an IdP login, in one transaction (SPEC steps 4 to 6): the identity's account when the
@@ -62,7 +65,11 @@ export class IdentitiesService {
       const account = await this.accounts.findById(ctx, appId, table, known.user_id);
       if (account) return { account, outcome: 'identity' };
       // Its account was deleted: the identity goes with it, and this login is a first one again.
-      await repository.createQueryBuilder().delete().where('id = :id AND user_id = :userId', { id: known.id, userId: known.user_id }).execute();
+      await repository
+        .createQueryBuilder()
+        .delete()
+        .where('id = :id AND user_id = :userId', { id: known.id, userId: known.user_id })
+        .execute();
     }
 
     let outcome: SignIn['outcome'] = 'linked';
@@ -79,7 +86,14 @@ export class IdentitiesService {
     const inserted = await repository
       .createQueryBuilder()
       .insert()
-      .values({ app_id: appId, auth_table: table, provider: PROVIDER, provider_user_id: claims.sub, user_id: account.id, email: claims.email !== null && claims.email.length <= 320 ? claims.email : null })
+      .values({
+        app_id: appId,
+        auth_table: table,
+        provider: PROVIDER,
+        provider_user_id: claims.sub,
+        user_id: account.id,
+        email: claims.email !== null && claims.email.length <= 320 ? claims.email : null,
+      })
       .orIgnore()
       .returning(['id'])
       .execute();

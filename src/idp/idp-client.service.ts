@@ -31,7 +31,14 @@ const SCOPE = 'openid email profile';
 /** OAuth error codes that say the IdP itself is failing, not the request. */
 const SERVER_SIDE_ERRORS = new Set(['server_error', 'temporarily_unavailable']);
 /** openid-client codes of answers that are not OAuth at all (an IdP down, a proxy page, a timeout). */
-const UNAVAILABLE_CODES = new Set(['OAUTH_TIMEOUT', 'OAUTH_ABORT', 'OAUTH_RESPONSE_IS_NOT_CONFORM', 'OAUTH_RESPONSE_IS_NOT_JSON', 'OAUTH_HTTP_REQUEST_FORBIDDEN', 'OAUTH_REQUEST_PROTOCOL_FORBIDDEN']);
+const UNAVAILABLE_CODES = new Set([
+  'OAUTH_TIMEOUT',
+  'OAUTH_ABORT',
+  'OAUTH_RESPONSE_IS_NOT_CONFORM',
+  'OAUTH_RESPONSE_IS_NOT_JSON',
+  'OAUTH_HTTP_REQUEST_FORBIDDEN',
+  'OAUTH_REQUEST_PROTOCOL_FORBIDDEN',
+]);
 
 /**
  * The OpenID Connect client of the configured IdP, on `openid-client` 6 (a certified relying party library).
@@ -96,7 +103,10 @@ export class IdpClient implements OnApplicationBootstrap {
         (error: unknown) => {
           this.pending = null;
           this.retryAt = Date.now() + this.settings.discoveryRetryMs;
-          this.logger.warn({ err: describe(error), issuer: this.settings.issuerUrl }, 'Identity provider discovery failed; SSO answers 503 until it succeeds');
+          this.logger.warn(
+            { err: describe(error), issuer: this.settings.issuerUrl },
+            'Identity provider discovery failed; SSO answers 503 until it succeeds',
+          );
           throw idpError('IDP_UNAVAILABLE');
         },
       );
@@ -186,7 +196,11 @@ export class IdpClient implements OnApplicationBootstrap {
       return idpError('GRANT_FAILED', { detail: description ? `${code}: ${description}` : code });
     }
     // A ClientError without a code is the library's "something went wrong" around an error it did not expect.
-    if (isNetworkError(error) || (error instanceof oidc.ClientError && (!error.code || UNAVAILABLE_CODES.has(error.code) || isNetworkError(error.cause)))) return this.unavailable(error, during);
+    if (
+      isNetworkError(error) ||
+      (error instanceof oidc.ClientError && (!error.code || UNAVAILABLE_CODES.has(error.code) || isNetworkError(error.cause)))
+    )
+      return this.unavailable(error, during);
     if (error instanceof oidc.ClientError) {
       const cause = error.cause as { message?: unknown } | undefined;
       const reason = typeof cause?.message === 'string' ? cause.message : error.message;
@@ -205,7 +219,12 @@ export class IdpClient implements OnApplicationBootstrap {
     const issuer = new URL(this.settings.issuerUrl!);
     const execute = issuer.protocol === 'http:' && !this.config.production ? [oidc.allowInsecureRequests] : [];
     const secret = this.settings.apiKey;
-    const clientAuth = secret === null ? oidc.None() : this.settings.tokenAuthMethod === 'client_secret_post' ? oidc.ClientSecretPost(secret) : oidc.ClientSecretBasic(secret);
+    const clientAuth =
+      secret === null
+        ? oidc.None()
+        : this.settings.tokenAuthMethod === 'client_secret_post'
+          ? oidc.ClientSecretPost(secret)
+          : oidc.ClientSecretBasic(secret);
     return oidc.discovery(issuer, this.settings.clientId!, secret === null ? undefined : { client_secret: secret }, clientAuth, {
       execute,
       timeout: this.settings.timeoutMs / 1000,
@@ -254,5 +273,10 @@ function isNetworkError(error: unknown): boolean {
 function describe(error: unknown, depth = 0): Record<string, unknown> {
   const e = error as { name?: unknown; message?: unknown; code?: unknown; cause?: unknown } | null;
   if (typeof e !== 'object' || e === null) return { value: String(error) };
-  return { type: e.name, message: e.message, code: e.code, ...(e.cause !== undefined && depth < 3 ? { cause: describe(e.cause, depth + 1) } : {}) };
+  return {
+    type: e.name,
+    message: e.message,
+    code: e.code,
+    ...(e.cause !== undefined && depth < 3 ? { cause: describe(e.cause, depth + 1) } : {}),
+  };
 }

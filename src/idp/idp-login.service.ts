@@ -12,7 +12,15 @@ import { IdpCallbackRequest, IdpLogoutRequest, IdpStartRequest } from './idp.dto
 import { idpError } from './idp.errors';
 import { IdpClient } from './idp-client.service';
 import { IdpSealer } from './idp-seal';
-import { CALLBACK_COLUMNS, DEFAULT_CALLBACK_PATH, DEFAULT_LOGOUT_PATH, LOGOUT_COLUMNS, resolveAppUrl, tenantReturnUrl, withParams } from './relay-page';
+import {
+  CALLBACK_COLUMNS,
+  DEFAULT_CALLBACK_PATH,
+  DEFAULT_LOGOUT_PATH,
+  LOGOUT_COLUMNS,
+  resolveAppUrl,
+  tenantReturnUrl,
+  withParams,
+} from './relay-page';
 
 /** The OAuth state's lifetime: a login must come back from the IdP within it. */
 export const STATE_TTL_SECONDS = 600;
@@ -101,9 +109,11 @@ export class IdpLoginService {
     const table = this.allowedTable(body.authTable);
     if (table !== payload.tbl) throw ApiError.field('authTable', `authTable must be the one given to start (${payload.tbl})`);
     const verifier = body.codeVerifier ?? null;
-    if (payload.pkce && verifier === null) throw ApiError.field('codeVerifier', 'codeVerifier is required when codeChallenge was sent to start');
+    if (payload.pkce && verifier === null)
+      throw ApiError.field('codeVerifier', 'codeVerifier is required when codeChallenge was sent to start');
     if (!payload.pkce && verifier !== null) throw ApiError.field('codeVerifier', 'codeVerifier was given but start got no codeChallenge');
-    if (verifier !== null && !CODE_VERIFIER.test(verifier)) throw ApiError.field('codeVerifier', 'codeVerifier must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_", "~"');
+    if (verifier !== null && !CODE_VERIFIER.test(verifier))
+      throw ApiError.field('codeVerifier', 'codeVerifier must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_", "~"');
 
     const claims = await this.client.exchange(body.code, body.state!, verifier, payload.n);
     const { account, outcome } = await this.identities.signIn(ctx, table, claims);
@@ -132,7 +142,8 @@ export class IdpLoginService {
     if (!body.sessionId) throw withField(idpError('SESSION_ID_REQUIRED'), 'sessionId', 'sessionId is required');
     this.client.assertConfigured();
     const site = ctx.site;
-    if (site && body.appID !== undefined && body.appID !== site.id) throw ApiError.field('appID', 'appID does not match the app of this request');
+    if (site && body.appID !== undefined && body.appID !== site.id)
+      throw ApiError.field('appID', 'appID does not match the app of this request');
     let postLogout: string | null = null;
     let state: string | null = null;
     if (site) {
@@ -147,7 +158,8 @@ export class IdpLoginService {
       postLogout = this.logoutRelayUri;
     } else if (body.returnTo) {
       // No app named: the IdP itself checks returnTo against the client's registered post-logout URIs.
-      if (!/^https?:\/\//i.test(body.returnTo) || !URL.canParse(body.returnTo)) throw ApiError.field('returnTo', 'returnTo must be an absolute http(s) URL when no app is named');
+      if (!/^https?:\/\//i.test(body.returnTo) || !URL.canParse(body.returnTo))
+        throw ApiError.field('returnTo', 'returnTo must be an absolute http(s) URL when no app is named');
       postLogout = body.returnTo;
     }
     const idpUrl = await this.client.endSessionUrl({ sessionId: body.sessionId, postLogoutRedirectUri: postLogout, state });
@@ -233,25 +245,34 @@ export class IdpLoginService {
   private checkRedirectUri(redirectUri: string | undefined): void {
     if (redirectUri === undefined) return;
     const configured = this.client.redirectUri;
-    if (redirectUri !== configured && redirectUri !== this.settings.redirectUriSetting) throw idpError('REDIRECT_URI_MISMATCH', { detail: configured });
+    if (redirectUri !== configured && redirectUri !== this.settings.redirectUriSetting)
+      throw idpError('REDIRECT_URI_MISMATCH', { detail: configured });
   }
 
   private allowedTable(authTable: string | undefined): AuthTable {
     const table = authTable ?? DEFAULT_AUTH_TABLE;
-    if (!this.settings.allowedAuthTables.includes(table) || !isAuthTable(table)) throw idpError('AUTH_TABLE_NOT_ALLOWED', { detail: table });
+    if (!this.settings.allowedAuthTables.includes(table) || !isAuthTable(table))
+      throw idpError('AUTH_TABLE_NOT_ALLOWED', { detail: table });
     return table;
   }
 }
 
 /** The PKCE challenge to send (S256 only), or null without PKCE; a public client (no IDP_API_KEY) must use PKCE. */
-export function codeChallengeOf(body: Pick<IdpStartRequest, 'codeChallenge' | 'codeChallengeMethod'>, confidential: boolean): string | null {
-  if (body.codeChallengeMethod !== undefined && body.codeChallengeMethod !== 'S256') throw ApiError.field('codeChallengeMethod', 'codeChallengeMethod must be S256');
+export function codeChallengeOf(
+  body: Pick<IdpStartRequest, 'codeChallenge' | 'codeChallengeMethod'>,
+  confidential: boolean,
+): string | null {
+  if (body.codeChallengeMethod !== undefined && body.codeChallengeMethod !== 'S256')
+    throw ApiError.field('codeChallengeMethod', 'codeChallengeMethod must be S256');
   if (body.codeChallenge === undefined) {
-    if (body.codeChallengeMethod !== undefined) throw ApiError.field('codeChallenge', 'codeChallenge is required when codeChallengeMethod is given');
-    if (!confidential) throw ApiError.field('codeChallenge', 'codeChallenge is required: this service is a public client of the identity provider (PKCE)');
+    if (body.codeChallengeMethod !== undefined)
+      throw ApiError.field('codeChallenge', 'codeChallenge is required when codeChallengeMethod is given');
+    if (!confidential)
+      throw ApiError.field('codeChallenge', 'codeChallenge is required: this service is a public client of the identity provider (PKCE)');
     return null;
   }
-  if (!CODE_CHALLENGE.test(body.codeChallenge)) throw ApiError.field('codeChallenge', 'codeChallenge must be the base64url SHA-256 of the verifier (43 characters, no padding)');
+  if (!CODE_CHALLENGE.test(body.codeChallenge))
+    throw ApiError.field('codeChallenge', 'codeChallenge must be the base64url SHA-256 of the verifier (43 characters, no padding)');
   return body.codeChallenge;
 }
 

@@ -8,7 +8,8 @@ import { IdpCallbackAnswer, IdpCallbackRequest, IdpLogoutAnswer, IdpLogoutReques
 import { APP_CTX_COOKIE, APP_CTX_TTL_SECONDS, IdpLoginService, RelayAnswer } from './idp-login.service';
 import { RELAY_HEADERS, relayPage } from './relay-page';
 
-const UNAVAILABLE = 'Identity provider unavailable: try again later (discovery or a call to the IdP failed; the rest of the service is unaffected)';
+const UNAVAILABLE =
+  'Identity provider unavailable: try again later (discovery or a call to the IdP failed; the rest of the service is unaffected)';
 const NOT_CONFIGURED = 'Identity provider clientId (IDP_CLIENT_ID) is not configured';
 
 /**
@@ -48,7 +49,7 @@ export class IdpController {
     description:
       'The app comes from the state (a site-id, when sent, must name the same app). The code is exchanged with the verifier; the ID token is checked ' +
       '(signature, issuer, audience, nonce). An existing identity logs into its user; else a user of (app, authTable) with the email is linked only when ' +
-      'the IdP asserts email_verified; else a new user and identity are created. The IdP\'s tokens are never returned or stored. ' +
+      "the IdP asserts email_verified; else a new user and identity are created. The IdP's tokens are never returned or stored. " +
       'clientState is the state the client gave to start, when it gave one.',
   })
   @ApiAccess('none', 'site-id') // the state names the app
@@ -100,7 +101,11 @@ export class IdpController {
   @ApiQuery({ name: 'error', required: false })
   @ApiQuery({ name: 'error_description', required: false })
   @ApiAccess()
-  @ApiMediaResponse(200, 'text/html', 'A page with a meta refresh and a continue link to the app callback URL (sets the idp_app_ctx cookie)')
+  @ApiMediaResponse(
+    200,
+    'text/html',
+    'A page with a meta refresh and a continue link to the app callback URL (sets the idp_app_ctx cookie)',
+  )
   @ApiFailureResponse(400, 'Invalid or missing OAuth state / Unable to resolve app redirect URL')
   async redirect(@Ctx() ctx: RequestContext, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const answer = await this.sso.relay(ctx, queryOf(request));
@@ -120,7 +125,9 @@ export class IdpController {
   @ApiMediaResponse(200, 'text/html', 'A page with a meta refresh and a continue link to the app logout URL')
   @ApiFailureResponse(400, 'Invalid or missing OAuth logout state / Unable to resolve app logout redirect URL')
   async logoutRedirect(@Ctx() ctx: RequestContext, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    const states = queryOf(request).getAll('state').filter((s) => s !== '');
+    const states = queryOf(request)
+      .getAll('state')
+      .filter((s) => s !== '');
     const answer = await this.sso.logoutRelay(ctx, states.length > 0 ? states[0] : null, request.headers.cookie);
     this.sendPage(request, reply, answer);
   }
@@ -132,7 +139,12 @@ export class IdpController {
   @ApiAccess()
   @ApiMediaResponse(200, 'text/html', 'A page with a meta refresh and a continue link to the app logout URL')
   @ApiFailureResponse(400, 'Invalid or missing OAuth logout state / Unable to resolve app logout redirect URL')
-  async logoutRedirectWithState(@Ctx() ctx: RequestContext, @Param('state') state: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+  async logoutRedirectWithState(
+    @Ctx() ctx: RequestContext,
+    @Param('state') state: string,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
     const answer = await this.sso.logoutRelay(ctx, state, request.headers.cookie);
     this.sendPage(request, reply, answer);
   }
@@ -140,7 +152,10 @@ export class IdpController {
   private sendPage(request: FastifyRequest, reply: FastifyReply, answer: RelayAnswer): void {
     if (answer.appCookie !== null) {
       const secure = request.protocol === 'https' ? '; Secure' : '';
-      reply.header('set-cookie', `${APP_CTX_COOKIE}=${answer.appCookie}; Path=${this.sso.cookiePath}; Max-Age=${APP_CTX_TTL_SECONDS}; HttpOnly; SameSite=Lax${secure}`);
+      reply.header(
+        'set-cookie',
+        `${APP_CTX_COOKIE}=${answer.appCookie}; Path=${this.sso.cookiePath}; Max-Age=${APP_CTX_TTL_SECONDS}; HttpOnly; SameSite=Lax${secure}`,
+      );
     }
     reply.status(200).headers(RELAY_HEADERS).send(relayPage(answer.target));
   }

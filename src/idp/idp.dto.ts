@@ -9,7 +9,10 @@ import { IdField, TextField } from '../common/dto-fields';
  */
 
 const TABLE_DOC = { description: 'User table to log into; default core_customers. Must be listed in IDP_ALLOWED_AUTH_TABLES.' };
-const REDIRECT_DOC = { description: 'Compatibility only: when given it must equal the configured relay URI (IDP_REDIRECT_URI with /auth/oauth/idp/redirect appended when missing)' };
+const REDIRECT_DOC = {
+  description:
+    'Compatibility only: when given it must equal the configured relay URI (IDP_REDIRECT_URI with /auth/oauth/idp/redirect appended when missing)',
+};
 
 export class IdpStartRequest {
   @IdField('appID', { doc: { description: 'App id; the site-id header is preferred. Read from the body only outside production.' } })
@@ -21,7 +24,9 @@ export class IdpStartRequest {
   @TextField('redirectUri', 2000, { doc: REDIRECT_DOC })
   redirectUri?: string;
 
-  @TextField('state', 512, { doc: { description: "The client's own state, carried inside the encrypted state and answered back by the callback as clientState" } })
+  @TextField('state', 512, {
+    doc: { description: "The client's own state, carried inside the encrypted state and answered back by the callback as clientState" },
+  })
   state?: string;
 
   @ApiPropertyOptional({ enum: ['signin', 'signup'], description: "Becomes the IdP's screen_hint" })
@@ -29,7 +34,12 @@ export class IdpStartRequest {
   @IsOptional()
   flow?: string;
 
-  @TextField('codeChallenge', 128, { doc: { description: 'PKCE challenge: base64url (no padding) of the SHA-256 of the verifier, 43 characters. Required when the service has no IDP_API_KEY (public client).' } })
+  @TextField('codeChallenge', 128, {
+    doc: {
+      description:
+        'PKCE challenge: base64url (no padding) of the SHA-256 of the verifier, 43 characters. Required when the service has no IDP_API_KEY (public client).',
+    },
+  })
   codeChallenge?: string;
 
   @TextField('codeChallengeMethod', 20, { doc: { description: 'Only S256 (the default when codeChallenge is given)', enum: ['S256'] } })
@@ -49,7 +59,9 @@ export class IdpCallbackRequest {
   @TextField('authTable', 50, { doc: { description: 'Default core_customers; must be the one given to start' } })
   authTable?: string;
 
-  @TextField('codeVerifier', 128, { doc: { description: 'PKCE verifier (43 to 128 characters of A-Z a-z 0-9 - . _ ~); required when start got a codeChallenge' } })
+  @TextField('codeVerifier', 128, {
+    doc: { description: 'PKCE verifier (43 to 128 characters of A-Z a-z 0-9 - . _ ~); required when start got a codeChallenge' },
+  })
   codeVerifier?: string;
 }
 
@@ -60,7 +72,9 @@ export class IdpLogoutRequest {
   @TextField('sessionId', 512, { doc: { description: 'user.sessionid from the callback (required)' } })
   sessionId?: string;
 
-  @TextField('returnTo', 2000, { doc: { description: "Where to land after logout: a path or a URL on the app's domain (used when the app configures no logout URL)" } })
+  @TextField('returnTo', 2000, {
+    doc: { description: "Where to land after logout: a path or a URL on the app's domain (used when the app configures no logout URL)" },
+  })
   returnTo?: string;
 }
 
@@ -68,7 +82,8 @@ export class IdpLogoutRequest {
 
 export class IdpStartAnswer extends SuccessEnvelope {
   @ApiProperty({ description: "The IdP's authorization URL: send the browser there" }) authorizationUrl: string;
-  @ApiProperty({ description: 'The encrypted state (app, authTable, client state, nonce, 10-minute expiry): pass it to callback' }) state: string;
+  @ApiProperty({ description: 'The encrypted state (app, authTable, client state, nonce, 10-minute expiry): pass it to callback' })
+  state: string;
 }
 
 export class IdpTokens {
@@ -85,7 +100,8 @@ export class IdpUser {
   @ApiProperty({ type: String, nullable: true }) displayname: string | null;
   @ApiProperty({ type: String, nullable: true }) photourl: string | null;
   @ApiProperty() emailverified: boolean;
-  @ApiPropertyOptional({ description: 'The IdP session id, when the IdP provides a revocable session (pass it to logout)' }) sessionid?: string;
+  @ApiPropertyOptional({ description: 'The IdP session id, when the IdP provides a revocable session (pass it to logout)' })
+  sessionid?: string;
 }
 
 export class IdpCallbackAnswer extends SuccessEnvelope {
@@ -96,5 +112,10 @@ export class IdpCallbackAnswer extends SuccessEnvelope {
 
 export class IdpLogoutAnswer extends SuccessEnvelope {
   @ApiProperty({ enum: ['Signed out successfully'] }) message: string;
-  @ApiProperty({ type: String, nullable: true, description: "Open it in the browser: the IdP's logout URL (or the logout relay); null when there is nothing to visit" }) logoutUrl: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "Open it in the browser: the IdP's logout URL (or the logout relay); null when there is nothing to visit",
+  })
+  logoutUrl: string | null;
 }

@@ -33,6 +33,9 @@ export class IdpModule implements OnModuleInit {
   /** IDP_ALLOWED_AUTH_TABLES may only name the service's user tables: anything else stops the start. */
   onModuleInit(): void {
     const unknown = this.config.idp.allowedAuthTables.filter((table) => !isAuthTable(table));
-    if (unknown.length > 0) throw new ConfigError(configErrorMessage([`IDP_ALLOWED_AUTH_TABLES names unknown tables (${unknown.join(', ')}); allowed: ${AUTH_TABLES.join(', ')}`]));
+    if (unknown.length > 0)
+      throw new ConfigError(
+        configErrorMessage([`IDP_ALLOWED_AUTH_TABLES names unknown tables (${unknown.join(', ')}); allowed: ${AUTH_TABLES.join(', ')}`]),
+      );
   }
 }

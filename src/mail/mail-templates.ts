@@ -14,14 +14,20 @@ type TemplateOptions = NonNullable<MailerOptions['template']>;
  */
 @Injectable()
 export class MailTemplates {
-  readonly options: TemplateOptions = { dir: join(projectRoot(), 'templates'), adapter: new HandlebarsAdapter(), options: { strict: true } };
+  readonly options: TemplateOptions = {
+    dir: join(projectRoot(), 'templates'),
+    adapter: new HandlebarsAdapter(),
+    options: { strict: true },
+  };
 
   /** templates/<template> (`confirmation.html`; no extension means `.hbs`) rendered with `context`. */
   render(template: string, context: Record<string, unknown>): Promise<string> {
     const mail = { data: { template, context } as { template: string; context: Record<string, unknown>; html?: string } };
     return new Promise((resolve, reject) => {
       try {
-        this.options.adapter!.compile(mail, (error?: unknown) => (error ? reject(error) : resolve(String(mail.data.html ?? ''))), { template: this.options });
+        this.options.adapter!.compile(mail, (error?: unknown) => (error ? reject(error) : resolve(String(mail.data.html ?? ''))), {
+          template: this.options,
+        });
       } catch (error) {
         reject(error); // the adapter throws (rather than calling back) for a template file it cannot read
       }

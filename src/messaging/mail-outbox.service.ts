@@ -66,9 +66,10 @@ export class MailOutbox {
     const names = Object.keys(row) as (keyof NotificationLog)[];
     // Raw SQL: a measured hot path (/message/notification): TypeORM's insert builder cost ~0.4 ms of CPU per
     // request, about 15%. The column names are the NotificationLog properties `row` is typed with.
-    const [{ id }]: { id: number }[] = await this.connection
-      .manager(scope)
-      .query(`INSERT INTO core_notification_log (${names.join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`, names.map((name) => row[name]));
+    const [{ id }]: { id: number }[] = await this.connection.manager(scope).query(
+      `INSERT INTO core_notification_log (${names.join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`,
+      names.map((name) => row[name]),
+    );
     await scope.afterCommit(() => this.sender.queued());
     return id;
   }

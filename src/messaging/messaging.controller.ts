@@ -16,7 +16,10 @@ import { PushService } from './push.service';
 @Catch(ApiError)
 class MessagingAuthFailure implements ExceptionFilter {
   catch(error: ApiError, host: ArgumentsHost): void {
-    const answer = error.httpStatus === 401 ? messagingError('AUTHENTICATION_FAILED', { detail: error.message, body: error.body, headers: error.headers }) : error;
+    const answer =
+      error.httpStatus === 401
+        ? messagingError('AUTHENTICATION_FAILED', { detail: error.message, body: error.body, headers: error.headers })
+        : error;
     sendError(host.switchToHttp().getResponse<FastifyReply>(), answer);
   }
 }
@@ -45,11 +48,31 @@ export class MessagingController {
       'site-id alone authenticates a request without SQL. A request with SQL also needs the bearer token of a core_users admin of the same app ' +
       '(checked against the account now). An Authorization header, when sent, must hold a valid access token of the app, SQL or not.',
   })
-  @ApiAnyOfResponse(200, '{ status: Success }, or { status: Failed, message: Notifications are disabled }', MessagingSuccess, NotificationsDisabled)
-  @ApiFailureResponse(400, 'Validation error: bad field, unknown table, no enabled template for the event, no recipient, SQL not enabled, refused or failed')
-  @ApiResponse({ status: 401, type: ErrorFailure, description: '{ status: Error, message: Unauthorized }: no, unknown or malformed site-id; an invalid bearer token or one of another app; SQL without a bearer token' })
-  @ApiFailureResponse(403, '{ status: Failed, message: Insufficient permissions }: SQL with the bearer of an account that is not an admin of the app')
-  @ApiFailureResponse(429, 'SQL merges of this app busy: its queue is full (NOTIFY_SQL_QUEUE) or the wait ran out (NOTIFY_SQL_QUEUE_WAIT_MS); Retry-After', { headers: RETRY_AFTER })
+  @ApiAnyOfResponse(
+    200,
+    '{ status: Success }, or { status: Failed, message: Notifications are disabled }',
+    MessagingSuccess,
+    NotificationsDisabled,
+  )
+  @ApiFailureResponse(
+    400,
+    'Validation error: bad field, unknown table, no enabled template for the event, no recipient, SQL not enabled, refused or failed',
+  )
+  @ApiResponse({
+    status: 401,
+    type: ErrorFailure,
+    description:
+      '{ status: Error, message: Unauthorized }: no, unknown or malformed site-id; an invalid bearer token or one of another app; SQL without a bearer token',
+  })
+  @ApiFailureResponse(
+    403,
+    '{ status: Failed, message: Insufficient permissions }: SQL with the bearer of an account that is not an admin of the app',
+  )
+  @ApiFailureResponse(
+    429,
+    'SQL merges of this app busy: its queue is full (NOTIFY_SQL_QUEUE) or the wait ran out (NOTIFY_SQL_QUEUE_WAIT_MS); Retry-After',
+    { headers: RETRY_AFTER },
+  )
   async notification(@Ctx() ctx: RequestContext, @Body() body: SendNotificationRequest): Promise<MessagingSuccess | NotificationsDisabled> {
     const result = await this.notifications.accept(ctx, body);
     return result.accepted ? { status: 'Success' } : { status: 'Failed', message: 'Notifications are disabled' };
@@ -57,7 +80,7 @@ export class MessagingController {
 
   @Post('sendPush')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Web push to a customer\'s stored subscription, signed with the app\'s VAPID keys' })
+  @ApiOperation({ summary: "Web push to a customer's stored subscription, signed with the app's VAPID keys" })
   @ApiAccess('site-id')
   @ApiAnyOfResponse(200, '{ status: Success }, or { status: Error } on any failure', MessagingSuccess, PushFailed)
   @ApiFailureResponse(400, 'Validation error: customerID or message missing or not a string')

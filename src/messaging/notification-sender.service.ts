@@ -13,8 +13,22 @@ import { Metrics } from '../metrics';
 import { NotificationLog } from './entities/notification-log.entity';
 
 /** A claimed Pending row of core_notification_log: the mail as merged at request time. */
-type ClaimedRow = Pick<NotificationLog, 'id' | 'app_id' | 'email' | 'email_from' | 'email_cc' | 'email_bcc' | 'subject' | 'body' | 'content_type' | 'attempts'>;
-const CLAIMED_COLUMNS: (keyof ClaimedRow)[] = ['id', 'app_id', 'email', 'email_from', 'email_cc', 'email_bcc', 'subject', 'body', 'content_type', 'attempts'];
+type ClaimedRow = Pick<
+  NotificationLog,
+  'id' | 'app_id' | 'email' | 'email_from' | 'email_cc' | 'email_bcc' | 'subject' | 'body' | 'content_type' | 'attempts'
+>;
+const CLAIMED_COLUMNS: (keyof ClaimedRow)[] = [
+  'id',
+  'app_id',
+  'email',
+  'email_from',
+  'email_cc',
+  'email_bcc',
+  'subject',
+  'body',
+  'content_type',
+  'attempts',
+];
 
 export interface SenderRun {
   claimed: number;
@@ -26,7 +40,19 @@ export interface SenderRun {
 }
 
 /** Errors that say the mail server is unreachable or not accepting mail at all, rather than refusing this message. */
-const OUTAGE_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'EAUTH', 'ETLS', 'EPROXY']);
+const OUTAGE_CODES = new Set([
+  'ECONNECTION',
+  'ETIMEDOUT',
+  'ESOCKET',
+  'EDNS',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'EAUTH',
+  'ETLS',
+  'EPROXY',
+]);
 const OUTAGE_BACKOFF_MAX_MS = 60_000;
 const SENDER_TIMEOUT = 'notification-sender';
 /** Announced by an instance once it committed Pending rows (`queued`); every sender listens. */
@@ -281,7 +307,12 @@ export class NotificationSender implements OnModuleInit, OnApplicationBootstrap,
   }
 
   /** Updates a claimed row only while it still holds this round's claim (a row whose lease ran out may be another's now). */
-  private async settle(row: ClaimedRow, token: string, values: QueryDeepPartialEntity<NotificationLog>, parameters: Record<string, unknown> = {}): Promise<void> {
+  private async settle(
+    row: ClaimedRow,
+    token: string,
+    values: QueryDeepPartialEntity<NotificationLog>,
+    parameters: Record<string, unknown> = {},
+  ): Promise<void> {
     await this.log()
       .update()
       .set({ ...values, claim_token: null })
@@ -302,7 +333,12 @@ export class NotificationSender implements OnModuleInit, OnApplicationBootstrap,
     await this.settle(
       row,
       token,
-      { attempts, status: failed ? 'Failed' : 'Pending', last_error: error, next_attempt: () => `now() + :delayMs * interval '1 millisecond'` },
+      {
+        attempts,
+        status: failed ? 'Failed' : 'Pending',
+        last_error: error,
+        next_attempt: () => `now() + :delayMs * interval '1 millisecond'`,
+      },
       { delayMs },
     );
     if (failed) this.logger.warn(`Notification ${row.id} failed after ${attempts} attempts: ${error}`);
@@ -317,7 +353,10 @@ function isOutage(error: unknown): boolean {
 
 function describe(error: unknown): string {
   const e = error as { responseCode?: number; code?: string; message?: string };
-  return [e.responseCode, e.code, e.message].filter((part) => part !== undefined && part !== '').join(' ').slice(0, 2000);
+  return [e.responseCode, e.code, e.message]
+    .filter((part) => part !== undefined && part !== '')
+    .join(' ')
+    .slice(0, 2000);
 }
 
 function domainOf(address: string): string {

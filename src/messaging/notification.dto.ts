@@ -26,7 +26,7 @@ export class SendNotificationRequest {
   email?: string;
 
   @ApiPropertyOptional({
-    description: 'Table to link the notification to (a core_related row); one of the service\'s tables, else 400',
+    description: "Table to link the notification to (a core_related row); one of the service's tables, else 400",
     example: 'core_orders',
   })
   @Matches(/^[A-Za-z_][A-Za-z0-9_]{0,99}$/, { message: 'table must be a table name' })
@@ -47,7 +47,8 @@ export class SendNotificationRequest {
   data?: Record<string, unknown>;
 
   @ApiPropertyOptional({
-    description: 'One SELECT providing merge data (first row), when the app enables it; needs the bearer token of an admin of the app (401/403); see docs/messaging.md',
+    description:
+      'One SELECT providing merge data (first row), when the app enables it; needs the bearer token of an admin of the app (401/403); see docs/messaging.md',
     example: 'SELECT firstname, email FROM core_customers WHERE id = 5',
   })
   @Matches(NO_NUL, noNul('SQL'))

@@ -107,7 +107,10 @@ export class NotificationService {
     // cost about 12% of the route's throughput in the benchmark. The columns are Notification's.
     const [template]: Template[] = await this.connection
       .manager(scope)
-      .query('SELECT id, subject, content, "from", bcc FROM core_notifications WHERE app_id = $1 AND event = $2 AND enabled', [appId, event]);
+      .query('SELECT id, subject, content, "from", bcc FROM core_notifications WHERE app_id = $1 AND event = $2 AND enabled', [
+        appId,
+        event,
+      ]);
     if (!template) throw ApiError.field('event', 'No enabled notification template for this event');
     return template;
   }
@@ -122,7 +125,12 @@ export class NotificationService {
     if (!isAppAdmin(ctx.principal)) throw ApiError.forbidden();
   }
 
-  private async mergeData(scope: TransactionScope, site: Site, given: Record<string, unknown> | undefined, sql: string | null): Promise<MergeData> {
+  private async mergeData(
+    scope: TransactionScope,
+    site: Site,
+    given: Record<string, unknown> | undefined,
+    sql: string | null,
+  ): Promise<MergeData> {
     const data: MergeData = { ...(given ?? {}) };
     if (sql === null) return data;
     if (!site.notification_sql_enabled) {
@@ -149,7 +157,11 @@ export class NotificationService {
 
   /** core_users.user_email of user ids of the same app (email_cc / email_bcc), the ones that are addresses. */
   private async userAddresses(scope: TransactionScope, appId: number, userIds: (number | null)[]): Promise<Map<number, string>> {
-    const emails = await this.accounts.userEmails(scope, appId, userIds.filter((id): id is number => !!id));
+    const emails = await this.accounts.userEmails(
+      scope,
+      appId,
+      userIds.filter((id): id is number => !!id),
+    );
     return new Map([...emails].filter(([, email]) => isEmailAddress(email)));
   }
 }

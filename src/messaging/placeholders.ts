@@ -49,5 +49,8 @@ export function isEmailAddress(value: unknown): value is string {
 /** Addresses in a comma/semicolon separated list (the template's `bcc`), invalid entries dropped. */
 export function addressList(value: string | null | undefined): string[] {
   if (!value) return [];
-  return value.split(/[,;]/).map((a) => a.trim()).filter(isEmailAddress);
+  return value
+    .split(/[,;]/)
+    .map((a) => a.trim())
+    .filter(isEmailAddress);
 }

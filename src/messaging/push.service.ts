@@ -100,6 +100,7 @@ export function toSubscription(row: Pick<PushSubscriptionColumns, 'pushsubscript
   }
   const p256dh = row.p256dh || keys.p256dh;
   const auth = row.auth || keys.auth;
-  if (typeof endpoint !== 'string' || !endpoint.startsWith('https://') || typeof p256dh !== 'string' || typeof auth !== 'string') return null;
+  if (typeof endpoint !== 'string' || !endpoint.startsWith('https://') || typeof p256dh !== 'string' || typeof auth !== 'string')
+    return null;
   return { endpoint, keys: { p256dh, auth } };
 }

@@ -1,7 +1,19 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsNotEmpty, IsOptional, Max, Min, ValidateBy, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  Max,
+  Min,
+  ValidateBy,
+  ValidateNested,
+} from 'class-validator';
 import { IdField, TextField } from '../common/dto-fields';
 import { MAX_ID } from '../common/id-cipher.service';
 import { MAX_ORDER_TOTAL } from './order-totals';
@@ -21,7 +33,6 @@ export const MAX_ITEMS_PER_REQUEST = 50;
 /** Longest encrypted id accepted (the cipher refuses longer values anyway). */
 const MAX_ENCRYPTED_ID = 512;
 
-
 interface NumberOptions {
   required?: boolean;
   doc?: ApiPropertyOptions;
@@ -32,7 +43,11 @@ export function IntField(name: string, min: number, max: number, options: Number
   return applyDecorators(
     ...(options.required
       ? [ApiProperty({ type: 'integer', minimum: min, maximum: max, ...options.doc }), IsNotEmpty({ message: `${name} is required` })]
-      : [ApiPropertyOptional({ type: 'integer', minimum: min, maximum: max, ...options.doc }), Transform(({ value }) => (value === null ? undefined : value)), IsOptional()]),
+      : [
+          ApiPropertyOptional({ type: 'integer', minimum: min, maximum: max, ...options.doc }),
+          Transform(({ value }) => (value === null ? undefined : value)),
+          IsOptional(),
+        ]),
     IsInt({ message: `${name} must be an integer` }),
     Min(min, { message: `${name} must be at least ${min}` }),
     Max(max, { message: `${name} must be at most ${max}` }),
@@ -73,7 +88,7 @@ export function EncryptedOrderIdField(name: string, options: { required?: boolea
 export function SessionIdField(required: boolean): PropertyDecorator {
   return TextField('sessionID', MAX_ENCRYPTED_ID, {
     required,
-    doc: { description: 'The order\'s encrypted id: the `_id` createOrder answered (an anonymous cart\'s session)' },
+    doc: { description: "The order's encrypted id: the `_id` createOrder answered (an anonymous cart's session)" },
   });
 }
 
@@ -85,10 +100,16 @@ export class CartItemB {
   @IntField('Qty', 1, MAX_QUANTITY, { required: true, doc: { description: `Units, 1..${MAX_QUANTITY}` } })
   Qty: number;
 
-  @IntField('Price', 0, MAX_ORDER_TOTAL, { required: true, doc: { description: 'Unit price in cents; must equal the product\'s current published price' } })
+  @IntField('Price', 0, MAX_ORDER_TOTAL, {
+    required: true,
+    doc: { description: "Unit price in cents; must equal the product's current published price" },
+  })
   Price: number;
 
-  @ApiPropertyOptional({ enum: GIFT_REDEEM_STATUSES, description: 'Marks a gift: its tokens are issued gift_pending, not to the purchaser' })
+  @ApiPropertyOptional({
+    enum: GIFT_REDEEM_STATUSES,
+    description: 'Marks a gift: its tokens are issued gift_pending, not to the purchaser',
+  })
   @Transform(({ value }) => (value === null ? undefined : value))
   @IsOptional()
   @IsIn(GIFT_REDEEM_STATUSES, { message: `redeemStatus must be one of ${GIFT_REDEEM_STATUSES.join(', ')}` })
@@ -100,7 +121,9 @@ export function ItemsField(itemType: new () => object, min: number, description:
   return applyDecorators(
     ApiPropertyOptional({ type: itemType, isArray: true, description }),
     // An array in place of an item becomes null, which ValidateNested refuses as items[i]; it would validate the inner array's elements instead.
-    Transform(({ value }) => (value === null ? undefined : Array.isArray(value) ? value.map((item: unknown) => (Array.isArray(item) ? null : item)) : value)),
+    Transform(({ value }) =>
+      value === null ? undefined : Array.isArray(value) ? value.map((item: unknown) => (Array.isArray(item) ? null : item)) : value,
+    ),
     IsOptional(),
     IsArray({ message: 'items must be an array' }),
     ArrayMinSize(min, { message: `items must hold at least ${min} item` }),
@@ -130,14 +153,19 @@ export class AddCartRequest {
   @IntField('quantity', 1, MAX_QUANTITY, { doc: { description: `Shape A: units, 1..${MAX_QUANTITY}` } })
   quantity?: number;
 
-  @IntField('price', 0, MAX_ORDER_TOTAL, { doc: { description: 'Shape A: unit price in cents; must equal the product\'s current published price' } })
+  @IntField('price', 0, MAX_ORDER_TOTAL, {
+    doc: { description: "Shape A: unit price in cents; must equal the product's current published price" },
+  })
   price?: number;
 
   // Shape B
   @EncryptedOrderIdField('_orderID')
   _orderID?: number;
 
-  @OrderIdField('orderID', { description: 'Shape B, instead of _orderID: the encrypted order id (string), or the plain order id (number) for the order\'s customer or an app admin' })
+  @OrderIdField('orderID', {
+    description:
+      "Shape B, instead of _orderID: the encrypted order id (string), or the plain order id (number) for the order's customer or an app admin",
+  })
   orderID?: string | number;
 
   @ItemsField(CartItemB, 1, 'Shape B: the lines to add')
@@ -155,7 +183,10 @@ export class RemoveCartRequest {
   @EncryptedOrderIdField('_orderID')
   _orderID?: number;
 
-  @OrderIdField('orderID', { description: 'Instead of sessionID: the encrypted order id (string), or the plain order id (number) for the order\'s customer or an app admin' })
+  @OrderIdField('orderID', {
+    description:
+      "Instead of sessionID: the encrypted order id (string), or the plain order id (number) for the order's customer or an app admin",
+  })
   orderID?: string | number;
 
   @IdField('productID', { required: true, doc: { description: 'Product master id whose Pending items leave the cart' } })

@@ -49,7 +49,11 @@ export class CartService {
    * field is reported in one 400.
    */
   async resolve(ctx: RequestContext, lines: CartLine[]): Promise<ResolvedLine[]> {
-    const products = await this.catalog.publishedMany(ctx, ctx.appId, lines.map((l) => l.productID));
+    const products = await this.catalog.publishedMany(
+      ctx,
+      ctx.appId,
+      lines.map((l) => l.productID),
+    );
     const errors: FieldError[] = [];
     const resolved: ResolvedLine[] = [];
     for (const line of lines) {
@@ -59,7 +63,10 @@ export class CartService {
         continue;
       }
       if (line.price !== product.price) {
-        errors.push({ field: line.fields.price, message: `Price ${line.price} does not match the product's current price (${product.price} cents)` });
+        errors.push({
+          field: line.fields.price,
+          message: `Price ${line.price} does not match the product's current price (${product.price} cents)`,
+        });
         continue;
       }
       resolved.push({ line, product });
@@ -81,12 +88,15 @@ export class CartService {
           .createQueryBuilder()
           .update()
           .set({ Qty: () => `"Qty" + :qty` })
-          .where(`"Order_ID" = :orderId AND app_id = :appId AND "product_ID" = :versionId AND "ItemStatus" = 'Pending' AND "RedeemStatus" IS NULL`, {
-            qty: line.quantity,
-            orderId,
-            appId: ctx.appId,
-            versionId: product.versionId,
-          })
+          .where(
+            `"Order_ID" = :orderId AND app_id = :appId AND "product_ID" = :versionId AND "ItemStatus" = 'Pending' AND "RedeemStatus" IS NULL`,
+            {
+              qty: line.quantity,
+              orderId,
+              appId: ctx.appId,
+              versionId: product.versionId,
+            },
+          )
           .returning(['id', 'Qty'])
           .execute();
         const rows = raised.raw as { id: number; Qty: number }[];

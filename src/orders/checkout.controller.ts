@@ -20,10 +20,10 @@ import { OrderAccess } from './order-access.service';
 
 const INTENT_ANSWER = '{ status: Success, data: { clientSecret, paymentIntentID } }';
 const STATUS_ANSWER = '{ status: Success, data: { orderStatus, orderStatusLabel, paymentStatus } }';
-const ORDER_FAILURES = 'Order not found (404: unknown, another app\'s or another customer\'s order, or a tampered id)';
+const ORDER_FAILURES = "Order not found (404: unknown, another app's or another customer's order, or a tampered id)";
 const INVALID_BEARER = 'Unauthorized: an invalid bearer token (the bearer is optional)';
 const INTENT_FAILURES =
-  'Validation error (naming the field) / amount must equal the order total / currency must be the app\'s currency / The order has no items to pay for / Cannot check out an order that is Paid|Ordered / ' +
+  "Validation error (naming the field) / amount must equal the order total / currency must be the app's currency / The order has no items to pay for / Cannot check out an order that is Paid|Ordered / " +
   'Payment is not configured for this app (no private key for the mode) / Payment request rejected by the provider';
 
 /**
@@ -46,9 +46,9 @@ export class CheckoutController {
   @ApiOperation({
     summary: 'Save the billing fields and create the card payment intent (metadata appID, orderID, customerID)',
     description:
-      '`amount` must equal the order total (items not Cancelled); `currency`, when sent, must be the app\'s (core_sites.currency); `data` takes only the six billing fields: card data is refused with 400, never stored or forwarded. ' +
+      "`amount` must equal the order total (items not Cancelled); `currency`, when sent, must be the app's (core_sites.currency); `data` takes only the six billing fields: card data is refused with 400, never stored or forwarded. " +
       'A retried checkout (same cart version, amount, customer) returns the same intent; a cart changed afterwards makes that intent stale (its payment completes nothing: check out again). ' +
-      'On a production instance the app\'s mode decides the key, whatever `production` says. A customer bearer with the encrypted id takes over a New guest order.',
+      "On a production instance the app's mode decides the key, whatever `production` says. A customer bearer with the encrypted id takes over a New guest order.",
   })
   @ApiCreatedResponse({ type: PaymentIntentAnswer, description: INTENT_ANSWER })
   @ApiFailureResponse(400, INTENT_FAILURES)
@@ -77,7 +77,7 @@ export class CheckoutController {
     summary: 'Legacy two-step flow, step 2: complete the order once the provider says the intent succeeded',
     description:
       'Idempotent with the payment webhook: whichever comes second changes nothing and answers the order status. Outside production `production` (default false) picks the key the intent was made with; ' +
-      'on a production instance the app\'s mode does. The intent must name this app, order and cart version, be of the app\'s mode, and pay the order\'s total in its currency (checked under the order\'s lock).',
+      "on a production instance the app's mode does. The intent must name this app, order and cart version, be of the app's mode, and pay the order's total in its currency (checked under the order's lock).",
   })
   @ApiOkResponse({ type: PaymentCompleteAnswer, description: STATUS_ANSWER })
   @ApiFailureResponse(
@@ -100,12 +100,18 @@ export class CheckoutController {
     summary: 'Complete an order without card payment (`Order Only` → Ordered), or re-run a completion without emails (`REDO`, app admins)',
     description:
       '`Order Only`: a New order becomes Ordered with payment_status Success and no payment reference, then the completion steps run (emails, tokens); ' +
-      'an order with digital items needs an app admin\'s bearer. `REDO`: an app admin re-runs the steps of a Paid or Ordered order without emails (missing tokens issued, none doubled). ' +
+      "an order with digital items needs an app admin's bearer. `REDO`: an app admin re-runs the steps of a Paid or Ordered order without emails (missing tokens issued, none doubled). " +
       'Other methods: 400 naming paymentMethod (card payments complete through checkout and the payment webhook).',
   })
   @ApiAccess('admin-bearer') // REDO, and Order Only of an order with digital items
-  @ApiOkResponse({ type: SubmitOrderAnswer, description: `{ status: Success, message: Order submitted | Order completion re-run, data: { orderStatus, orderStatusLabel, paymentStatus } }` })
-  @ApiFailureResponse(400, 'Validation error (paymentMethod) / Cannot submit an order that is Paid / Cannot redo the completion of an order that is New')
+  @ApiOkResponse({
+    type: SubmitOrderAnswer,
+    description: `{ status: Success, message: Order submitted | Order completion re-run, data: { orderStatus, orderStatusLabel, paymentStatus } }`,
+  })
+  @ApiFailureResponse(
+    400,
+    'Validation error (paymentMethod) / Cannot submit an order that is Paid / Cannot redo the completion of an order that is New',
+  )
   @ApiFailureResponse(401, 'REDO without a bearer, or an invalid bearer')
   @ApiFailureResponse(403, 'REDO (or Order Only of an order with digital items) by someone who is not an admin of the app')
   @ApiFailureResponse(404, ORDER_FAILURES)

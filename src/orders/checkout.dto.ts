@@ -47,7 +47,11 @@ function BillingFieldsOnly(): PropertyDecorator {
       target: target.constructor,
       propertyName: propertyName as string,
       validator: {
-        validate: (value: unknown) => value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).every((key) => Object.hasOwn(BILLING_FIELDS, key)),
+        validate: (value: unknown) =>
+          value !== null &&
+          typeof value === 'object' &&
+          !Array.isArray(value) &&
+          Object.keys(value).every((key) => Object.hasOwn(BILLING_FIELDS, key)),
         defaultMessage: (args?: ValidationArguments) => {
           const value = args?.value;
           if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'data must be an object of billing fields';
@@ -81,7 +85,10 @@ export class BillingData {
 /** `amount`: a positive integer in the smallest currency unit, at most the largest order total. */
 function AmountField(): PropertyDecorator {
   return (target, key) => {
-    ApiProperty({ example: 2500, description: 'Smallest currency unit (cents); must equal the order total (items not Cancelled)' })(target, key);
+    ApiProperty({ example: 2500, description: 'Smallest currency unit (cents); must equal the order total (items not Cancelled)' })(
+      target,
+      key,
+    );
     IsNotEmpty({ message: 'amount is required' })(target, key);
     IsInt({ message: 'amount must be an integer (smallest currency unit)' })(target, key);
     Min(1, { message: 'amount must be a positive integer' })(target, key);
@@ -92,7 +99,11 @@ function AmountField(): PropertyDecorator {
 /** `currency`: optional ISO 4217 code, any case; it must be the app's currency (core_sites.currency), the one every intent of the app is made in. */
 function CurrencyField(): PropertyDecorator {
   return (target, key) => {
-    ApiPropertyOptional({ example: 'aud', description: 'ISO 4217 code, any case; when sent it must be the app\'s currency (core_sites.currency, default aud), else 400 naming currency' })(target, key);
+    ApiPropertyOptional({
+      example: 'aud',
+      description:
+        "ISO 4217 code, any case; when sent it must be the app's currency (core_sites.currency, default aud), else 400 naming currency",
+    })(target, key);
     Transform(({ value }) => (value === null ? undefined : typeof value === 'string' ? value.toLowerCase() : value))(target, key);
     IsOptional()(target, key);
     IsString({ message: 'currency must be a string' })(target, key);
@@ -104,7 +115,8 @@ function ProductionField(): PropertyDecorator {
   return (target, key) => {
     ApiPropertyOptional({
       example: false,
-      description: 'Outside production: `true` uses the app\'s live private key, `false` (default) its test key. On a production instance it is ignored: the app pays in live mode, or in test mode when marked payment_test_mode',
+      description:
+        "Outside production: `true` uses the app's live private key, `false` (default) its test key. On a production instance it is ignored: the app pays in live mode, or in test mode when marked payment_test_mode",
     })(target, key);
     Transform(({ value }) => (value === null ? undefined : value))(target, key);
     IsOptional()(target, key);
@@ -121,7 +133,10 @@ export class OrderNamedRequest {
   @EncryptedOrderIdField('_orderID')
   _orderID?: number;
 
-  @ApiPropertyOptional({ oneOf: [{ type: 'string' }, { type: 'integer' }], description: 'Encrypted order id (string), or the plain order id (number: only for the order\'s customer or an app admin)' })
+  @ApiPropertyOptional({
+    oneOf: [{ type: 'string' }, { type: 'integer' }],
+    description: "Encrypted order id (string), or the plain order id (number: only for the order's customer or an app admin)",
+  })
   @ValidateIf((body: OrderNamedRequest) => body._orderID === undefined)
   @IsNotEmpty({ message: 'orderID is required' })
   @OrderIdValue()
@@ -136,7 +151,8 @@ function OrderIdValue(): PropertyDecorator {
       propertyName: propertyName as string,
       validator: {
         validate: (value: unknown) =>
-          (typeof value === 'string' && value.length <= 500 && !value.includes('\u0000')) || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1 && value <= MAX_ID),
+          (typeof value === 'string' && value.length <= 500 && !value.includes('\u0000')) ||
+          (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1 && value <= MAX_ID),
         defaultMessage: () => 'orderID must be an encrypted order id (string) or a positive integer',
       },
     });
@@ -183,7 +199,10 @@ export class CreatePaymentIntentRequest extends OrderNamedRequest {
 
 /** POST /ecommerce/paymentComplete (legacy two-step flow). */
 export class PaymentCompleteRequest extends OrderNamedRequest {
-  @TextField('paymentIntentID', 255, { required: true, doc: { example: 'pi_3Nabc…', description: 'paymentIntentID from createPaymentIntent or checkout' } })
+  @TextField('paymentIntentID', 255, {
+    required: true,
+    doc: { example: 'pi_3Nabc…', description: 'paymentIntentID from createPaymentIntent or checkout' },
+  })
   paymentIntentID: string;
 
   @ProductionField()
@@ -196,9 +215,15 @@ export type SubmitMethod = (typeof SUBMIT_METHODS)[number];
 
 /** POST /ecommerce/submitOrder. */
 export class SubmitOrderRequest extends OrderNamedRequest {
-  @ApiProperty({ enum: SUBMIT_METHODS, description: '`Order Only`: complete without card payment (Ordered). `REDO` (app admin): re-run the completion steps of a Paid or Ordered order, without emails' })
+  @ApiProperty({
+    enum: SUBMIT_METHODS,
+    description:
+      '`Order Only`: complete without card payment (Ordered). `REDO` (app admin): re-run the completion steps of a Paid or Ordered order, without emails',
+  })
   @IsNotEmpty({ message: 'paymentMethod is required' })
-  @IsIn(SUBMIT_METHODS, { message: `paymentMethod must be one of: ${SUBMIT_METHODS.join(', ')} (card payments complete through checkout and the payment webhook)` })
+  @IsIn(SUBMIT_METHODS, {
+    message: `paymentMethod must be one of: ${SUBMIT_METHODS.join(', ')} (card payments complete through checkout and the payment webhook)`,
+  })
   paymentMethod: SubmitMethod;
 
   @TextField('notes', 2000, { doc: { description: 'Stored on the order (core_orders.notes)' } })
@@ -234,7 +259,8 @@ export class GiftTokenDto {
 export class OrderStatusDataDto extends OrderStatusDto {
   @ApiProperty({ type: 'integer', description: 'Cents refunded so far' }) refundedTotal: number;
   @ApiPropertyOptional({ description: 'While the last payment attempt failed: why' }) paymentError?: string;
-  @ApiPropertyOptional({ type: [GiftTokenDto], description: 'Present once a paid order contains gift digital items' }) giftTokens?: GiftTokenDto[];
+  @ApiPropertyOptional({ type: [GiftTokenDto], description: 'Present once a paid order contains gift digital items' })
+  giftTokens?: GiftTokenDto[];
 }
 
 export class OrderStatusAnswerDto extends SuccessEnvelope {

@@ -76,7 +76,11 @@ export class CheckoutService {
     const result = await this.completion.complete(ctx, ctx.app, order.id, { method: 'Card', intent });
     if (result.outcome === 'already_complete' && result.order?.orderstatus === 'Paid') {
       // The webhook (or a parallel paymentComplete) completed it first: its status is the answer.
-      if (result.order.AuthCode !== intent.id) this.logger.warn({ appId: ctx.appId, orderId: order.id, authCode: result.order.AuthCode, intentId: intent.id }, 'paymentComplete: the order was paid with another intent');
+      if (result.order.AuthCode !== intent.id)
+        this.logger.warn(
+          { appId: ctx.appId, orderId: order.id, authCode: result.order.AuthCode, intentId: intent.id },
+          'paymentComplete: the order was paid with another intent',
+        );
       return statusOf(result.order);
     }
     return this.answer(result, order, 'payByCard');
@@ -103,7 +107,8 @@ export class CheckoutService {
     if (order.orderstatus === 'Ordered' && order.paymentMethodRef === 'Order Only') return statusOf(order); // a retried submit
     requireTransition('submitOrderOnly', order.orderstatus);
     const result = await this.completion.complete(ctx, ctx.app, order.id, { method: 'Order Only', allowDigital: admin, notes });
-    if (result.outcome === 'already_complete' && result.order?.orderstatus === 'Ordered' && result.order.paymentMethodRef === 'Order Only') return statusOf(result.order);
+    if (result.outcome === 'already_complete' && result.order?.orderstatus === 'Ordered' && result.order.paymentMethodRef === 'Order Only')
+      return statusOf(result.order);
     return this.answer(result, order, 'submitOrderOnly');
   }
 
@@ -113,11 +118,17 @@ export class CheckoutService {
    * and paymentMethodRef `Card`; (2) the provider creates the intent, outside any transaction; (3) its id
    * is stored while the order is still New.
    */
-  private async openPayment(ctx: RequestContext, ref: OrderRef, payment: PaymentRequest, billing: BillingData | null): Promise<IntentAnswer> {
+  private async openPayment(
+    ctx: RequestContext,
+    ref: OrderRef,
+    payment: PaymentRequest,
+    billing: BillingData | null,
+  ): Promise<IntentAnswer> {
     const site = ctx.app;
     const live = paysLive(site, ctx.production, payment.production);
     const currency = site.currency;
-    if (payment.currency !== undefined && payment.currency !== currency) throw ApiError.field('currency', `currency must be the app's currency (${currency})`);
+    if (payment.currency !== undefined && payment.currency !== currency)
+      throw ApiError.field('currency', `currency must be the app's currency (${currency})`);
     // Refused before step (1): a request refused for a missing key must not leave the order changed.
     this.gateway.requireConfigured(site, live);
 
@@ -127,7 +138,8 @@ export class CheckoutService {
       const items = await em.getRepository(OrderItem).find({ where: { Order_ID: locked.id, app_id: ctx.appId } });
       const total = orderTotal(items);
       if (!items.some(counts) || total === 0) throw ordersError('ORDER_EMPTY');
-      if (payment.amount !== total) throw ApiError.field('amount', `amount must equal the order total (${total} in the smallest currency unit)`);
+      if (payment.amount !== total)
+        throw ApiError.field('amount', `amount must equal the order total (${total} in the smallest currency unit)`);
       const fields: Partial<Order> = { paymentMethodRef: 'Card', currency, total };
       if (billing) {
         for (const [field, column] of Object.entries(BILLING_FIELDS) as [BillingField, (typeof BILLING_FIELDS)[BillingField]][]) {
@@ -135,7 +147,13 @@ export class CheckoutService {
           if (value !== undefined) fields[column] = value.trim() === '' ? null : value.trim();
         }
       }
-      await em.getRepository(Order).createQueryBuilder().update().set(fields).where('id = :id AND app_id = :appId', { id: locked.id, appId: ctx.appId }).execute();
+      await em
+        .getRepository(Order)
+        .createQueryBuilder()
+        .update()
+        .set(fields)
+        .where('id = :id AND app_id = :appId', { id: locked.id, appId: ctx.appId })
+        .execute();
       return Object.assign(locked, fields);
     });
 
@@ -143,7 +161,12 @@ export class CheckoutService {
       amount: payment.amount,
       currency,
       // cartVersion: completion fulfils the order only while its cart is the one priced here (payment-match.ts).
-      metadata: { appID: String(site.id), orderID: String(order.id), customerID: order.customer_id === null ? '' : String(order.customer_id), cartVersion: String(order.cart_version) },
+      metadata: {
+        appID: String(site.id),
+        orderID: String(order.id),
+        customerID: order.customer_id === null ? '' : String(order.customer_id),
+        cartVersion: String(order.cart_version),
+      },
       // One intent per priced cart and customer: a retried checkout gets the same intent from the provider;
       // a changed cart gets a new one. The customer is part of the key because it is part of the request: a
       // placeholder order reconciled in between would otherwise reuse the key with other parameters, which

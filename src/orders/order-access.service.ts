@@ -63,7 +63,10 @@ export class OrderAccess {
   /** The order, if the caller may use it; with `reconcile`, a New placeholder order presented by its capability moves to the customer. */
   async load(ctx: RequestContext, ref: OrderRef, options: LoadOptions = {}): Promise<Order> {
     if (!(ref.id > 0)) throw ordersError('ORDER_NOT_FOUND');
-    const query = this.connection.repository(ctx, Order).createQueryBuilder('o').where('o.id = :id AND o.app_id = :appId', { id: ref.id, appId: ctx.appId });
+    const query = this.connection
+      .repository(ctx, Order)
+      .createQueryBuilder('o')
+      .where('o.id = :id AND o.app_id = :appId', { id: ref.id, appId: ctx.appId });
     if (options.lock) query.setLock('pessimistic_write');
     const order = await query.getOne();
     if (!order) throw ordersError('ORDER_NOT_FOUND');

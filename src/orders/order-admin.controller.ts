@@ -7,11 +7,18 @@ import { DecryptIds } from '../common/decrypt-ids.interceptor';
 import { success, successData } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
 import { OrderAccess } from './order-access.service';
-import { CancelOrderAnswer, CancelOrderRequest, ListOrdersAnswer, ListOrdersRequest, RefundOrderAnswer, RefundOrderRequest } from './order-admin.dto';
+import {
+  CancelOrderAnswer,
+  CancelOrderRequest,
+  ListOrdersAnswer,
+  ListOrdersRequest,
+  RefundOrderAnswer,
+  RefundOrderRequest,
+} from './order-admin.dto';
 import { OrderAdminService } from './order-admin.service';
 import { RefundsService } from './refunds.service';
 
-const NOT_FOUND = 'Order not found (an unknown, tampered or another app\'s encrypted id)';
+const NOT_FOUND = "Order not found (an unknown, tampered or another app's encrypted id)";
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const NOT_ADMIN = '401 without a bearer; 403 for a bearer that is not an admin of the app';
 
@@ -34,32 +41,56 @@ export class OrderAdminController {
   @Post('refundOrder')
   @HttpCode(200)
   @ApiOperation({
-    summary: 'Refund (part of) a Paid order\'s card payment at the provider',
+    summary: "Refund (part of) a Paid order's card payment at the provider",
     description:
-      '`amount` defaults to the whole refundable remainder. The amount is reserved under the order\'s lock before the provider is asked (concurrent refunds never exceed what was paid) ' +
+      "`amount` defaults to the whole refundable remainder. The amount is reserved under the order's lock before the provider is asked (concurrent refunds never exceed what was paid) " +
       'and the provider request carries an idempotency key: a retry with the same Idempotency-Key header (or, without one, a request for the amount of a refund still in flight) makes one refund. paymentStatus becomes Partially Refunded, or Refunded when nothing is left, ' +
-      'which also expires the order\'s access tokens. A refund mail goes to the billing email through the outbox.',
+      "which also expires the order's access tokens. A refund mail goes to the billing email through the outbox.",
   })
-  @ApiOkResponse({ type: RefundOrderAnswer, description: '{ status: Success, data: { refundID, amount, currency, refundedTotal, paymentStatus } }' })
-  @ApiFailureResponse(400, 'Validation error naming amount (not a positive integer, or more than the refundable remainder), _orderID or reason')
+  @ApiOkResponse({
+    type: RefundOrderAnswer,
+    description: '{ status: Success, data: { refundID, amount, currency, refundedTotal, paymentStatus } }',
+  })
+  @ApiFailureResponse(
+    400,
+    'Validation error naming amount (not a positive integer, or more than the refundable remainder), _orderID or reason',
+  )
   @ApiFailureResponse(401, NOT_ADMIN)
   @ApiFailureResponse(403, NOT_ADMIN)
   @ApiFailureResponse(404, NOT_FOUND)
   @ApiFailureResponse(409, 'Order is not paid (not Paid by card, or already refunded in full)')
-  @ApiFailureResponse(502, 'Payment provider error: … (the provider refused: nothing recorded; or no answer: a retry of the same amount resumes the same refund)')
-  @ApiHeader({ name: 'idempotency-key', required: false, description: 'Names this refund (at most 255 visible ASCII characters): a retry with the same key answers the same refund, made once' })
-  async refundOrder(@Ctx() ctx: RequestContext, @Body() body: RefundOrderRequest, @Headers('idempotency-key') idempotencyKey: string | undefined): Promise<RefundOrderAnswer> {
-    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) throw ApiError.field('Idempotency-Key', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
-    return successData(await this.refunds.refund(ctx, this.access.refOf(ctx, body), body.amount, body.reason?.trim() || null, idempotencyKey ?? null));
+  @ApiFailureResponse(
+    502,
+    'Payment provider error: … (the provider refused: nothing recorded; or no answer: a retry of the same amount resumes the same refund)',
+  )
+  @ApiHeader({
+    name: 'idempotency-key',
+    required: false,
+    description: 'Names this refund (at most 255 visible ASCII characters): a retry with the same key answers the same refund, made once',
+  })
+  async refundOrder(
+    @Ctx() ctx: RequestContext,
+    @Body() body: RefundOrderRequest,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+  ): Promise<RefundOrderAnswer> {
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey))
+      throw ApiError.field('Idempotency-Key', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+    return successData(
+      await this.refunds.refund(ctx, this.access.refOf(ctx, body), body.amount, body.reason?.trim() || null, idempotencyKey ?? null),
+    );
   }
 
   @Post('cancelOrder')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Cancel an order: its items become Cancelled and its access tokens expire; a Paid order is refunded in full first',
-    description: 'A New order stays New with an empty total; a Paid order keeps its total and status (paymentStatus Refunded); an Ordered (Order Only) order is cancelled without a refund.',
+    description:
+      'A New order stays New with an empty total; a Paid order keeps its total and status (paymentStatus Refunded); an Ordered (Order Only) order is cancelled without a refund.',
   })
-  @ApiOkResponse({ type: CancelOrderAnswer, description: '{ status: Success, data: { orderStatus, paymentStatus, cancelledItems, refundID? } }' })
+  @ApiOkResponse({
+    type: CancelOrderAnswer,
+    description: '{ status: Success, data: { orderStatus, paymentStatus, cancelledItems, refundID? } }',
+  })
   @ApiFailureResponse(400, 'Validation error (_orderID, reason)')
   @ApiFailureResponse(401, NOT_ADMIN)
   @ApiFailureResponse(403, NOT_ADMIN)
@@ -72,12 +103,14 @@ export class OrderAdminController {
   @Post('listOrders')
   @HttpCode(200)
   @ApiOperation({
-    summary: 'The app\'s orders, newest first, one page',
-    description: 'Filters: status, paymentStatus, from/to (creation time), email (billing email, exact). Index-backed: a page costs the same whatever the number of orders.',
+    summary: "The app's orders, newest first, one page",
+    description:
+      'Filters: status, paymentStatus, from/to (creation time), email (billing email, exact). Index-backed: a page costs the same whatever the number of orders.',
   })
   @ApiOkResponse({
     type: ListOrdersAnswer,
-    description: '{ status: Success, data: [{ _id, orderID, orderNumber, orderStatus, paymentStatus, total, refundedTotal, currency, billingEmail, orderDate, created, items }], paging: { page, perPage, hasMore } }',
+    description:
+      '{ status: Success, data: [{ _id, orderID, orderNumber, orderStatus, paymentStatus, total, refundedTotal, currency, billingEmail, orderDate, created, items }], paging: { page, perPage, hasMore } }',
   })
   @ApiFailureResponse(400, 'Validation error naming the field (status, paymentStatus, from, to, email, page, perPage 1..100)')
   @ApiFailureResponse(401, NOT_ADMIN)

@@ -23,7 +23,9 @@ export class RefundOrderRequest {
   @EncryptedOrderIdField('_orderID', { required: true })
   _orderID: number;
 
-  @IntField('amount', 1, MAX_ORDER_TOTAL, { doc: { description: 'Cents to refund; default the whole refundable remainder (paid total less what was refunded)' } })
+  @IntField('amount', 1, MAX_ORDER_TOTAL, {
+    doc: { description: 'Cents to refund; default the whole refundable remainder (paid total less what was refunded)' },
+  })
   amount?: number;
 
   @TextField('reason', 500, { doc: { description: 'Shown in the refund mail and kept with the refund' } })
@@ -37,7 +39,7 @@ export class CancelOrderRequest {
   @EncryptedOrderIdField('_orderID', { required: true })
   _orderID: number;
 
-  @TextField('reason', 500, { doc: { description: 'The refund\'s reason, for a Paid order' } })
+  @TextField('reason', 500, { doc: { description: "The refund's reason, for a Paid order" } })
   reason?: string;
 }
 

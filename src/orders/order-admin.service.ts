@@ -67,7 +67,11 @@ export class OrderAdminService {
         .createQueryBuilder()
         .update(OrderItem)
         .set({ ItemStatus: 'Cancelled' })
-        .where('"Order_ID" = :orderId AND app_id = :appId AND "ItemStatus" NOT IN (:...uncounted)', { orderId: order.id, appId: ctx.appId, uncounted: UNCOUNTED_ITEM_STATUSES })
+        .where('"Order_ID" = :orderId AND app_id = :appId AND "ItemStatus" NOT IN (:...uncounted)', {
+          orderId: order.id,
+          appId: ctx.appId,
+          uncounted: UNCOUNTED_ITEM_STATUSES,
+        })
         .execute();
       if (order.orderstatus === 'New') await recomputeOrderTotal(em, order.id);
       else await this.tokens.expireOrderTokens(ctx, ctx.appId, order.id);
@@ -86,7 +90,10 @@ export class OrderAdminService {
    * with app_id and ends with (created DESC, id DESC), so a page reads about perPage index entries whatever
    * the number of orders (test/orders/order-admin.e2e.ts checks the plan).
    */
-  async list(ctx: RequestContext, query: ListOrdersQuery): Promise<{ data: ListedOrder[]; paging: { page: number; perPage: number; hasMore: boolean } }> {
+  async list(
+    ctx: RequestContext,
+    query: ListOrdersQuery,
+  ): Promise<{ data: ListedOrder[]; paging: { page: number; perPage: number; hasMore: boolean } }> {
     const page = query.page ?? 1;
     const perPage = query.perPage ?? DEFAULT_PER_PAGE;
     const qb = this.connection
@@ -105,7 +112,10 @@ export class OrderAdminService {
     const orders = await qb.getMany();
     const hasMore = orders.length > perPage;
     const shown = orders.slice(0, perPage);
-    const counts = await this.itemCounts(ctx, shown.map((order) => order.id));
+    const counts = await this.itemCounts(
+      ctx,
+      shown.map((order) => order.id),
+    );
     return {
       data: shown.map((order) => ({
         _id: this.access.encrypt(ctx, order.id),

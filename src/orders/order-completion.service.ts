@@ -89,18 +89,34 @@ export class OrderCompletion {
         if (mismatch) {
           const { id, amount, currency, livemode, metadata } = payment.intent;
           this.logger.error(
-            { appId: site.id, orderId, intentId: id, amount, currency, livemode, cartVersion: metadata.cartVersion, total: locked.total, orderCurrency: locked.currency, orderCartVersion: locked.cart_version, mismatch },
+            {
+              appId: site.id,
+              orderId,
+              intentId: id,
+              amount,
+              currency,
+              livemode,
+              cartVersion: metadata.cartVersion,
+              total: locked.total,
+              orderCurrency: locked.currency,
+              orderCartVersion: locked.cart_version,
+              mismatch,
+            },
             'payment does not pay for the order as it is: the order is not completed (refund or complete it by hand)',
           );
           return { outcome: mismatch, order: locked, tokens: [], mails: 0 };
         }
       }
       if (payment.method === 'Order Only' && !payment.allowDigital && before.some((item) => item.IsDigital === 1 && counts(item))) {
-        throw ApiError.field('paymentMethod', 'Order Only cannot complete an order with digital items (they would be issued without payment): pay by card through checkout');
+        throw ApiError.field(
+          'paymentMethod',
+          'Order Only cannot complete an order with digital items (they would be issued without payment): pay by card through checkout',
+        );
       }
 
       // Steps 1 and 2.
-      const order = payment.method === 'REDO' ? await this.redoFields(em, locked, payment) : await this.markComplete(em, locked, action, payment);
+      const order =
+        payment.method === 'REDO' ? await this.redoFields(em, locked, payment) : await this.markComplete(em, locked, action, payment);
       if (!order) return { outcome: 'already_complete', order: locked, tokens: [], mails: 0 };
 
       // Step 3.
@@ -127,7 +143,12 @@ export class OrderCompletion {
 
   /** The order row of the app, locked until the transaction ends (writers of one order take turns). */
   private lockOrder(em: EntityManager, appId: number, orderId: number): Promise<Order | null> {
-    return em.getRepository(Order).createQueryBuilder('o').where('o.id = :orderId AND o.app_id = :appId', { orderId, appId }).setLock('pessimistic_write').getOne();
+    return em
+      .getRepository(Order)
+      .createQueryBuilder('o')
+      .where('o.id = :orderId AND o.app_id = :appId', { orderId, appId })
+      .setLock('pessimistic_write')
+      .getOne();
   }
 
   private itemsOf(em: EntityManager, appId: number, orderId: number): Promise<OrderItem[]> {
@@ -168,7 +189,12 @@ export class OrderCompletion {
   /** REDO's step 1: only the notes, when given; status, payment fields and paymentMethodRef stay as completed. */
   private async redoFields(em: EntityManager, order: Order, payment: CompletionPayment): Promise<Order> {
     if (payment.notes === undefined) return order;
-    await em.createQueryBuilder().update(Order).set({ notes: payment.notes }).where('id = :id AND app_id = :appId', { id: order.id, appId: order.app_id }).execute();
+    await em
+      .createQueryBuilder()
+      .update(Order)
+      .set({ notes: payment.notes })
+      .where('id = :id AND app_id = :appId', { id: order.id, appId: order.app_id })
+      .execute();
     return Object.assign(order, { notes: payment.notes });
   }
 
@@ -178,7 +204,13 @@ export class OrderCompletion {
    * leaves the order and the emails to commit. The tokens of the order's digital items (also those issued
    * by an earlier run), or none after a failure.
    */
-  private async provisionTokens(scope: TransactionScope, em: EntityManager, appId: number, order: Order, items: OrderItem[]): Promise<TokenRow[]> {
+  private async provisionTokens(
+    scope: TransactionScope,
+    em: EntityManager,
+    appId: number,
+    order: Order,
+    items: OrderItem[],
+  ): Promise<TokenRow[]> {
     const digital: DigitalItem[] = items
       .filter((item) => item.IsDigital === 1 && counts(item))
       .map((item) => ({
@@ -194,7 +226,10 @@ export class OrderCompletion {
       // em.transaction inside the open transaction is a SAVEPOINT on the same connection (scope.manager is em).
       return await em.transaction(() => this.tokens.issue(scope, appId, order.customer_id, digital));
     } catch (error) {
-      this.logger.error({ appId, orderId: order.id, err: (error as Error)?.message }, 'token provisioning failed: the order and its emails stand, run submitOrder REDO to issue the tokens');
+      this.logger.error(
+        { appId, orderId: order.id, err: (error as Error)?.message },
+        'token provisioning failed: the order and its emails stand, run submitOrder REDO to issue the tokens',
+      );
       return [];
     }
   }

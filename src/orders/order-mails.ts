@@ -82,7 +82,10 @@ export class OrderMails {
 
     // Step 4: the admin email.
     if (admins.visible.length + admins.hidden.length === 0) {
-      this.logger.warn({ appId: site.id, orderId: order.id }, 'admin order email not written: the app has no email_cc, email_bcc or email_from');
+      this.logger.warn(
+        { appId: site.id, orderId: order.id },
+        'admin order email not written: the app has no email_cc, email_bcc or email_from',
+      );
     } else {
       await this.outbox.enqueue(scope, {
         appId: site.id,
@@ -129,7 +132,10 @@ export class OrderMails {
   async writeRefund(scope: TransactionScope, site: TenantSite, order: Order, refund: RefundNotice): Promise<boolean> {
     const to = order.BillingEmail?.trim();
     if (site.disable_email || order.paymentMethodRef === 'REDO' || !to) {
-      this.logger.log({ appId: site.id, orderId: order.id, disabled: site.disable_email, hasEmail: Boolean(to) }, 'refund email not written');
+      this.logger.log(
+        { appId: site.id, orderId: order.id, disabled: site.disable_email, hasEmail: Boolean(to) },
+        'refund email not written',
+      );
       return false;
     }
     const money = moneyFormat(order.currency);
@@ -173,7 +179,8 @@ export class OrderMails {
   confirmationContext(site: TenantSite, order: Order, items: OrderItem[], tokens: TokenRow[]): Record<string, unknown> {
     const money = moneyFormat(order.currency);
     const listed = items.filter(counts);
-    const giftValues = (item: OrderItem) => (isGift(item) ? tokens.filter((t) => t.order_item_id === item.id).map((t) => t.token_value) : []);
+    const giftValues = (item: OrderItem) =>
+      isGift(item) ? tokens.filter((t) => t.order_item_id === item.id).map((t) => t.token_value) : [];
     return {
       domain: site.domain,
       siteName: site.name ?? site.domain,
@@ -239,7 +246,15 @@ export function moneyFormat(currency: string): (cents: number) => string {
   return (cents) => (format ? format.format(cents / 100) : `${(cents / 100).toFixed(2)} ${code}`);
 }
 
-const DATE_FORMAT = new Intl.DateTimeFormat('en-AU', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' });
+const DATE_FORMAT = new Intl.DateTimeFormat('en-AU', {
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+  timeZone: 'UTC',
+});
 
 /** `23 Nov 2026, 10:05 UTC`: the server records UTC, and the app has no time zone of its own. */
 function formatDate(date: Date): string {

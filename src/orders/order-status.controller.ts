@@ -25,10 +25,11 @@ export class OrderStatusController {
   @ApiParam({ name: 'id', description: 'Encrypted order id (`_id` of createOrder)' })
   @ApiOkResponse({
     type: OrderStatusAnswerDto,
-    description: '{ status: Success, data: { orderStatus, orderStatusLabel, paymentStatus, giftTokens? } }: giftTokens [{ id, token_value, product_id, order_item_id, status, product_title }] once a paid order has gift digital items',
+    description:
+      '{ status: Success, data: { orderStatus, orderStatusLabel, paymentStatus, giftTokens? } }: giftTokens [{ id, token_value, product_id, order_item_id, status, product_title }] once a paid order has gift digital items',
   })
   @ApiFailureResponse(401, 'Unauthorized: an invalid bearer token (the bearer is optional)')
-  @ApiFailureResponse(404, 'Order not found (unknown, another app\'s or a tampered id)')
+  @ApiFailureResponse(404, "Order not found (unknown, another app's or a tampered id)")
   async orderStatus(@Ctx() ctx: RequestContext, @Param('id') id: string): Promise<OrderStatusAnswerDto> {
     return successData(await this.statuses.status(ctx, id));
   }
@@ -38,7 +39,8 @@ export class OrderStatusController {
   @Header('cache-control', 'public, max-age=86400')
   @ApiOperation({
     summary: 'A QR code PNG for an order id or product id',
-    description: 'The code holds `https://<app domain>/?code=<id>`: a URL of the app\'s own site naming the number, nothing secret. The confirmation email links the order\'s code.',
+    description:
+      "The code holds `https://<app domain>/?code=<id>`: a URL of the app's own site naming the number, nothing secret. The confirmation email links the order's code.",
   })
   @ApiAccess('site-id')
   @ApiParam({ name: 'id', type: 'integer', description: 'A positive number (order id or product id)' })

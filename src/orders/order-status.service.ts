@@ -48,7 +48,11 @@ export class OrderStatusService {
     ).filter(counts);
     if (gifts.length === 0) return answer;
     const titles = new Map(gifts.map((item) => [item.id, item.title]));
-    const rows = await this.tokens.ofOrderItems(ctx, ctx.appId, gifts.map((item) => item.id));
+    const rows = await this.tokens.ofOrderItems(
+      ctx,
+      ctx.appId,
+      gifts.map((item) => item.id),
+    );
     answer.giftTokens = rows.map((row) => ({
       id: row.id,
       token_value: row.token_value,

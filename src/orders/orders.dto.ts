@@ -38,7 +38,10 @@ export class CreateOrderItem {
   @IntField('quantity', 1, MAX_QUANTITY, { required: true, doc: { description: `Units, 1..${MAX_QUANTITY}` } })
   quantity: number;
 
-  @IntField('price', 0, MAX_ORDER_TOTAL, { required: true, doc: { description: 'Unit price in cents; must equal the product\'s current published price' } })
+  @IntField('price', 0, MAX_ORDER_TOTAL, {
+    required: true,
+    doc: { description: "Unit price in cents; must equal the product's current published price" },
+  })
   price: number;
 }
 
@@ -73,7 +76,7 @@ export class GetOrderRequest {
   appID?: number;
 
   @OrderIdField('orderID', {
-    description: 'The plain order id (number: only for the order\'s customer bearer or an app admin), or the encrypted order id (string)',
+    description: "The plain order id (number: only for the order's customer bearer or an app admin), or the encrypted order id (string)",
   })
   orderID?: string | number;
 

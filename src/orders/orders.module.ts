@@ -25,6 +25,18 @@ import { RefundsService } from './refunds.service';
 @Module({
   imports: [TypeOrmModule.forFeature(ORDER_ENTITIES), VersioningModule, TokensModule, MessagingModule],
   controllers: [OrdersController, CheckoutController, PaymentWebhookController, OrderStatusController, OrderAdminController],
-  providers: [PaymentGateway, OrderAccess, OrdersService, CartService, OrderMails, OrderCompletion, CheckoutService, PaymentWebhooks, OrderStatusService, RefundsService, OrderAdminService],
+  providers: [
+    PaymentGateway,
+    OrderAccess,
+    OrdersService,
+    CartService,
+    OrderMails,
+    OrderCompletion,
+    CheckoutService,
+    PaymentWebhooks,
+    OrderStatusService,
+    RefundsService,
+    OrderAdminService,
+  ],
 })
 export class OrdersModule {}

@@ -23,7 +23,13 @@ export type PaymentMismatch = 'not_for_order' | 'mode_mismatch' | 'currency_mism
  * this app, this order and the cart version checkout priced, it was made in a mode the app takes, and its
  * amount and currency are the order's total and currency now. Run on the locked order and its items.
  */
-export function paymentMismatch(intent: PaidIntent, site: TenantSite, productionInstance: boolean, order: Order, items: readonly CountedItem[]): PaymentMismatch | null {
+export function paymentMismatch(
+  intent: PaidIntent,
+  site: TenantSite,
+  productionInstance: boolean,
+  order: Order,
+  items: readonly CountedItem[],
+): PaymentMismatch | null {
   const { appID, orderID, cartVersion } = intent.metadata ?? {};
   if (appID !== String(site.id) || orderID !== String(order.id)) return 'not_for_order';
   if (!acceptsPaymentMode(site, productionInstance, intent.livemode)) return 'mode_mismatch';

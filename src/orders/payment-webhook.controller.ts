@@ -24,16 +24,23 @@ export class PaymentWebhookController {
   @ApiOperation({
     summary: 'Payment provider webhook: payment_intent.succeeded completes the order (once per event id)',
     description:
-      'Signed by the provider (`stripe-signature` header) with the app\'s payment_webhook_secret; the app is the one named by the payment intent\'s metadata.appID ' +
-      '(the legacy path\'s :appID must be the same app). After a valid signature the answer is always 200 { received: true }: errors go to the server log, ' +
+      "Signed by the provider (`stripe-signature` header) with the app's payment_webhook_secret; the app is the one named by the payment intent's metadata.appID " +
+      "(the legacy path's :appID must be the same app). After a valid signature the answer is always 200 { received: true }: errors go to the server log, " +
       'except a database that cannot be reached: 503, so that the provider delivers the event again (it is processed once).',
   })
-  @ApiHeader({ name: 'stripe-signature', required: true, description: 'The provider\'s signature header (t=<timestamp>,v1=<HMAC>), checked with a 300 s tolerance, past and future' })
+  @ApiHeader({
+    name: 'stripe-signature',
+    required: true,
+    description: "The provider's signature header (t=<timestamp>,v1=<HMAC>), checked with a 300 s tolerance, past and future",
+  })
   @ApiParam({ name: 'appID', required: false, description: 'Legacy route: the app, which must be the app the event names' })
   @ApiAccess('webhook-signature')
   @ApiOkResponse({ type: WebhookReceived, description: '{ received: true }' })
   @ApiFailureResponse(503, 'Database unavailable (Retry-After): nothing was recorded, the provider delivers the event again')
-  @ApiFailureResponse(400, 'Invalid payment webhook signature (missing, malformed, expired or future-dated, another app\'s, an altered body, no app named) / Invalid payment webhook payload / Payments are not configured for this app (payment_webhook_secret is not set)')
+  @ApiFailureResponse(
+    400,
+    "Invalid payment webhook signature (missing, malformed, expired or future-dated, another app's, an altered body, no app named) / Invalid payment webhook payload / Payments are not configured for this app (payment_webhook_secret is not set)",
+  )
   async receive(
     @Ctx() ctx: RequestContext,
     @Req() request: RequestWithContext & { rawBody?: Buffer },
@@ -49,7 +56,10 @@ export class PaymentWebhookController {
       // rather than a 200 that would leave a paid order unpaid.
       if (isDatabaseUnavailable(error)) throw error;
       // The signature was valid: the provider gets 200 so it does not redeliver (SPEC); the failure is logged.
-      this.logger.error({ appId: site.id, eventId: event.id, type: event.type, err: (error as Error)?.message, stack: (error as Error)?.stack }, 'payment webhook processing failed');
+      this.logger.error(
+        { appId: site.id, eventId: event.id, type: event.type, err: (error as Error)?.message, stack: (error as Error)?.stack },
+        'payment webhook processing failed',
+      );
     }
     return { received: true } satisfies WebhookReceived;
   }

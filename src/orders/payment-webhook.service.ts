@@ -56,14 +56,20 @@ export class PaymentWebhooks {
    * keeps the signature from being checked (no app named, an unknown app, a path app the event does not
    * name) is the same 400 `Invalid payment webhook signature`; the reason goes to the log.
    */
-  async verify(scope: TransactionScope, rawBody: Buffer | undefined, signature: string | undefined, pathAppId: string | undefined): Promise<{ site: TenantSite; event: Stripe.Event }> {
+  async verify(
+    scope: TransactionScope,
+    rawBody: Buffer | undefined,
+    signature: string | undefined,
+    pathAppId: string | undefined,
+  ): Promise<{ site: TenantSite; event: Stripe.Event }> {
     const body = Buffer.isBuffer(rawBody) ? rawBody : Buffer.alloc(0);
     const claimed = claimedObject(body);
     const named = claimed.appId ?? (claimed.intentId ? await this.appPaidWith(scope, claimed.intentId) : null);
     let appId = named;
     if (pathAppId !== undefined) {
       const fromPath = POSITIVE_INT.test(pathAppId) && Number(pathAppId) <= MAX_ID ? Number(pathAppId) : null;
-      if (fromPath === null || (named !== null && named !== fromPath)) return this.refuse('the path app is not the app the event names', { pathAppId, named });
+      if (fromPath === null || (named !== null && named !== fromPath))
+        return this.refuse('the path app is not the app the event names', { pathAppId, named });
       appId = fromPath;
     }
     if (appId === null) return this.refuse('the event names no app (data.object.metadata.appID, or a payment intent of an order)', {});
@@ -81,7 +87,10 @@ export class PaymentWebhooks {
       const metadata = intent.metadata ?? {};
       if (metadata.appID !== String(site.id)) {
         // Only a legacy-path delivery without metadata.appID gets here: the intent is not one of this app's checkouts.
-        this.logger.warn({ appId: site.id, eventId: event.id, intentId: intent.id }, 'payment webhook: the intent names no order of this app');
+        this.logger.warn(
+          { appId: site.id, eventId: event.id, intentId: intent.id },
+          'payment webhook: the intent names no order of this app',
+        );
         return 'not_this_app';
       }
       const orderId = positiveInt(metadata.orderID);
@@ -91,7 +100,10 @@ export class PaymentWebhooks {
         const result = await this.completion.complete(scope, site, orderId, { method: 'Card', intent: paidIntentOf(intent) });
         if (result.outcome === 'already_complete' && result.order && result.order.AuthCode !== intent.id) {
           // Completed otherwise (Order Only, or paid with another intent): this payment is attached to nothing.
-          this.logger.error({ appId: site.id, orderId, intentId: intent.id, orderStatus: result.order.orderstatus, authCode: result.order.AuthCode }, 'payment for an order already completed otherwise: refund it or attach it by hand');
+          this.logger.error(
+            { appId: site.id, orderId, intentId: intent.id, orderStatus: result.order.orderstatus, authCode: result.order.AuthCode },
+            'payment for an order already completed otherwise: refund it or attach it by hand',
+          );
         }
         return result.outcome;
       });
@@ -116,14 +128,28 @@ export class PaymentWebhooks {
    * Records the event and runs `work` in one transaction, once per event id: a redelivered or concurrent
    * copy finds the id taken and does nothing (`duplicate`).
    */
-  private async once(scope: TransactionScope, site: TenantSite, event: Stripe.Event, orderId: number | null, intentId: string | null, work: (em: EntityManager) => Promise<WebhookOutcome>): Promise<WebhookOutcome> {
+  private async once(
+    scope: TransactionScope,
+    site: TenantSite,
+    event: Stripe.Event,
+    orderId: number | null,
+    intentId: string | null,
+    work: (em: EntityManager) => Promise<WebhookOutcome>,
+  ): Promise<WebhookOutcome> {
     const eventId = event.id.slice(0, 255);
     const outcome = await this.connection.inTransaction(scope, async (em) => {
       const inserted = await em
         .createQueryBuilder()
         .insert()
         .into(PaymentEvent)
-        .values({ event_id: eventId, app_id: site.id, type: event.type.slice(0, 100), order_id: orderId, payment_intent_id: intentId?.slice(0, 255) ?? null, outcome: 'completed' })
+        .values({
+          event_id: eventId,
+          app_id: site.id,
+          type: event.type.slice(0, 100),
+          order_id: orderId,
+          payment_intent_id: intentId?.slice(0, 255) ?? null,
+          outcome: 'completed',
+        })
         .orIgnore() // ON CONFLICT DO NOTHING: waits for a concurrent delivery of the same event to commit, then finds it
         .returning(['event_id'])
         .updateEntity(false)
@@ -131,11 +157,13 @@ export class PaymentWebhooks {
       if ((inserted.raw as unknown[]).length === 0) return 'duplicate' as const;
       const result = await work(em);
       // Written as `completed`, what nearly every event does; corrected in the same transaction otherwise.
-      if (result !== 'completed') await em.createQueryBuilder().update(PaymentEvent).set({ outcome: result }).where('event_id = :id', { id: eventId }).execute();
+      if (result !== 'completed')
+        await em.createQueryBuilder().update(PaymentEvent).set({ outcome: result }).where('event_id = :id', { id: eventId }).execute();
       return result;
     });
     const log = { appId: site.id, eventId: event.id, type: event.type, intentId, orderId, outcome };
-    if (['order_not_found', 'currency_mismatch', 'not_for_order', 'mode_mismatch', 'amount_mismatch', 'cart_changed'].includes(outcome)) this.logger.error(log, 'payment webhook: the event did not apply');
+    if (['order_not_found', 'currency_mismatch', 'not_for_order', 'mode_mismatch', 'amount_mismatch', 'cart_changed'].includes(outcome))
+      this.logger.error(log, 'payment webhook: the event did not apply');
     else this.logger.log(log, 'payment webhook processed');
     return outcome;
   }
@@ -144,12 +172,27 @@ export class PaymentWebhooks {
    * payment_intent.payment_failed / .canceled for a New order of the app: payment_status Failed and the
    * provider's reason in payment_error (orderStatus shows it). A later successful payment still completes it.
    */
-  private async paymentFailed(em: EntityManager, site: TenantSite, orderId: number, intent: Stripe.PaymentIntent, canceled: boolean): Promise<WebhookOutcome> {
-    const order = await em.getRepository(Order).createQueryBuilder('o').where('o.id = :orderId AND o.app_id = :appId', { orderId, appId: site.id }).setLock('pessimistic_write').getOne();
+  private async paymentFailed(
+    em: EntityManager,
+    site: TenantSite,
+    orderId: number,
+    intent: Stripe.PaymentIntent,
+    canceled: boolean,
+  ): Promise<WebhookOutcome> {
+    const order = await em
+      .getRepository(Order)
+      .createQueryBuilder('o')
+      .where('o.id = :orderId AND o.app_id = :appId', { orderId, appId: site.id })
+      .setLock('pessimistic_write')
+      .getOne();
     if (!order) return 'order_not_found';
     if (order.orderstatus !== 'New') return 'already_complete';
-    const reason = canceled ? `Payment canceled${intent.cancellation_reason ? ` (${intent.cancellation_reason})` : ''}` : (intent.last_payment_error?.message ?? 'Payment failed');
-    await em.getRepository(Order).update({ id: order.id, app_id: site.id }, { payment_status: 'Failed', payment_error: reason.slice(0, 500) });
+    const reason = canceled
+      ? `Payment canceled${intent.cancellation_reason ? ` (${intent.cancellation_reason})` : ''}`
+      : (intent.last_payment_error?.message ?? 'Payment failed');
+    await em
+      .getRepository(Order)
+      .update({ id: order.id, app_id: site.id }, { payment_status: 'Failed', payment_error: reason.slice(0, 500) });
     return 'payment_failed';
   }
 
@@ -159,7 +202,11 @@ export class PaymentWebhooks {
     const charge = event.data.object as Stripe.Charge;
     const intentId = typeof charge.payment_intent === 'string' ? charge.payment_intent : (charge.payment_intent?.id ?? null);
     const listed = charge.refunds?.data;
-    const refunds = listed ? listed.map(refundViewOf) : intentId ? await this.gateway.listRefunds(site, charge.livemode === true, intentId) : [];
+    const refunds = listed
+      ? listed.map(refundViewOf)
+      : intentId
+        ? await this.gateway.listRefunds(site, charge.livemode === true, intentId)
+        : [];
     return refunds.map((refund) => ({ ...refund, paymentIntentId: refund.paymentIntentId ?? intentId }));
   }
 
@@ -177,7 +224,13 @@ export class PaymentWebhooks {
 
 /** The verified event's intent as completion checks it (the provider's `livemode` says test or live). */
 function paidIntentOf(intent: Stripe.PaymentIntent): PaidIntent {
-  return { id: intent.id, amount: intent.amount, currency: String(intent.currency ?? ''), livemode: intent.livemode === true, metadata: { ...(intent.metadata ?? {}) } };
+  return {
+    id: intent.id,
+    amount: intent.amount,
+    currency: String(intent.currency ?? ''),
+    livemode: intent.livemode === true,
+    metadata: { ...(intent.metadata ?? {}) },
+  };
 }
 
 function positiveInt(value: unknown): number | null {
@@ -190,7 +243,9 @@ function positiveInt(value: unknown): number | null {
  */
 function claimedObject(body: Buffer): { appId: number | null; intentId: string | null } {
   try {
-    const object = (JSON.parse(body.toString('utf8')) as { data?: { object?: { metadata?: { appID?: unknown }; payment_intent?: unknown } } })?.data?.object;
+    const object = (
+      JSON.parse(body.toString('utf8')) as { data?: { object?: { metadata?: { appID?: unknown }; payment_intent?: unknown } } }
+    )?.data?.object;
     const appId = object?.metadata?.appID;
     const intent = object?.payment_intent;
     return {

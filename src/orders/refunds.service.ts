@@ -64,10 +64,18 @@ export class RefundsService {
    * refundOrder: `amount` cents (default: the whole remainder) of the order's payment. `requestKey` (the
    * request's Idempotency-Key) names the refund: a retry with it resumes or answers that refund.
    */
-  async refund(ctx: RequestContext, ref: OrderRef, amount: number | undefined, reason: string | null, requestKey: string | null = null): Promise<RefundAnswer> {
+  async refund(
+    ctx: RequestContext,
+    ref: OrderRef,
+    amount: number | undefined,
+    reason: string | null,
+    requestKey: string | null = null,
+  ): Promise<RefundAnswer> {
     const { order, reservation } = await this.connection.inTransaction(ctx, async (em) => {
       const locked = await this.access.load(ctx, ref, { lock: true });
-      const prior = requestKey ? await em.getRepository(Refund).findOneBy({ app_id: ctx.appId, order_id: locked.id, request_key: requestKey }) : null;
+      const prior = requestKey
+        ? await em.getRepository(Refund).findOneBy({ app_id: ctx.appId, order_id: locked.id, request_key: requestKey })
+        : null;
       if (prior) return { order: locked, reservation: this.resume(prior, amount) };
       if (!isRefundable(locked)) throw ordersError('ORDER_NOT_PAID');
       return { order: locked, reservation: await this.reserve(em, locked, amount, reason, requestKey) };
@@ -78,7 +86,12 @@ export class RefundsService {
       refund = await this.gateway.createRefund(ctx.app, order.payment_livemode ?? paysLive(ctx.app, ctx.production, undefined), {
         paymentIntentId: reservation.payment_intent_id,
         amount: reservation.amount,
-        metadata: { appID: String(ctx.appId), orderID: String(order.id), refundRowID: String(reservation.id), ...(reservation.reason ? { reason: reservation.reason } : {}) },
+        metadata: {
+          appID: String(ctx.appId),
+          orderID: String(order.id),
+          refundRowID: String(reservation.id),
+          ...(reservation.reason ? { reason: reservation.reason } : {}),
+        },
         idempotencyKey: `refund-${ctx.appId}-${reservation.id}`,
       });
     } catch (error) {
@@ -92,7 +105,13 @@ export class RefundsService {
     }
     await this.record(ctx, ctx.app, refund, 'api', reservation.id);
     const settled = await this.connection.repository(ctx, Order).findOneByOrFail({ id: order.id, app_id: ctx.appId });
-    return { refundID: refund.id, amount: refund.amount, currency: refund.currency, refundedTotal: settled.refunded_total, paymentStatus: settled.payment_status! };
+    return {
+      refundID: refund.id,
+      amount: refund.amount,
+      currency: refund.currency,
+      refundedTotal: settled.refunded_total,
+      paymentStatus: settled.payment_status!,
+    };
   }
 
   /** The whole remainder of a Paid order, for cancelOrder (null when nothing is left to refund). */
@@ -106,14 +125,21 @@ export class RefundsService {
    * A refund the provider reports (its answer to us, or its webhook), recorded once on the order paid with
    * its intent: under the order's lock, found by its id, or by the reservation it was made for.
    */
-  async record(scope: TransactionScope, site: TenantSite, refund: RefundView, source: RefundSource, reservationId?: number): Promise<RefundOutcome> {
+  async record(
+    scope: TransactionScope,
+    site: TenantSite,
+    refund: RefundView,
+    source: RefundSource,
+    reservationId?: number,
+  ): Promise<RefundOutcome> {
     return this.connection.inTransaction(scope, async (em) => {
       const order = await this.lockPaidOrder(em, site.id, refund);
       if (!order) return 'order_not_found';
       const rows = em.getRepository(Refund);
       const rowId = reservationId ?? positiveInt(refund.metadata.appID === String(site.id) ? refund.metadata.refundRowID : undefined);
       const known =
-        (await rows.findOneBy({ app_id: site.id, refund_id: refund.id })) ?? (rowId ? await rows.findOneBy({ id: rowId, app_id: site.id, order_id: order.id, status: In([...HELD_REFUND_STATUSES]) }) : null);
+        (await rows.findOneBy({ app_id: site.id, refund_id: refund.id })) ??
+        (rowId ? await rows.findOneBy({ id: rowId, app_id: site.id, order_id: order.id, status: In([...HELD_REFUND_STATUSES]) }) : null);
       const counted = COUNTED.has(refund.status);
 
       if (known?.status === 'succeeded') {
@@ -128,25 +154,53 @@ export class RefundsService {
         return 'failed';
       }
       if (refund.currency.toLowerCase() !== order.currency) {
-        this.logger.error({ appId: site.id, orderId: order.id, refundId: refund.id, currency: refund.currency, orderCurrency: order.currency }, 'refund in another currency than the order: not counted');
+        this.logger.error(
+          { appId: site.id, orderId: order.id, refundId: refund.id, currency: refund.currency, orderCurrency: order.currency },
+          'refund in another currency than the order: not counted',
+        );
         return 'currency_mismatch';
       }
       if (known) await rows.update({ id: known.id }, { status: 'succeeded', refund_id: refund.id, amount: refund.amount });
       else {
-        await rows.insert({ app_id: site.id, order_id: order.id, refund_id: refund.id, payment_intent_id: order.AuthCode!, amount: refund.amount, currency: order.currency, status: 'succeeded', source, reason: null });
+        await rows.insert({
+          app_id: site.id,
+          order_id: order.id,
+          refund_id: refund.id,
+          payment_intent_id: order.AuthCode!,
+          amount: refund.amount,
+          currency: order.currency,
+          status: 'succeeded',
+          source,
+          reason: null,
+        });
       }
       if (order.refunded_total + refund.amount > order.total) {
-        this.logger.error({ appId: site.id, orderId: order.id, refundId: refund.id, refunded: order.refunded_total, amount: refund.amount, paid: order.total }, 'the provider refunded more than the order total');
+        this.logger.error(
+          {
+            appId: site.id,
+            orderId: order.id,
+            refundId: refund.id,
+            refunded: order.refunded_total,
+            amount: refund.amount,
+            paid: order.total,
+          },
+          'the provider refunded more than the order total',
+        );
       }
-      await this.applyToOrder(em, scope, site, order, refund.amount, { amount: refund.amount, reason: known?.reason ?? refund.metadata.reason ?? null });
+      await this.applyToOrder(em, scope, site, order, refund.amount, {
+        amount: refund.amount,
+        reason: known?.reason ?? refund.metadata.reason ?? null,
+      });
       return 'refunded';
     });
   }
 
   /** The refund an Idempotency-Key already named: asked again under the same provider key, so the provider answers the same refund. */
   private resume(prior: Refund, amount: number | undefined): Refund {
-    if (amount !== undefined && amount !== prior.amount) throw ApiError.field('amount', `This Idempotency-Key was used for a refund of ${prior.amount} cents`);
-    if (prior.status === 'failed') throw ordersError('PAYMENT_PROVIDER_ERROR', { detail: 'the refund of this Idempotency-Key failed at the provider' });
+    if (amount !== undefined && amount !== prior.amount)
+      throw ApiError.field('amount', `This Idempotency-Key was used for a refund of ${prior.amount} cents`);
+    if (prior.status === 'failed')
+      throw ordersError('PAYMENT_PROVIDER_ERROR', { detail: 'the refund of this Idempotency-Key failed at the provider' });
     return prior;
   }
 
@@ -154,14 +208,26 @@ export class RefundsService {
    * Reserves `amount` (default the remainder) of a locked Paid order. Without an Idempotency-Key, a request
    * for the amount of a reservation not settled yet resumes it instead (the same key at the provider).
    */
-  private async reserve(em: EntityManager, order: Order, amount: number | undefined, reason: string | null, requestKey: string | null): Promise<Refund> {
+  private async reserve(
+    em: EntityManager,
+    order: Order,
+    amount: number | undefined,
+    reason: string | null,
+    requestKey: string | null,
+  ): Promise<Refund> {
     const rows = em.getRepository(Refund);
-    const held = await rows.find({ where: { app_id: order.app_id, order_id: order.id, status: In([...HELD_REFUND_STATUSES]), source: 'api' }, order: { id: 'ASC' } });
-    const resumed = requestKey ? undefined : held.find((row) => row.request_key === null && (amount === undefined || row.amount === amount));
+    const held = await rows.find({
+      where: { app_id: order.app_id, order_id: order.id, status: In([...HELD_REFUND_STATUSES]), source: 'api' },
+      order: { id: 'ASC' },
+    });
+    const resumed = requestKey
+      ? undefined
+      : held.find((row) => row.request_key === null && (amount === undefined || row.amount === amount));
     if (resumed) return resumed;
     const remainder = order.total - order.refunded_total - held.reduce((sum, row) => sum + row.amount, 0);
     const wanted = amount ?? remainder;
-    if (wanted > remainder || wanted < 1) throw ApiError.field('amount', `amount must be at most the refundable remainder (${Math.max(0, remainder)} cents)`);
+    if (wanted > remainder || wanted < 1)
+      throw ApiError.field('amount', `amount must be at most the refundable remainder (${Math.max(0, remainder)} cents)`);
     const inserted = await rows.insert({
       app_id: order.app_id,
       order_id: order.id,
@@ -188,10 +254,19 @@ export class RefundsService {
   }
 
   /** refunded_total ± cents, payment_status from it, the refund mail for money given back, the tokens expired once nothing stays paid. */
-  private async applyToOrder(em: EntityManager, scope: TransactionScope, site: TenantSite, order: Order, cents: number, notice: { amount: number; reason: string | null } | null): Promise<void> {
+  private async applyToOrder(
+    em: EntityManager,
+    scope: TransactionScope,
+    site: TenantSite,
+    order: Order,
+    cents: number,
+    notice: { amount: number; reason: string | null } | null,
+  ): Promise<void> {
     order.refunded_total = Math.max(0, order.refunded_total + cents);
     order.payment_status = paymentStatusAfterRefunds(order);
-    await em.getRepository(Order).update({ id: order.id, app_id: site.id }, { refunded_total: order.refunded_total, payment_status: order.payment_status });
+    await em
+      .getRepository(Order)
+      .update({ id: order.id, app_id: site.id }, { refunded_total: order.refunded_total, payment_status: order.payment_status });
     if (order.payment_status === 'Refunded') await this.tokens.expireOrderTokens(scope, site.id, order.id);
     if (notice) await this.mails.writeRefund(scope, site, order, notice);
   }

@@ -13,7 +13,8 @@ import { RateLimitStorage } from './rate-limit.storage';
     {
       provide: RateLimitStorage,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => (config.redisUrl ? redisStorage(config.redisUrl, `${config.redisKeyPrefix}rl:`) : new MemoryRateLimitStorage()),
+      useFactory: (config: AppConfig) =>
+        config.redisUrl ? redisStorage(config.redisUrl, `${config.redisKeyPrefix}rl:`) : new MemoryRateLimitStorage(),
     },
   ],
   exports: [RateLimitStorage],

@@ -13,7 +13,13 @@ export type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increm
  */
 export abstract class RateLimitStorage implements ThrottlerStorage {
   /** Counts one hit on `key`, opening a window of `ttl` ms when none is open; blocked past `limit` hits. */
-  abstract increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord>;
+  abstract increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    throttlerName: string,
+  ): Promise<ThrottlerStorageRecord>;
   /** Takes one hit back from the open window; never below zero, never reopens an ended window. */
   abstract decrement(key: string): Promise<void>;
   /** Forgets the key's count. */

@@ -55,7 +55,10 @@ export class RedisRateLimitStorage extends RateLimitStorage implements OnModuleI
   private readonly startTimer: NodeJS.Timeout;
   private closed: Promise<void> | null = null;
 
-  constructor(url: string, private readonly prefix: string) {
+  constructor(
+    url: string,
+    private readonly prefix: string,
+  ) {
     super();
     this.started = new Promise((resolve) => (this.markStarted = resolve));
     this.redis = new Redis(url, {
@@ -105,7 +108,10 @@ export class RedisRateLimitStorage extends RateLimitStorage implements OnModuleI
     );
   }
 
-  private async use<T>(onRedis: (redis: Redis & RateLimitCommands) => Promise<T>, inMemory: (memory: MemoryRateLimitStorage) => Promise<T>): Promise<T> {
+  private async use<T>(
+    onRedis: (redis: Redis & RateLimitCommands) => Promise<T>,
+    inMemory: (memory: MemoryRateLimitStorage) => Promise<T>,
+  ): Promise<T> {
     if (this.counters !== 'redis') {
       this.probe();
       return inMemory(this.fallback);
@@ -136,10 +142,16 @@ export class RedisRateLimitStorage extends RateLimitStorage implements OnModuleI
     this.counters = counters;
     this.markStarted();
     if (counters === 'memory') {
-      this.logger.warn({ event: 'rate_limit_store', store: 'memory', err: this.lastError || undefined }, 'Redis unreachable: rate limits counted in this process until it is back');
+      this.logger.warn(
+        { event: 'rate_limit_store', store: 'memory', err: this.lastError || undefined },
+        'Redis unreachable: rate limits counted in this process until it is back',
+      );
     } else {
       this.fallback.clear();
-      this.logger.log({ event: 'rate_limit_store', store: 'redis' }, previous === 'starting' ? 'Rate limits shared through Redis' : 'Redis reachable again: rate limits shared through Redis');
+      this.logger.log(
+        { event: 'rate_limit_store', store: 'redis' },
+        previous === 'starting' ? 'Rate limits shared through Redis' : 'Redis reachable again: rate limits shared through Redis',
+      );
     }
   }
 

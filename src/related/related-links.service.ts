@@ -3,7 +3,8 @@ import { TransactionalConnection } from '../database/transactional-connection';
 import { TransactionScope } from '../database/transaction-scope';
 import { Related } from './entities/related.entity';
 
-export type NewRelated = Pick<Related, 'app_id' | 'parent_table' | 'parent_id' | 'name' | 'linked'> & Partial<Pick<Related, 'master_id' | 'expires'>>;
+export type NewRelated = Pick<Related, 'app_id' | 'parent_table' | 'parent_id' | 'name' | 'linked'> &
+  Partial<Pick<Related, 'master_id' | 'expires'>>;
 export type RelatedKey = Pick<Related, 'app_id' | 'parent_table' | 'parent_id' | 'name' | 'linked'>;
 
 /** core_related for the other modules (notification log links, folder invitations): they never touch the table itself. */

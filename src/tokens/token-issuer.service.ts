@@ -48,7 +48,11 @@ export class TokenIssuer {
   async issue(scope: TransactionScope, appId: number, purchaserId: number | null, items: DigitalItem[]): Promise<TokenRow[]> {
     return this.connection.inTransaction(scope, async () => {
       for (const item of items) await this.issueItem(scope, appId, purchaserId, item);
-      return this.ofOrderItems(scope, appId, items.map((i) => i.orderItemId));
+      return this.ofOrderItems(
+        scope,
+        appId,
+        items.map((i) => i.orderItemId),
+      );
     });
   }
 
@@ -62,7 +66,12 @@ export class TokenIssuer {
       .createQueryBuilder()
       .update()
       .set({ status: TOKEN_TRANSITIONS.expire.to })
-      .where('app_id = :appId AND order_id = :orderId AND status IN (:...from) AND status <> :to', { appId, orderId, from: [...TOKEN_TRANSITIONS.expire.from], to: TOKEN_TRANSITIONS.expire.to })
+      .where('app_id = :appId AND order_id = :orderId AND status IN (:...from) AND status <> :to', {
+        appId,
+        orderId,
+        from: [...TOKEN_TRANSITIONS.expire.from],
+        to: TOKEN_TRANSITIONS.expire.to,
+      })
       .execute();
     return result.affected ?? 0;
   }
@@ -72,7 +81,11 @@ export class TokenIssuer {
     if (orderItemIds.length === 0) return [];
     const rows = await this.connection
       .repository(scope, Token)
-      .find({ select: TOKEN_ROW_SELECT, where: { app_id: appId, order_item_id: In([...new Set(orderItemIds)]) }, order: { order_item_id: 'ASC', item_unit: 'ASC' } });
+      .find({
+        select: TOKEN_ROW_SELECT,
+        where: { app_id: appId, order_item_id: In([...new Set(orderItemIds)]) },
+        order: { order_item_id: 'ASC', item_unit: 'ASC' },
+      });
     return rows.map(tokenRow);
   }
 
@@ -111,7 +124,14 @@ export class TokenIssuer {
       const issued = (result.raw as { id: number }[]).map((r) => r.id);
       if (owner === null) continue;
       for (const id of issued) {
-        await this.links.insert(scope, { app_id: appId, parent_table: 'core_customers', parent_id: owner, name: OWNERSHIP_LINK, linked: id, master_id: owner });
+        await this.links.insert(scope, {
+          app_id: appId,
+          parent_table: 'core_customers',
+          parent_id: owner,
+          name: OWNERSHIP_LINK,
+          linked: id,
+          master_id: owner,
+        });
       }
     }
   }

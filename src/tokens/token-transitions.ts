@@ -23,9 +23,17 @@ export interface TokenTransition {
  */
 export const TOKEN_TRANSITIONS = {
   /** Order completion, an IsDigital item that is not a gift. A linked template's status_default (pending or active) replaces `to`. */
-  issue: { from: [], to: 'pending', also: 'activations 0; expiry from the template; linked to the purchaser (core_related core_customers → core_tokens)' },
+  issue: {
+    from: [],
+    to: 'pending',
+    also: 'activations 0; expiry from the template; linked to the purchaser (core_related core_customers → core_tokens)',
+  },
   /** Order completion, an item whose RedeemStatus is gift or gift_pending. */
-  issueGift: { from: [], to: 'gift_pending', also: 'no customer and no ownership link; the value goes to the confirmation mail and orderStatus' },
+  issueGift: {
+    from: [],
+    to: 'gift_pending',
+    also: 'no customer and no ownership link; the value goes to the confirmation mail and orderStatus',
+  },
   /** activateToken on a valid token (not expired by date, activations below the maximum). */
   activate: { from: ['pending', 'active'], to: 'active', also: 'activations + 1; last_activated now' },
   /** validateToken or activateToken find expiry_date passed. */
@@ -37,7 +45,11 @@ export const TOKEN_TRANSITIONS = {
   /** extendToken on an expired gift nobody redeemed: it stays a gift, so it can still be redeemed (and validate and activate still refuse it). */
   extendGift: { from: ['expired'], unredeemedGift: true, to: 'gift_pending', also: 'expiry_date as for extend; no owner' },
   /** redeemToken by an authenticated customer, on a token not expired by date and below its maximum. */
-  redeem: { from: ['gift_pending'], to: 'active', also: 'customer_id = the caller, activations 1, last_activated now, ownership link to the caller' },
+  redeem: {
+    from: ['gift_pending'],
+    to: 'active',
+    also: 'customer_id = the caller, activations 1, last_activated now, ownership link to the caller',
+  },
 } as const satisfies Record<string, TokenTransition>;
 
 export type TokenTrigger = keyof typeof TOKEN_TRANSITIONS;

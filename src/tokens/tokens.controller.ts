@@ -30,9 +30,10 @@ import { TokensService } from './tokens.service';
 const CUSTOMERS = 'core_customers';
 const MAX_EXTEND_DAYS = 36_500;
 
-const ROW = 'id, token_value, product_id, customer_id, order_id, status, expiry_date, activations, maximum_activations, created_date, last_activated';
+const ROW =
+  'id, token_value, product_id, customer_id, order_id, status, expiry_date, activations, maximum_activations, created_date, last_activated';
 const VALIDATION_MESSAGES =
-  "Token not found (also a token of another product) / No valid token found for customer and product (mode 2) / Token product version not found / Gift token must be redeemed first (status gift_pending) / Token has expired / Token activation limit exceeded / Error validating token";
+  'Token not found (also a token of another product) / No valid token found for customer and product (mode 2) / Token product version not found / Gift token must be redeemed first (status gift_pending) / Token has expired / Token activation limit exceeded / Error validating token';
 const NOT_FOUND_404 = '{ status: Failed, message: Token not found, data: null } (also a token of another app)';
 const ADMIN_401 = 'Unauthorized: no bearer, or an invalid one';
 const ADMIN_403 = 'Insufficient permissions: the bearer is a customer or a non-admin user';
@@ -56,8 +57,15 @@ export class TokensController {
   @HttpCode(200)
   @UseGuards(OptionalBearerGuard)
   @ApiAccess('site-id', 'customer-bearer')
-  @ApiOperation({ summary: 'Check a token for a product: mode 1 by tokenValue, mode 2 (no tokenValue) the customer bearer’s token for the product' })
-  @ApiAnyOfResponse(200, `{ status: Success, message: Token is valid, data: { ${ROW} } }, or a failure, also HTTP 200: { status: Failed, message, data: <token row or null> } with message ${VALIDATION_MESSAGES}. A token past its expiry date becomes expired.`, TokenValidAnswer, TokenCheckFailure)
+  @ApiOperation({
+    summary: 'Check a token for a product: mode 1 by tokenValue, mode 2 (no tokenValue) the customer bearer’s token for the product',
+  })
+  @ApiAnyOfResponse(
+    200,
+    `{ status: Success, message: Token is valid, data: { ${ROW} } }, or a failure, also HTTP 200: { status: Failed, message, data: <token row or null> } with message ${VALIDATION_MESSAGES}. A token past its expiry date becomes expired.`,
+    TokenValidAnswer,
+    TokenCheckFailure,
+  )
   @ApiFailureResponse(400, 'Validation error (productId, tokenValue)')
   @ApiFailureResponse(401, 'No tokenValue and no customer bearer (mode 2), or an invalid bearer')
   async validateToken(@Ctx() ctx: RequestContext, @Body() body: ValidateTokenRequest): Promise<TokenValidAnswer | TokenCheckFailure> {
@@ -81,9 +89,17 @@ export class TokensController {
   @ApiAccess('site-id', 'bearer')
   @ApiOperation({ summary: 'Validate and count one activation in one conditional update (status becomes active)' })
   @ApiOkResponse({ type: TokenActivatedAnswer, description: `{ status: Success, message: Token activated, data: { ${ROW} } }` })
-  @ApiFailureResponse(400, `Our failure body (the spec shows none): { status: Failed, message, data: <token row or null> } with the validation messages: ${VALIDATION_MESSAGES}; or Validation error (tokenValue, productId)`, TokenCheckFailure)
+  @ApiFailureResponse(
+    400,
+    `Our failure body (the spec shows none): { status: Failed, message, data: <token row or null> } with the validation messages: ${VALIDATION_MESSAGES}; or Validation error (tokenValue, productId)`,
+    TokenCheckFailure,
+  )
   @ApiFailureResponse(401, 'An invalid bearer (a bearer is optional)')
-  async activateToken(@Ctx() ctx: RequestContext, @Body() body: ActivateTokenRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<TokenActivatedAnswer | TokenCheckFailure> {
+  async activateToken(
+    @Ctx() ctx: RequestContext,
+    @Body() body: ActivateTokenRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<TokenActivatedAnswer | TokenCheckFailure> {
     const outcome = await this.tokens.activate(ctx, ctx.appId, body.tokenValue, body.productId);
     if (!outcome.ok) {
       // Answered, not thrown: the transaction commits, so a token found past its expiry date stays `expired`.
@@ -98,9 +114,20 @@ export class TokensController {
   @UseGuards(CustomerGuard)
   @Transactional()
   @ApiAccess('customer-bearer')
-  @ApiOperation({ summary: 'Redeem a gift token: ownership moves to the customer of the bearer, activations 1, status active (under the token’s row lock)' })
-  @ApiOkResponse({ type: TokenRedeemedAnswer, description: '{ status: Success, message: Gift token redeemed, data: { id, token_value, customer_id, status: active, activations: 1, master_product_id } }' })
-  @ApiFailureResponse(400, '{ status: Failed, message, data: null }: Token not found (also a token of another product than productId) / Token has expired (also an expired gift nobody redeemed: extendToken makes it redeemable again) / Token activation limit exceeded / Token product version not found / Token is not redeemable as a gift (not gift_pending, e.g. already redeemed); or Validation error', DataNullFailure)
+  @ApiOperation({
+    summary:
+      'Redeem a gift token: ownership moves to the customer of the bearer, activations 1, status active (under the token’s row lock)',
+  })
+  @ApiOkResponse({
+    type: TokenRedeemedAnswer,
+    description:
+      '{ status: Success, message: Gift token redeemed, data: { id, token_value, customer_id, status: active, activations: 1, master_product_id } }',
+  })
+  @ApiFailureResponse(
+    400,
+    '{ status: Failed, message, data: null }: Token not found (also a token of another product than productId) / Token has expired (also an expired gift nobody redeemed: extendToken makes it redeemable again) / Token activation limit exceeded / Token product version not found / Token is not redeemable as a gift (not gift_pending, e.g. already redeemed); or Validation error',
+    DataNullFailure,
+  )
   @ApiFailureResponse(401, 'No customer bearer')
   async redeemToken(@Ctx() ctx: RequestContext, @Body() body: RedeemTokenRequest): Promise<TokenRedeemedAnswer> {
     const outcome = await this.tokens.redeem(ctx, ctx.appId, ctx.principal!.userId, body.tokenValue, body.productId);
@@ -130,11 +157,15 @@ export class TokensController {
   @Transactional()
   @ApiAccess('admin-bearer')
   @ApiOperation({
-    summary: 'Admin: expiry = the later of now and the current expiry (now when it has none), plus days; an expired token becomes active, an expired unredeemed gift gift_pending',
+    summary:
+      'Admin: expiry = the later of now and the current expiry (now when it has none), plus days; an expired token becomes active, an expired unredeemed gift gift_pending',
     description:
       'An `expired` token becomes `active`, except a gift nobody has redeemed (issued for a gift order item, no customer yet): it becomes `gift_pending` again, so it stays redeemable and validateToken and activateToken still refuse it until it is redeemed. A redeemed gift (it has an owner) becomes `active`. Other statuses keep theirs; only the expiry moves.',
   })
-  @ApiOkResponse({ type: TokenExtendedAnswer, description: '{ status: Success, message: Token extended by <days> day(s), data: { newExpiry: <ISO datetime> } }' })
+  @ApiOkResponse({
+    type: TokenExtendedAnswer,
+    description: '{ status: Success, message: Token extended by <days> day(s), data: { newExpiry: <ISO datetime> } }',
+  })
   @ApiFailureResponse(400, '{ status: Failed, message: tokenId and days (>= 1) are required, errors: [{ field, message }] }')
   @ApiFailureResponse(401, ADMIN_401)
   @ApiFailureResponse(403, ADMIN_403)
@@ -169,7 +200,11 @@ export class TokensController {
   @UseGuards(CustomerGuard)
   @ApiAccess('customer-bearer')
   @ApiOperation({ summary: 'The tokens of the customer of the bearer (never of a customer id in the body), oldest first' })
-  @ApiOkResponse({ type: CustomerTokensAnswer, description: '{ status: Success, message: Tokens found, data: [ { id, token_value, product_id, order_id, status, expiry_date, activations, maximum_activations, created_date, last_activated } ] } (an empty array when none match)' })
+  @ApiOkResponse({
+    type: CustomerTokensAnswer,
+    description:
+      '{ status: Success, message: Tokens found, data: [ { id, token_value, product_id, order_id, status, expiry_date, activations, maximum_activations, created_date, last_activated } ] } (an empty array when none match)',
+  })
   @ApiFailureResponse(400, 'Validation error (productId)')
   @ApiFailureResponse(401, 'No customer bearer')
   async getCustomerTokens(@Ctx() ctx: RequestContext, @Body() body: CustomerTokensRequest): Promise<CustomerTokensAnswer> {
@@ -196,4 +231,3 @@ function extendInput(field: string, message: string): ApiError {
   const error = tokensError('EXTEND_INPUT');
   return new ApiError(error.httpStatus, error.message, [{ field, message }]);
 }
-

@@ -8,7 +8,12 @@ const PRODUCT_ID = { description: 'The product master id (not a version row id)'
 const TOKEN_VALUE = { description: 'The 64-character hex token value', example: '9f2c…(64 hex characters)' };
 
 export class ValidateTokenRequest {
-  @TextField('tokenValue', 100, { doc: { ...TOKEN_VALUE, description: 'Mode 1. Without it (mode 2) a customer bearer is required and the customer’s token for the product is checked' } })
+  @TextField('tokenValue', 100, {
+    doc: {
+      ...TOKEN_VALUE,
+      description: 'Mode 1. Without it (mode 2) a customer bearer is required and the customer’s token for the product is checked',
+    },
+  })
   tokenValue?: string;
 
   @IdField('productId', { required: true, doc: PRODUCT_ID })
@@ -27,7 +32,9 @@ export class RedeemTokenRequest {
   @TextField('tokenValue', 100, { required: true, doc: TOKEN_VALUE })
   tokenValue: string;
 
-  @IdField('productId', { doc: { ...PRODUCT_ID, description: 'Optional, recommended: the gift must be a token of this product (master id)' } })
+  @IdField('productId', {
+    doc: { ...PRODUCT_ID, description: 'Optional, recommended: the gift must be a token of this product (master id)' },
+  })
   productId?: number;
 }
 
@@ -75,7 +82,8 @@ export class CustomerTokenRowDto {
 
 /** A token as validateToken and activateToken show it (SPEC: without order_item_id). */
 export class PublicTokenRowDto extends CustomerTokenRowDto {
-  @ApiProperty({ type: 'integer', nullable: true, description: 'The owner; null for a gift nobody has redeemed' }) customer_id: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The owner; null for a gift nobody has redeemed' }) customer_id:
+    number | null;
 }
 
 /** A token as getToken shows it, with order_item_id. */
@@ -97,7 +105,8 @@ export class TokenCheckFailure {
       'Token not found / No valid token found for customer and product / Token product version not found / Gift token must be redeemed first / Token has expired / Token activation limit exceeded / Error validating token',
   })
   message: string;
-  @ApiProperty({ type: PublicTokenRowDto, nullable: true, description: 'The token that failed the check, or null when none was found' }) data: PublicTokenRowDto | null;
+  @ApiProperty({ type: PublicTokenRowDto, nullable: true, description: 'The token that failed the check, or null when none was found' })
+  data: PublicTokenRowDto | null;
 }
 
 export class TokenActivatedAnswer extends SuccessEnvelope {

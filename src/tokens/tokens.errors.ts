@@ -34,7 +34,14 @@ export type TokensErrorCode = keyof typeof tokensError.table;
 /** The failures a token check answers with (validateToken, activateToken, redeemToken). */
 export type TokenFailure = Extract<
   TokensErrorCode,
-  'TOKEN_NOT_FOUND' | 'NO_CUSTOMER_TOKEN' | 'PRODUCT_VERSION_NOT_FOUND' | 'GIFT_NOT_REDEEMED' | 'TOKEN_EXPIRED' | 'ACTIVATION_LIMIT' | 'NOT_A_GIFT' | 'VALIDATION_FAILED'
+  | 'TOKEN_NOT_FOUND'
+  | 'NO_CUSTOMER_TOKEN'
+  | 'PRODUCT_VERSION_NOT_FOUND'
+  | 'GIFT_NOT_REDEEMED'
+  | 'TOKEN_EXPIRED'
+  | 'ACTIVATION_LIMIT'
+  | 'NOT_A_GIFT'
+  | 'VALIDATION_FAILED'
 >;
 
 export function failureMessage(code: TokenFailure): string {

@@ -48,7 +48,9 @@ const UNREDEEMED_GIFT = '(gift AND customer_id IS NULL)';
 /** SQL: the condition under which the status table lets `trigger` change a token (its from-statuses, and whether it is an unredeemed gift). */
 function applies(trigger: TokenTrigger): string {
   const { unredeemedGift }: TokenTransition = TOKEN_TRANSITIONS[trigger];
-  const status = `status IN (${fromStatuses(trigger).map((s) => `'${s}'`).join(', ')})`; // the table's constants, never input
+  const status = `status IN (${fromStatuses(trigger)
+    .map((s) => `'${s}'`)
+    .join(', ')})`; // the table's constants, never input
   return unredeemedGift === undefined ? status : `${status} AND ${unredeemedGift ? '' : 'NOT '}${UNREDEEMED_GIFT}`;
 }
 
@@ -106,11 +108,16 @@ export class TokensService {
     if (!product.ok) return product;
     const id = token!.row.id;
     for (let attempt = 0; attempt <= REREADS; attempt++) {
-      const activated = await this.update(scope, appId, id, { activations: () => 'activations + 1', last_activated: () => 'now()', status: TOKEN_TRANSITIONS.activate.to }, (qb) =>
-        qb
-          .andWhere(applies('activate'))
-          .andWhere('(expiry_date IS NULL OR expiry_date > now())')
-          .andWhere('activations < maximum_activations'),
+      const activated = await this.update(
+        scope,
+        appId,
+        id,
+        { activations: () => 'activations + 1', last_activated: () => 'now()', status: TOKEN_TRANSITIONS.activate.to },
+        (qb) =>
+          qb
+            .andWhere(applies('activate'))
+            .andWhere('(expiry_date IS NULL OR expiry_date > now())')
+            .andWhere('activations < maximum_activations'),
       );
       if (activated) return { ok: true, row: activated };
       const now = await this.read(scope, appId, { id });
@@ -139,14 +146,23 @@ export class TokensService {
       if (refusal) return { ok: false, failure: refusal };
       const set = { customer_id: customerId, activations: 1, last_activated: () => 'now()', status: TOKEN_TRANSITIONS.redeem.to };
       const { id, token_value, status, activations } = (await this.update(scope, appId, token.row.id, set))!;
-      await this.links.insert(scope, { app_id: appId, parent_table: 'core_customers', parent_id: customerId, name: OWNERSHIP_LINK, linked: id, master_id: customerId });
+      await this.links.insert(scope, {
+        app_id: appId,
+        parent_table: 'core_customers',
+        parent_id: customerId,
+        name: OWNERSHIP_LINK,
+        linked: id,
+        master_id: customerId,
+      });
       return { ok: true, token: { id, token_value, customer_id: customerId, status, activations, master_product_id: master } };
     });
   }
 
   /** expireToken: any status becomes expired. 404 for a token that is not the app's. */
   async expire(scope: TransactionScope, appId: number, tokenId: number): Promise<TokenRow> {
-    const expired = await this.update(scope, appId, tokenId, { status: TOKEN_TRANSITIONS.expire.to }, (qb) => qb.andWhere(applies('expire')));
+    const expired = await this.update(scope, appId, tokenId, { status: TOKEN_TRANSITIONS.expire.to }, (qb) =>
+      qb.andWhere(applies('expire')),
+    );
     if (!expired) throw tokensError('UNKNOWN_TOKEN', { body: { data: null } });
     return expired;
   }
@@ -240,7 +256,10 @@ export class TokensService {
   }
 
   private async ofCustomer(scope: TransactionScope, appId: number, customerId: number): Promise<TokenState[]> {
-    const rows = await this.select(scope, appId).andWhere('t.customer_id = :customerId', { customerId }).orderBy('t.id', 'ASC').getRawMany<RawTokenState>();
+    const rows = await this.select(scope, appId)
+      .andWhere('t.customer_id = :customerId', { customerId })
+      .orderBy('t.id', 'ASC')
+      .getRawMany<RawTokenState>();
     return rows.map(state);
   }
 
@@ -249,7 +268,12 @@ export class TokensService {
    * validateToken's hot path (measured: building this select with the query builder took ~10% of the
    * service's CPU per validation); the statement is fixed text.
    */
-  private async read(scope: TransactionScope, appId: number, key: { tokenValue: string } | { id: number }, { lock = false } = {}): Promise<TokenState | null> {
+  private async read(
+    scope: TransactionScope,
+    appId: number,
+    key: { tokenValue: string } | { id: number },
+    { lock = false } = {},
+  ): Promise<TokenState | null> {
     const [sql, value] = 'id' in key ? [READ_BY_ID, key.id] : [READ_BY_VALUE, key.tokenValue];
     const rows: RawTokenState[] = await this.connection.manager(scope).query(lock ? `${sql} FOR UPDATE` : sql, [value, appId]);
     return rows[0] ? state(rows[0]) : null;
@@ -258,7 +282,10 @@ export class TokensService {
   private select(scope: TransactionScope, appId: number): SelectQueryBuilder<Token> {
     const qb = this.connection.repository(scope, Token).createQueryBuilder('t').select([]);
     for (const column of TOKEN_ROW_COLUMNS) qb.addSelect(`t.${column}`, column);
-    return qb.addSelect('t.gift', 'gift').addSelect('(t.expiry_date IS NOT NULL AND t.expiry_date <= now())', 'due').where('t.app_id = :appId', { appId });
+    return qb
+      .addSelect('t.gift', 'gift')
+      .addSelect('(t.expiry_date IS NOT NULL AND t.expiry_date <= now())', 'due')
+      .where('t.app_id = :appId', { appId });
   }
 
   /** One UPDATE of the app's token `id`, with `conditions` added to its WHERE; the row it leaves, or null when it matched nothing. */
@@ -269,9 +296,17 @@ export class TokensService {
     set: Parameters<ReturnType<SelectQueryBuilder<Token>['update']>['set']>[0],
     conditions: (qb: ReturnType<ReturnType<SelectQueryBuilder<Token>['update']>['set']>) => unknown = () => undefined,
   ): Promise<TokenRow | null> {
-    const qb = this.connection.repository(scope, Token).createQueryBuilder().update().set(set).where('id = :id AND app_id = :appId', { id, appId });
+    const qb = this.connection
+      .repository(scope, Token)
+      .createQueryBuilder()
+      .update()
+      .set(set)
+      .where('id = :id AND app_id = :appId', { id, appId });
     conditions(qb);
-    const result = await qb.returning([...TOKEN_ROW_COLUMNS]).updateEntity(false).execute();
+    const result = await qb
+      .returning([...TOKEN_ROW_COLUMNS])
+      .updateEntity(false)
+      .execute();
     const rows = result.raw as TokenRow[];
     return rows[0] ? tokenRow(rows[0]) : null;
   }
@@ -283,7 +318,8 @@ function state(raw: RawTokenState): TokenState {
 
 /** Why redeemToken refuses the token, or null when it may redeem it. */
 function redeemRefusal({ row, due, unredeemedGift }: TokenState): TokenFailure | null {
-  if (statusAfter('redeem', row.status, unredeemedGift) === null) return row.status === 'expired' && unredeemedGift ? 'TOKEN_EXPIRED' : 'NOT_A_GIFT';
+  if (statusAfter('redeem', row.status, unredeemedGift) === null)
+    return row.status === 'expired' && unredeemedGift ? 'TOKEN_EXPIRED' : 'NOT_A_GIFT';
   if (due) return 'TOKEN_EXPIRED';
   if (row.activations >= row.maximum_activations) return 'ACTIVATION_LIMIT';
   return null;

@@ -21,7 +21,10 @@ export function parseIsoDate(value: unknown): Date | null {
   if (hour > 23 || minute > 59 || second > 59) return null;
   if (m[8] !== undefined && (Number(m[8]) > 14 || Number(m[9]) > 59)) return null;
   // One form for Date: `T` between date and time, `+hh:mm` offsets.
-  const normalized = value.trim().replace(' ', 'T').replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
+  const normalized = value
+    .trim()
+    .replace(' ', 'T')
+    .replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
   const date = new Date(normalized);
   return Number.isNaN(date.getTime()) ? null : date;
 }
@@ -79,7 +82,12 @@ export function toColumnValue(column: CatalogColumn, value: unknown, field: stri
 
 /** PostgreSQL errors caused by the values a client sent (bad cast, too long, constraint), as a 400. */
 export function clientDataError(error: unknown, field: string): ApiError | null {
-  const e = error as { driverError?: { code?: string; column?: string; constraint?: string }; code?: string; column?: string; constraint?: string };
+  const e = error as {
+    driverError?: { code?: string; column?: string; constraint?: string };
+    code?: string;
+    column?: string;
+    constraint?: string;
+  };
   const code = e.driverError?.code ?? e.code;
   if (!code) return null;
   const column = e.driverError?.column ?? e.column;

@@ -32,7 +32,10 @@ const TRANSITION_REFUSED = 'Cannot <action> a record whose current version is <s
 @ApiTags('Content (admin)')
 @ApiAccess('admin-bearer')
 @ApiExtraModels(ContentVersion, LiveTableRow)
-@ApiFailureResponse(400, 'Validation error: table not registered (or live where versions are needed), _id/masterId missing, data naming unknown or non-writable columns, bad dates')
+@ApiFailureResponse(
+  400,
+  'Validation error: table not registered (or live where versions are needed), _id/masterId missing, data naming unknown or non-writable columns, bad dates',
+)
 @ApiFailureResponse(401, 'Unauthorized: no bearer, or an invalid one')
 @ApiFailureResponse(403, 'Insufficient permissions: not an admin of the app')
 @ApiFailureResponse(404, 'Record not found / App not found')
@@ -40,7 +43,10 @@ const TRANSITION_REFUSED = 'Cannot <action> a record whose current version is <s
 @DecryptIds()
 @Controller('content')
 export class ContentController {
-  constructor(private readonly content: ContentService, private readonly lifecycle: LifecycleService) {}
+  constructor(
+    private readonly content: ContentService,
+    private readonly lifecycle: LifecycleService,
+  ) {}
 
   @Post('create')
   @HttpCode(200)
@@ -58,7 +64,10 @@ export class ContentController {
   @ApiOkResponse({ type: ContentEditAnswer })
   @ApiFailureResponse(409, 'Someone else saved the record first (expectedCurrentId is stale, or the saves raced) / The record is deleted')
   async edit(@Ctx() ctx: RequestContext, @Body() body: EditContentRequest): Promise<ContentEditAnswer> {
-    return success({ message: TRANSITIONS.edit.message, data: await this.content.edit(ctx, body.table, masterIdOf(body), body.data, body.expectedCurrentId) });
+    return success({
+      message: TRANSITIONS.edit.message,
+      data: await this.content.edit(ctx, body.table, masterIdOf(body), body.data, body.expectedCurrentId),
+    });
   }
 
   @Post('stage')

@@ -24,7 +24,10 @@ export class CreateContentRequest {
   @TextField('table', 100, { required: true, doc: { example: 'core_products' } })
   table: string;
 
-  @ApiProperty({ example: { title: 'E-book', price: 2500, tax: 227, IsDigital: 1 }, description: 'Column values; secret and service-set columns are refused' })
+  @ApiProperty({
+    example: { title: 'E-book', price: 2500, tax: 227, IsDigital: 1 },
+    description: 'Column values; secret and service-set columns are refused',
+  })
   @IsObject({ message: 'data must be an object of column names to values' })
   data: Record<string, unknown>;
 }
@@ -34,7 +37,9 @@ export class EditContentRequest extends ContentRecordRequest {
   @IsObject({ message: 'data must be an object of column names to values' })
   data: Record<string, unknown>;
 
-  @IdField('expectedCurrentId', { doc: { description: 'meta_current_id of the version the editor started from: a newer current version makes the save 409' } })
+  @IdField('expectedCurrentId', {
+    doc: { description: 'meta_current_id of the version the editor started from: a newer current version makes the save 409' },
+  })
   expectedCurrentId?: number;
 }
 
@@ -87,8 +92,8 @@ export class ContentVersion {
   @ApiProperty({ type: 'integer', nullable: true }) Publish_By: number | null;
   @DateProperty({ nullable: true }) Publish_Set_Date: Date | null;
   @DateProperty({ nullable: true }) Publish_Expire_Date: Date | null;
-  @ApiProperty({ type: 'integer', nullable: true, description: 'The previous version\'s metadata row' }) Last_ID: number | null;
-  @ApiProperty({ type: 'integer', nullable: true, description: 'The next version\'s metadata row' }) Next_ID: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: "The previous version's metadata row" }) Last_ID: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: "The next version's metadata row" }) Next_ID: number | null;
   @ApiProperty(BIT) Lock: 0 | 1;
 }
 
@@ -103,7 +108,10 @@ export class ContentVersionAnswer extends SuccessEnvelope {
 
 export class ContentEditAnswer extends SuccessEnvelope {
   @ApiProperty() message: string;
-  @ApiProperty({ anyOf: [{ $ref: getSchemaPath(ContentVersion) }, { $ref: getSchemaPath(LiveTableRow) }], description: 'The new version; for a live table, the updated row' })
+  @ApiProperty({
+    anyOf: [{ $ref: getSchemaPath(ContentVersion) }, { $ref: getSchemaPath(LiveTableRow) }],
+    description: 'The new version; for a live table, the updated row',
+  })
   data: ContentVersion | Record<string, unknown>;
 }
 

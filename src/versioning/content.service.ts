@@ -9,7 +9,17 @@ import { isUniqueViolation } from '../database/transaction';
 import { TransactionScope } from '../database/transaction-scope';
 import { TransactionalConnection } from '../database/transactional-connection';
 import { clientDataError, toColumnValue } from './column-values';
-import { appendVersion, CoreDataRow, insertFirstVersion, lockCurrentVersion, RECORD_WHERE, recordExists, RecordKey, recordParameters, versionsOf } from './core-data';
+import {
+  appendVersion,
+  CoreDataRow,
+  insertFirstVersion,
+  lockCurrentVersion,
+  RECORD_WHERE,
+  recordExists,
+  RecordKey,
+  recordParameters,
+  versionsOf,
+} from './core-data';
 import { CoreData } from './entities/core-data.entity';
 import { decide, refusalDetail } from './lifecycle-transitions';
 import { RegisteredTable, TableCatalog } from './table-catalog.service';
@@ -50,7 +60,14 @@ export class ContentService {
     return this.write(ctx, async (em) => {
       const rowId = await this.insertRow(em, table, { ...values, ...(table.tenantColumn ? { app_id: ctx.appId } : {}) });
       const row = await this.contentRow(em, table, rowId);
-      await insertFirstVersion(em, { appId: ctx.appId, table: table.name, rowId, status: 'New', title: titleOf(table, row), userId: userOf(ctx) });
+      await insertFirstVersion(em, {
+        appId: ctx.appId,
+        table: table.name,
+        rowId,
+        status: 'New',
+        title: titleOf(table, row),
+        userId: userOf(ctx),
+      });
       return this.view((await versionsOf(em, { appId: ctx.appId, table: table.name, masterId: rowId }))[0]);
     });
   }
@@ -61,7 +78,13 @@ export class ContentService {
    * `expectedCurrentId` (the meta_current_id the editor started from) turns a save on top of a newer
    * version into 409.
    */
-  async edit(ctx: RequestContext, tableName: string, masterId: number, data: unknown, expectedCurrentId?: number): Promise<VersionView | Record<string, unknown>> {
+  async edit(
+    ctx: RequestContext,
+    tableName: string,
+    masterId: number,
+    data: unknown,
+    expectedCurrentId?: number,
+  ): Promise<VersionView | Record<string, unknown>> {
     const table = await this.catalog.require(ctx, tableName);
     const values = this.writableValues(table, data);
     if (table.live) return this.editLive(ctx, table, masterId, values);
@@ -99,8 +122,15 @@ export class ContentService {
     if (versions.length === 0) throw versioningError('RECORD_NOT_FOUND');
     const to = toCurrentId === undefined ? versions.find((v) => v.IsCurrent === 1) : versions.find((v) => v.Current_ID === toCurrentId);
     if (!to) throw ApiError.field('toCurrentId', 'toCurrentId is not a version of this record');
-    const from = fromCurrentId === undefined ? versions.find((v) => v.ID === to.Last_ID) : versions.find((v) => v.Current_ID === fromCurrentId);
-    if (!from) throw ApiError.field('fromCurrentId', fromCurrentId === undefined ? 'The version has no previous version; name fromCurrentId' : 'fromCurrentId is not a version of this record');
+    const from =
+      fromCurrentId === undefined ? versions.find((v) => v.ID === to.Last_ID) : versions.find((v) => v.Current_ID === fromCurrentId);
+    if (!from)
+      throw ApiError.field(
+        'fromCurrentId',
+        fromCurrentId === undefined
+          ? 'The version has no previous version; name fromCurrentId'
+          : 'fromCurrentId is not a version of this record',
+      );
     const [a, b] = [await this.contentRow(em, table, from.Current_ID), await this.contentRow(em, table, to.Current_ID)];
     const changes: FieldChange[] = [];
     for (const column of table.columns.values()) {
@@ -164,7 +194,12 @@ export class ContentService {
     }
   }
 
-  private async editLive(ctx: RequestContext, table: RegisteredTable, id: number, values: Record<string, unknown>): Promise<Record<string, unknown>> {
+  private async editLive(
+    ctx: RequestContext,
+    table: RegisteredTable,
+    id: number,
+    values: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
     if (!table.tenantColumn) throw ApiError.field('table', `"${table.name}" has no tenant column and cannot be edited here`);
     // Accounts change through the auth routes (passwords, roles and emails have their own rules there).
     if (isAuthTable(table.name)) throw ApiError.field('table', `"${table.name}" is an account table: use the account endpoints`);
@@ -217,7 +252,10 @@ export class ContentService {
     const sql = names.length
       ? `INSERT INTO ${quoteIdentifier(table.name)} (${names.map(quoteIdentifier).join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`
       : `INSERT INTO ${quoteIdentifier(table.name)} DEFAULT VALUES RETURNING id`;
-    const [{ id }] = await em.query(sql, names.map((n) => values[n]));
+    const [{ id }] = await em.query(
+      sql,
+      names.map((n) => values[n]),
+    );
     return id;
   }
 

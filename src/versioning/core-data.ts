@@ -58,7 +58,11 @@ export function recordParameters(key: RecordKey): { appId: number; table: string
 export function versionQuery(em: EntityManager, key: RecordKey) {
   return em
     .createQueryBuilder(CoreData, 'd')
-    .where('d.Shop_ID = :appId AND d.Source_Table = :table AND d.Master_ID = :masterId', { appId: key.appId, table: key.table, masterId: key.masterId });
+    .where('d.Shop_ID = :appId AND d.Source_Table = :table AND d.Master_ID = :masterId', {
+      appId: key.appId,
+      table: key.table,
+      masterId: key.masterId,
+    });
 }
 
 /**
@@ -101,7 +105,12 @@ export async function changeVersion(em: EntityManager, id: number, change: Versi
 }
 
 /** Applies `change` to the record's other versions that have Published or Staged set (or to all its versions, with `all`). */
-export async function changeOtherVersions(em: EntityManager, version: CoreDataRow, change: VersionChange, options: { all?: boolean } = {}): Promise<void> {
+export async function changeOtherVersions(
+  em: EntityManager,
+  version: CoreDataRow,
+  change: VersionChange,
+  options: { all?: boolean } = {},
+): Promise<void> {
   const query = em
     .createQueryBuilder()
     .update(CoreData)
@@ -121,7 +130,13 @@ export async function setVersionColumns(em: EntityManager, id: number, change: P
  * row `rowId`) becomes the current Editing version, and the two are linked by Last_ID / Next_ID. The old
  * row's publication flags stay: what is live stays live until the new version is published.
  */
-export async function appendVersion(em: EntityManager, current: CoreDataRow, rowId: number, title: string | null, userId: number | null): Promise<CoreDataRow> {
+export async function appendVersion(
+  em: EntityManager,
+  current: CoreDataRow,
+  rowId: number,
+  title: string | null,
+  userId: number | null,
+): Promise<CoreDataRow> {
   const { set, previous } = TRANSITIONS.edit;
   // The old row stops being current first: the partial unique index allows one current row per record.
   await setVersionColumns(em, current.ID, previous);

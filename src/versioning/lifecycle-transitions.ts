@@ -58,7 +58,12 @@ const HIDDEN: VersionChange = { Published: 0, Staged: 0 };
  * `reachExpiry` to due published versions.
  */
 export const TRANSITIONS = {
-  create: { from: { status: [] }, set: { Status: 'New', IsCurrent: 1, Published: 0, Staged: 0, IsExpired: 0, Lock: 0 }, message: 'Record created', refusal: 'CANNOT_TRANSITION' },
+  create: {
+    from: { status: [] },
+    set: { Status: 'New', IsCurrent: 1, Published: 0, Staged: 0, IsExpired: 0, Lock: 0 },
+    message: 'Record created',
+    refusal: 'CANNOT_TRANSITION',
+  },
   /** A new version becomes current in status Editing; the old one keeps its publication flags (what is live stays live). */
   edit: {
     from: { status: NOT_DELETED },
@@ -148,7 +153,8 @@ export interface VersionState {
   IsCurrent: 0 | 1;
 }
 
-export type Decision = { kind: 'apply'; transition: Transition } | { kind: 'already'; message: string } | { kind: 'refused'; code: VersioningErrorCode };
+export type Decision =
+  { kind: 'apply'; transition: Transition } | { kind: 'already'; message: string } | { kind: 'refused'; code: VersioningErrorCode };
 
 /** What `action` does to `version`: apply the transition, answer that nothing changes, or refuse. */
 export function decide(action: LifecycleAction, version: VersionState, options: { rescheduled?: boolean } = {}): Decision {

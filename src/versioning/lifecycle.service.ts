@@ -80,12 +80,21 @@ export class LifecycleService {
   }
 
   /** `action` on `version` (of the record whose current version is `current`), as the transition table decides. */
-  private async apply(em: EntityManager, ctx: RequestContext, action: LifecycleAction, version: CoreDataRow, current: CoreDataRow, schedule: Schedule): Promise<Outcome> {
+  private async apply(
+    em: EntityManager,
+    ctx: RequestContext,
+    action: LifecycleAction,
+    version: CoreDataRow,
+    current: CoreDataRow,
+    schedule: Schedule,
+  ): Promise<Outcome> {
     const rescheduled = schedule.publishSetDate !== undefined || schedule.publishExpireDate !== undefined;
     const decision = decide(action, version, { rescheduled });
     if (decision.kind === 'already') return { message: decision.message, row: version };
     if (decision.kind === 'refused') {
-      throw decision.code === 'CANNOT_TRANSITION' ? versioningError(decision.code, { detail: refusalDetail(action, current.Status) }) : versioningError(decision.code);
+      throw decision.code === 'CANNOT_TRANSITION'
+        ? versioningError(decision.code, { detail: refusalDetail(action, current.Status) })
+        : versioningError(decision.code);
     }
     const transition: Transition = decision.transition;
     if (transition.others) await changeOtherVersions(em, version, transition.others, { all: transition.othersAll === true });
@@ -98,7 +107,12 @@ export class LifecycleService {
     return { message: transition.message, row };
   }
 
-  private async onCurrent(ctx: RequestContext, tableName: string, masterId: number, work: (em: EntityManager, current: CoreDataRow, key: RecordKey) => Promise<Outcome>): Promise<TransitionResult> {
+  private async onCurrent(
+    ctx: RequestContext,
+    tableName: string,
+    masterId: number,
+    work: (em: EntityManager, current: CoreDataRow, key: RecordKey) => Promise<Outcome>,
+  ): Promise<TransitionResult> {
     const table = await this.content.requireVersioned(ctx, tableName);
     const key = { appId: ctx.appId, table: table.name, masterId };
     const { message, row } = await this.content.write(ctx, async (em) => work(em, await this.content.lockCurrentOr404(em, key), key));

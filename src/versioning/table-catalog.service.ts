@@ -39,7 +39,14 @@ const CACHE_MS = 30_000;
  * private payment keys and webhook secrets (their public part is served by /getApp), the version metadata,
  * the registry itself, one-time codes and the migrations table.
  */
-export const NEVER_CONTENT_TABLES: ReadonlySet<string> = new Set(['core_sites', 'core_data', 'core_tables', 'core_sms_codes', 'migrations', 'typeorm_migrations']);
+export const NEVER_CONTENT_TABLES: ReadonlySet<string> = new Set([
+  'core_sites',
+  'core_data',
+  'core_tables',
+  'core_sms_codes',
+  'migrations',
+  'typeorm_migrations',
+]);
 
 const INTEGER_RANGES: Record<string, { min: bigint; max: bigint }> = {
   smallint: { min: -32768n, max: 32767n },
@@ -90,15 +97,24 @@ export class TableCatalog {
   }
 
   private async read(scope: TransactionScope): Promise<Map<string, RegisteredTable>> {
-    const registered = await this.connection.repository(scope, CoreTable).find({ select: { table_name: true, Live: true, title_field: true } });
+    const registered = await this.connection
+      .repository(scope, CoreTable)
+      .find({ select: { table_name: true, Live: true, title_field: true } });
     const tables = new Map<string, RegisteredTable>();
     for (const r of registered) {
       // A registered name without a table behind it (or with an unusable name) is not queryable.
-      const schemaColumns = isIdentifier(r.table_name) && !NEVER_CONTENT_TABLES.has(r.table_name) ? await this.schema.columns(scope, r.table_name) : undefined;
+      const schemaColumns =
+        isIdentifier(r.table_name) && !NEVER_CONTENT_TABLES.has(r.table_name) ? await this.schema.columns(scope, r.table_name) : undefined;
       if (!schemaColumns?.has('id')) continue;
       const columns = new Map<string, CatalogColumn>();
       for (const c of schemaColumns.values()) columns.set(c.name, catalogColumn(r.table_name, c));
-      tables.set(r.table_name, { name: r.table_name, live: r.Live, titleField: r.title_field, columns, tenantColumn: columns.has('app_id') });
+      tables.set(r.table_name, {
+        name: r.table_name,
+        live: r.Live,
+        titleField: r.title_field,
+        columns,
+        tenantColumn: columns.has('app_id'),
+      });
     }
     return tables;
   }

@@ -23,8 +23,11 @@ describe('app context from credentials, validation first, shared field bounds, t
     return res.body.token as { access_token: string; refresh_token: string };
   };
   const bearer = (token: string, headers: Record<string, string> = {}) => ({ ...headers, authorization: `Bearer ${token}` });
-  const sign = (claims: Record<string, unknown>, secret = TEST_ENV.JWT_ACCESS_SECRET, options: jwt.SignOptions = { algorithm: 'HS256', expiresIn: 600 }) =>
-    jwt.sign(claims, secret, options);
+  const sign = (
+    claims: Record<string, unknown>,
+    secret = TEST_ENV.JWT_ACCESS_SECRET,
+    options: jwt.SignOptions = { algorithm: 'HS256', expiresIn: 600 },
+  ) => jwt.sign(claims, secret, options);
 
   beforeAll(async () => {
     smtp = await new SmtpPeer().start();
@@ -41,7 +44,12 @@ describe('app context from credentials, validation first, shared field bounds, t
     appId = seeded.appID;
     [adminId] = seeded.ids.core_users;
     [folderId] = seeded.ids.core_folders;
-    otherAppId = (await t.seed({ site: siteFixture(), tables: { core_users: [{ user_email: 'admin@example.test', password: 'Other@1234', primary_role: 'admin' }] } })).appID;
+    otherAppId = (
+      await t.seed({
+        site: siteFixture(),
+        tables: { core_users: [{ user_email: 'admin@example.test', password: 'Other@1234', primary_role: 'admin' }] },
+      })
+    ).appID;
     adminTokens = await login(appId, 'admin@example.test', 'Admin@1234');
     otherAdminTokens = await login(otherAppId, 'admin@example.test', 'Other@1234');
   });
@@ -84,9 +92,17 @@ describe('app context from credentials, validation first, shared field bounds, t
     });
 
     it("a header of one app with a credential of another is 401, never the other app's data", async () => {
-      const res = await t.post('/auth/getFolderLimits', { appID: otherAppId, table: 'core_folders', userId: adminId }, bearer(adminTokens.access_token, { 'site-id': String(otherAppId) }));
+      const res = await t.post(
+        '/auth/getFolderLimits',
+        { appID: otherAppId, table: 'core_folders', userId: adminId },
+        bearer(adminTokens.access_token, { 'site-id': String(otherAppId) }),
+      );
       expect(res.status).toBe(401);
-      const invite = await t.post('/auth/invite-link', { user: adminId, folder_id: folderId }, bearer(otherAdminTokens.access_token, { 'site-id': String(appId) }));
+      const invite = await t.post(
+        '/auth/invite-link',
+        { user: adminId, folder_id: folderId },
+        bearer(otherAdminTokens.access_token, { 'site-id': String(appId) }),
+      );
       expect(invite.status).toBe(401);
     });
 
@@ -94,7 +110,9 @@ describe('app context from credentials, validation first, shared field bounds, t
       const other = await startTestApp({ JWT_ACCESS_SECRET: 'another-access-secret-0123456789abcdef0123' }, t.database);
       const limits = { appID: appId, table: 'core_folders', userId: adminId };
       try {
-        const otherTokens = (await other.post('/auth/login', { email: 'admin@example.test', password: 'Admin@1234' }, { 'site-id': String(appId) })).body.token;
+        const otherTokens = (
+          await other.post('/auth/login', { email: 'admin@example.test', password: 'Admin@1234' }, { 'site-id': String(appId) })
+        ).body.token;
         expect((await other.post('/auth/getFolderLimits', limits, bearer(otherTokens.access_token))).status).toBe(200);
         expect((await other.post('/auth/getFolderLimits', limits, bearer(adminTokens.access_token))).status).toBe(401);
         expect((await t.post('/auth/getFolderLimits', limits, bearer(otherTokens.access_token))).status).toBe(401);
@@ -107,20 +125,25 @@ describe('app context from credentials, validation first, shared field bounds, t
     it.each([
       ['/customers', 'core_customers', 'cust@example.test', 'Cust@1234'],
       ['/user/app', 'core_app_users', 'appuser@example.test', 'AppU@1234'],
-    ])('%s/reset-password works without site-id (the reset token names the app), 401 under another app', async (base, table, email, password) => {
-      const before = smtp.received.length;
-      const requested = await t.post(`${base}/request-reset`, { email, authTable: table }, { 'site-id': String(appId) });
-      expect(requested.status).toBe(200);
-      const token = linkIn((await smtp.mailTo(email, before)).mail).searchParams.get('token')!;
-      const body = { password: 'Fresh@1234', confirmPassword: 'Fresh@1234', token, reset_password_token: token };
-      const crossApp = await t.post(`${base}/reset-password`, body, { 'site-id': String(otherAppId) });
-      expect(crossApp.status).toBe(401);
-      const reset = await t.post(`${base}/reset-password`, body);
-      expect(reset.status).toBe(200);
-      expect(reset.body).toMatchObject({ status: 'Success', message: 'Password reset successfully' });
-      expect((await t.post(`${base}/login`, { email, password: 'Fresh@1234', authTable: table }, { 'site-id': String(appId) })).status).toBe(200);
-      expect((await t.post(`${base}/login`, { email, password, authTable: table }, { 'site-id': String(appId) })).status).toBe(401);
-    });
+    ])(
+      '%s/reset-password works without site-id (the reset token names the app), 401 under another app',
+      async (base, table, email, password) => {
+        const before = smtp.received.length;
+        const requested = await t.post(`${base}/request-reset`, { email, authTable: table }, { 'site-id': String(appId) });
+        expect(requested.status).toBe(200);
+        const token = linkIn((await smtp.mailTo(email, before)).mail).searchParams.get('token')!;
+        const body = { password: 'Fresh@1234', confirmPassword: 'Fresh@1234', token, reset_password_token: token };
+        const crossApp = await t.post(`${base}/reset-password`, body, { 'site-id': String(otherAppId) });
+        expect(crossApp.status).toBe(401);
+        const reset = await t.post(`${base}/reset-password`, body);
+        expect(reset.status).toBe(200);
+        expect(reset.body).toMatchObject({ status: 'Success', message: 'Password reset successfully' });
+        expect(
+          (await t.post(`${base}/login`, { email, password: 'Fresh@1234', authTable: table }, { 'site-id': String(appId) })).status,
+        ).toBe(200);
+        expect((await t.post(`${base}/login`, { email, password, authTable: table }, { 'site-id': String(appId) })).status).toBe(401);
+      },
+    );
   });
 
   describe('validation before context', () => {
@@ -180,15 +203,23 @@ describe('app context from credentials, validation first, shared field bounds, t
       }
     });
 
-    it.each(['/auth/sign-up', '/customers/signup', '/user/app/signup'])('%s: a NUL in any text field is 400 naming every such field', async (route) => {
-      const body: Record<string, unknown> = { email: `nul${route.length}@example.test`, password: 'Nul@12345', firstname: 'a\u0000b', lastname: '\u0000' };
-      if (route !== '/auth/sign-up') body.displayname = 'x\u0000';
-      const res = await t.post(route, body, { 'site-id': String(appId) });
-      expect(res.status).toBe(400);
-      const fields = res.body.errors.map((e: { field: string }) => e.field).sort();
-      expect(fields).toEqual(route === '/auth/sign-up' ? ['firstname', 'lastname'] : ['displayname', 'firstname', 'lastname']);
-      for (const error of res.body.errors) expect(error.message).toMatch(/must not contain NUL characters/);
-    });
+    it.each(['/auth/sign-up', '/customers/signup', '/user/app/signup'])(
+      '%s: a NUL in any text field is 400 naming every such field',
+      async (route) => {
+        const body: Record<string, unknown> = {
+          email: `nul${route.length}@example.test`,
+          password: 'Nul@12345',
+          firstname: 'a\u0000b',
+          lastname: '\u0000',
+        };
+        if (route !== '/auth/sign-up') body.displayname = 'x\u0000';
+        const res = await t.post(route, body, { 'site-id': String(appId) });
+        expect(res.status).toBe(400);
+        const fields = res.body.errors.map((e: { field: string }) => e.field).sort();
+        expect(fields).toEqual(route === '/auth/sign-up' ? ['firstname', 'lastname'] : ['displayname', 'firstname', 'lastname']);
+        for (const error of res.body.errors) expect(error.message).toMatch(/must not contain NUL characters/);
+      },
+    );
 
     it('null for an optional field is treated as absent', async () => {
       const site = { 'site-id': String(appId) };
@@ -231,7 +262,9 @@ describe('app context from credentials, validation first, shared field bounds, t
     const before = smtp.received.length;
     expect((await t.post('/auth/request-pass', { email: user.email, appID: appId }, site)).status).toBe(200);
     const token = linkIn((await smtp.mailTo(user.email, before)).mail).searchParams.get('token')!;
-    expect((await t.post('/auth/reset-pass', { password: 'After@1234', confirmPassword: 'After@1234', reset_password_token: token })).status).toBe(200);
+    expect(
+      (await t.post('/auth/reset-pass', { password: 'After@1234', confirmPassword: 'After@1234', reset_password_token: token })).status,
+    ).toBe(200);
 
     expect((await t.post('/auth/getFolderLimits', limits, bearer(tokens.access_token, site))).status).toBe(401);
     const fresh = await login(appId, user.email, 'After@1234');

@@ -14,7 +14,9 @@ describe('bad input on every auth route', () => {
     const appId = (
       await t.seed({
         site: siteFixture(),
-        tables: { core_users: [{ user_email: 'admin@example.test', password: 'Admin@1234', primary_role: 'admin', mobile: '+61400000009' }] },
+        tables: {
+          core_users: [{ user_email: 'admin@example.test', password: 'Admin@1234', primary_role: 'admin', mobile: '+61400000009' }],
+        },
       })
     ).appID;
     site = { 'site-id': String(appId) };
@@ -52,25 +54,36 @@ describe('bad input on every auth route', () => {
   });
 
   const WRONG_TYPES: unknown[] = [42, true, ['x'], { a: 1 }];
-  it.each(ROUTES)('$path: wrong types, arrays, objects, huge strings and non-object bodies are 4xx, never 500', async ({ path, required, auth }) => {
-    const headers = auth ? admin : site;
-    for (const value of [...WRONG_TYPES, 'x'.repeat(10_000), '']) {
-      for (const field of [...required, 'authTable', 'appID', 'url', 'extraFields', 'firstname']) {
-        const res = await t.post(path, { [field]: value }, headers);
-        expect([400, 401, 404, 409]).toContain(res.status);
-        expect(res.body.status).toBe('Failed');
-        if (res.status === 400 && res.body.message === 'Validation error') {
-          expect(res.body.errors.length).toBeGreaterThan(0);
-          for (const e of res.body.errors) expect(typeof e.field).toBe('string');
+  it.each(ROUTES)(
+    '$path: wrong types, arrays, objects, huge strings and non-object bodies are 4xx, never 500',
+    async ({ path, required, auth }) => {
+      const headers = auth ? admin : site;
+      for (const value of [...WRONG_TYPES, 'x'.repeat(10_000), '']) {
+        for (const field of [...required, 'authTable', 'appID', 'url', 'extraFields', 'firstname']) {
+          const res = await t.post(path, { [field]: value }, headers);
+          expect([400, 401, 404, 409]).toContain(res.status);
+          expect(res.body.status).toBe('Failed');
+          if (res.status === 400 && res.body.message === 'Validation error') {
+            expect(res.body.errors.length).toBeGreaterThan(0);
+            for (const e of res.body.errors) expect(typeof e.field).toBe('string');
+          }
         }
       }
-    }
-    for (const raw of ['[]', '"text"', 'null', '7', '{"__proto__":{"authTable":"pg_user"}}', '{"constructor":{"prototype":{"x":1}}}', '{']) {
-      const res = await t.request('POST', path, raw, headers);
-      expect(res.status).toBeGreaterThanOrEqual(400);
-      expect(res.status).toBeLessThan(500);
-    }
-  });
+      for (const raw of [
+        '[]',
+        '"text"',
+        'null',
+        '7',
+        '{"__proto__":{"authTable":"pg_user"}}',
+        '{"constructor":{"prototype":{"x":1}}}',
+        '{',
+      ]) {
+        const res = await t.request('POST', path, raw, headers);
+        expect(res.status).toBeGreaterThanOrEqual(400);
+        expect(res.status).toBeLessThan(500);
+      }
+    },
+  );
 
   it('refuses an unpaired surrogate in an email or password with 400 naming the field (validator threw: 500)', async () => {
     const cases: [string, string, string][] = [
@@ -78,7 +91,11 @@ describe('bad input on every auth route', () => {
       ['/auth/login', '{"email":"admin@example.test","password":"Admin@\\udfff1234"}', 'password'],
       ['/auth/request-pass', '{"email":"ab\\ud800cd","appID":1}', 'email'],
       ['/customers/login', '{"email":"\\udfff","password":"Cust@1234"}', 'email'],
-      ['/customers/reset-password', '{"password":"Admin@1234","confirmPassword":"\\ud800","token":"t","reset_password_token":"t"}', 'confirmPassword'],
+      [
+        '/customers/reset-password',
+        '{"password":"Admin@1234","confirmPassword":"\\ud800","token":"t","reset_password_token":"t"}',
+        'confirmPassword',
+      ],
       ['/user/app/signup', '{"email":"x@example.test","password":"\\ud800"}', 'password'],
     ];
     for (const [path, raw, field] of cases) {
@@ -86,7 +103,11 @@ describe('bad input on every auth route', () => {
       expect({ path, status: res.status, body: res.body }).toEqual({
         path,
         status: 400,
-        body: { status: 'Failed', message: 'Validation error', errors: [{ field, message: `${field} must not contain unpaired surrogates (invalid Unicode)` }] },
+        body: {
+          status: 'Failed',
+          message: 'Validation error',
+          errors: [{ field, message: `${field} must not contain unpaired surrogates (invalid Unicode)` }],
+        },
       });
     }
     // A surrogate pair is text like any other.
@@ -111,7 +132,15 @@ describe('bad input on every auth route', () => {
   });
 
   it('refuses an unknown authTable on every route that takes one, before any SQL', async () => {
-    for (const path of ['/auth/login', '/auth/sign-up', '/auth/request-pass', '/auth/reset-pass', '/customers/login', '/customers/signup', '/user/app/request-reset']) {
+    for (const path of [
+      '/auth/login',
+      '/auth/sign-up',
+      '/auth/request-pass',
+      '/auth/reset-pass',
+      '/customers/login',
+      '/customers/signup',
+      '/user/app/request-reset',
+    ]) {
       for (const authTable of ['core_sites', 'core_users; DROP TABLE core_users', 'CORE_USERS', '']) {
         const res = await t.post(path, { authTable }, site);
         expect(res.status).toBe(400);

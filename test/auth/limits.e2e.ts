@@ -37,7 +37,10 @@ describe('per-account and per-number abuse limits; SMS outbox without a gateway'
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const redis = { REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:` };
+  const redis = {
+    REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`,
+  };
   describe.each([
     ['in process', {}],
     ['through Redis', redis],
@@ -45,7 +48,12 @@ describe('per-account and per-number abuse limits; SMS outbox without a gateway'
     let l: TestApp;
     let appId: number;
     beforeAll(async () => {
-      l = await startTestApp({ ...store, AUTH_LOGIN_MAX_PER_ACCOUNT: '3', AUTH_LOGIN_MAX_PER_ACCOUNT_ALL_ADDRESSES: '5', TRUST_PROXY: 'true' });
+      l = await startTestApp({
+        ...store,
+        AUTH_LOGIN_MAX_PER_ACCOUNT: '3',
+        AUTH_LOGIN_MAX_PER_ACCOUNT_ALL_ADDRESSES: '5',
+        TRUST_PROXY: 'true',
+      });
     });
     afterAll(() => l.close());
     beforeEach(async () => {
@@ -73,7 +81,7 @@ describe('per-account and per-number abuse limits; SMS outbox without a gateway'
       expect((await login('Alpha@1234', '203.0.113.1', 'a@example.test', (await l.seed(tenant())).appID)).status).toBe(200);
     });
 
-    it('clears the address\'s failures on a successful login', async () => {
+    it("clears the address's failures on a successful login", async () => {
       // 4 failures in all: past the address's 3 without the reset, within the account's 5
       for (let round = 0; round < 2; round++) {
         for (let i = 0; i < 2; i++) expect((await wrong('203.0.113.1')).status).toBe(401);
@@ -107,7 +115,8 @@ describe('per-account and per-number abuse limits; SMS outbox without a gateway'
       const token = (await t.post('/auth/login', { email: 'boss@example.test', password: 'Boss@12345' }, site)).body.token.access_token;
       const [user] = await t.dataSource.query(`SELECT id FROM core_users WHERE app_id = $1 AND user_email = 'a@example.test'`, [appId]);
       const [folder] = await t.dataSource.query('SELECT id FROM core_folders WHERE app_id = $1', [appId]);
-      return (await t.post('/auth/invite-link', { user: user.id, folder_id: folder.id }, { ...site, authorization: `Bearer ${token}` })).body.link;
+      return (await t.post('/auth/invite-link', { user: user.id, folder_id: folder.id }, { ...site, authorization: `Bearer ${token}` }))
+        .body.link;
     }
     const links = { [appA]: await linkFor(appA), [appB]: await linkFor(appB) };
     const statuses: number[] = [];

@@ -68,7 +68,13 @@ describe('invite-link, getFolderLimits, user-email, user-sms-code, verify-sms-co
         [appId, userId],
       );
       expect(rows).toHaveLength(1);
-      expect(rows[0]).toMatchObject({ parent_table: 'core_users', parent_id: userId, name: 'core_folders', linked: folderId, master_id: userId });
+      expect(rows[0]).toMatchObject({
+        parent_table: 'core_users',
+        parent_id: userId,
+        name: 'core_folders',
+        linked: folderId,
+        master_id: userId,
+      });
       const days = (new Date(rows[0].expires).getTime() - Date.now()) / 86_400_000;
       expect(days).toBeGreaterThan(59.99);
       expect(days).toBeLessThan(60.01);
@@ -101,18 +107,33 @@ describe('invite-link, getFolderLimits, user-email, user-sms-code, verify-sms-co
         expect(res.body).toEqual({ status: 'Failed', message: 'Unauthorized' });
       }
       // an access token of this app is refused by another app
-      expect((await t.post('/auth/invite-link', { user: userId, folder_id: folderId }, { 'site-id': String(otherAppId), authorization: `Bearer ${adminToken}` })).status).toBe(401);
+      expect(
+        (
+          await t.post(
+            '/auth/invite-link',
+            { user: userId, folder_id: folderId },
+            { 'site-id': String(otherAppId), authorization: `Bearer ${adminToken}` },
+          )
+        ).status,
+      ).toBe(401);
     });
 
     it('answers 403 for customers, non-admins and an admin demoted since the token was issued', async () => {
-      const customer = (await t.post('/auth/login', { email: 'cust@example.test', password: 'Cust@1234', authTable: 'core_customers' }, site)).body.token.access_token;
-      const editor = (await t.post('/auth/login', { email: 'invitee@example.test', password: 'Invitee@123' }, site)).body.token.access_token;
+      const customer = (
+        await t.post('/auth/login', { email: 'cust@example.test', password: 'Cust@1234', authTable: 'core_customers' }, site)
+      ).body.token.access_token;
+      const editor = (await t.post('/auth/login', { email: 'invitee@example.test', password: 'Invitee@123' }, site)).body.token
+        .access_token;
       for (const token of [customer, editor]) {
         const res = await t.post('/auth/invite-link', { user: userId, folder_id: folderId }, bearer(token));
         expect(res.status).toBe(403);
         expect(res.body.message).toBe('Insufficient permissions');
       }
-      const forgedRole = jwt.sign({ sub: String(userId), app: appId, tbl: 'core_users', role: 'admin', typ: 'access' }, TEST_ENV.JWT_ACCESS_SECRET, { algorithm: 'HS256', expiresIn: 60 });
+      const forgedRole = jwt.sign(
+        { sub: String(userId), app: appId, tbl: 'core_users', role: 'admin', typ: 'access' },
+        TEST_ENV.JWT_ACCESS_SECRET,
+        { algorithm: 'HS256', expiresIn: 60 },
+      );
       expect((await t.post('/auth/invite-link', { user: userId, folder_id: folderId }, bearer(forgedRole))).status).toBe(403);
     });
   });
@@ -120,11 +141,16 @@ describe('invite-link, getFolderLimits, user-email, user-sms-code, verify-sms-co
   describe('CustomerGuard and OptionalBearerGuard', () => {
     function execution(authorization?: string) {
       const request = { headers: authorization ? { authorization } : {}, ctx: new RequestContext('r', '127.0.0.1', false, null) };
-      return { request, context: { switchToHttp: () => ({ getRequest: () => request, getResponse: () => ({}) }) } as unknown as ExecutionContext };
+      return {
+        request,
+        context: { switchToHttp: () => ({ getRequest: () => request, getResponse: () => ({}) }) } as unknown as ExecutionContext,
+      };
     }
 
     it('lets a customer token through and sets the principal; refuses an admin token and none', async () => {
-      const customer = (await t.post('/auth/login', { email: 'cust@example.test', password: 'Cust@1234', authTable: 'core_customers' }, site)).body.token.access_token;
+      const customer = (
+        await t.post('/auth/login', { email: 'cust@example.test', password: 'Cust@1234', authTable: 'core_customers' }, site)
+      ).body.token.access_token;
       const ok = execution(`Bearer ${customer}`);
       await expect(t.get(CustomerGuard).canActivate(ok.context)).resolves.toBe(true);
       expect(ok.request.ctx.principal).toMatchObject({ authTable: 'core_customers', appId });
@@ -150,7 +176,10 @@ describe('invite-link, getFolderLimits, user-email, user-sms-code, verify-sms-co
       expect((await t.post('/auth/getFolderLimits', body, bearer(own))).body.data).toEqual([{ linked: folderId }]);
       expect((await t.post('/auth/getFolderLimits', { ...body, userId: adminId }, bearer(own))).status).toBe(403);
 
-      await t.dataSource.query(`UPDATE core_related SET expires = now() - interval '1 second' WHERE app_id = $1 AND master_id = $2`, [appId, userId]);
+      await t.dataSource.query(`UPDATE core_related SET expires = now() - interval '1 second' WHERE app_id = $1 AND master_id = $2`, [
+        appId,
+        userId,
+      ]);
       expect((await t.post('/auth/getFolderLimits', body, bearer(adminToken))).body.data).toEqual([]);
       await invite();
     });
@@ -159,7 +188,10 @@ describe('invite-link, getFolderLimits, user-email, user-sms-code, verify-sms-co
       const bad = await t.post('/auth/getFolderLimits', { appID: appId, table: 'core_users', userId }, bearer(adminToken));
       expect(bad.status).toBe(400);
       expect(bad.body.errors[0].field).toBe('table');
-      expect((await t.post('/auth/getFolderLimits', { appID: otherAppId, table: 'core_folders', userId }, bearer(adminToken))).body.errors[0].field).toBe('appID');
+      expect(
+        (await t.post('/auth/getFolderLimits', { appID: otherAppId, table: 'core_folders', userId }, bearer(adminToken))).body.errors[0]
+          .field,
+      ).toBe('appID');
       expect((await t.post('/auth/getFolderLimits', { appID: appId, table: 'core_folders', userId }, site)).status).toBe(401);
     });
   });
@@ -173,7 +205,11 @@ describe('invite-link, getFolderLimits, user-email, user-sms-code, verify-sms-co
 
     it('answers Token expired, and 400 for a token that is not ours', async () => {
       const expired = t.get(IdCipher).seal('user-link', JSON.stringify({ u: userId, a: appId, e: Date.now() - 1 }));
-      for (const [path, extra] of [['/auth/user-email', {}], ['/auth/user-sms-code', {}], ['/auth/verify-sms-code', { code: '123456' }]] as const) {
+      for (const [path, extra] of [
+        ['/auth/user-email', {}],
+        ['/auth/user-sms-code', {}],
+        ['/auth/verify-sms-code', { code: '123456' }],
+      ] as const) {
         const res = await t.post(path, { userId: expired, ...extra }, site);
         expect(res.status).toBe(400);
         expect(res.body).toEqual({ status: 'Failed', message: 'Token expired' });
@@ -199,7 +235,10 @@ describe('invite-link, getFolderLimits, user-email, user-sms-code, verify-sms-co
       expect(sent.authorization).toBe('Bearer gateway-token');
       expect(sent.body).toContain('Links Shop');
       const code = sms.lastCodeTo(MOBILE);
-      const [stored] = await t.dataSource.query('SELECT code_hash FROM core_sms_codes WHERE app_id = $1 AND user_id = $2 ORDER BY id DESC LIMIT 1', [appId, userId]);
+      const [stored] = await t.dataSource.query(
+        'SELECT code_hash FROM core_sms_codes WHERE app_id = $1 AND user_id = $2 ORDER BY id DESC LIMIT 1',
+        [appId, userId],
+      );
       expect(stored.code_hash).toMatch(/^\$2b\$/);
       expect(stored.code_hash).not.toContain(code);
 
@@ -218,9 +257,14 @@ describe('invite-link, getFolderLimits, user-email, user-sms-code, verify-sms-co
       await t.post('/auth/user-sms-code', { userId: link }, site);
       const code = sms.lastCodeTo(MOBILE);
       const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0');
-      const answers = await Promise.all(Array.from({ length: 8 }, () => t.post('/auth/verify-sms-code', { userId: link, code: wrong }, site)));
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => t.post('/auth/verify-sms-code', { userId: link, code: wrong }, site)),
+      );
       expect(answers.every((a) => a.status === 400)).toBe(true);
-      const [row] = await t.dataSource.query('SELECT attempts FROM core_sms_codes WHERE app_id = $1 AND user_id = $2 ORDER BY id DESC LIMIT 1', [appId, userId]);
+      const [row] = await t.dataSource.query(
+        'SELECT attempts FROM core_sms_codes WHERE app_id = $1 AND user_id = $2 ORDER BY id DESC LIMIT 1',
+        [appId, userId],
+      );
       expect(row.attempts).toBe(5);
       const right = await t.post('/auth/verify-sms-code', { userId: link, code }, site);
       expect(right.status).toBe(400);
@@ -231,7 +275,10 @@ describe('invite-link, getFolderLimits, user-email, user-sms-code, verify-sms-co
       const link = await invite();
       await t.post('/auth/user-sms-code', { userId: link }, site);
       const first = sms.lastCodeTo(MOBILE);
-      await t.dataSource.query(`UPDATE core_sms_codes SET expires = now() - interval '1 second' WHERE app_id = $1 AND user_id = $2 AND used_at IS NULL`, [appId, userId]);
+      await t.dataSource.query(
+        `UPDATE core_sms_codes SET expires = now() - interval '1 second' WHERE app_id = $1 AND user_id = $2 AND used_at IS NULL`,
+        [appId, userId],
+      );
       expect((await t.post('/auth/verify-sms-code', { userId: link, code: first }, site)).body.message).toBe('Invalid or expired SMS code');
       await t.post('/auth/user-sms-code', { userId: link }, site);
       const second = sms.lastCodeTo(MOBILE);

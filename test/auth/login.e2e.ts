@@ -19,14 +19,23 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
         site: siteFixture(),
         tables: {
           core_users: [
-            { user_email: ADMIN.email, password: ADMIN.password, primary_role: 'admin', firstname: 'Ada', lastname: 'Admin', mobile: '+61400000001' },
+            {
+              user_email: ADMIN.email,
+              password: ADMIN.password,
+              primary_role: 'admin',
+              firstname: 'Ada',
+              lastname: 'Admin',
+              mobile: '+61400000001',
+            },
             { user_email: 'nopass@example.test', primary_role: 'user' },
           ],
           core_customers: [{ email: 'cust@example.test', password: 'Cust@1234', firstname: 'Cy' }],
         },
       })
     ).appID;
-    otherAppId = (await t.seed({ site: siteFixture(), tables: { core_users: [{ user_email: 'other@example.test', password: 'Other@1234' }] } })).appID;
+    otherAppId = (
+      await t.seed({ site: siteFixture(), tables: { core_users: [{ user_email: 'other@example.test', password: 'Other@1234' }] } })
+    ).appID;
     site = { 'site-id': String(appId) };
   });
   afterAll(() => t.close());
@@ -36,7 +45,13 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
       const res = await t.post('/auth/login', ADMIN, site);
       expect(res.status).toBe(200);
       expect(res.body.status).toBe('Success');
-      expect(res.body.token.user).toEqual({ id: expect.any(Number), email: ADMIN.email, firstName: 'Ada', lastName: 'Admin', role: 'admin' });
+      expect(res.body.token.user).toEqual({
+        id: expect.any(Number),
+        email: ADMIN.email,
+        firstName: 'Ada',
+        lastName: 'Admin',
+        role: 'admin',
+      });
       const principal = t.get(SessionTokens).verify(res.body.token.access_token, 'access');
       expect(principal).toEqual({ userId: res.body.token.user.id, appId, authTable: 'core_users', role: 'admin' });
       expect(t.get(SessionTokens).verify(res.body.token.refresh_token, 'refresh').userId).toBe(res.body.token.user.id);
@@ -71,20 +86,28 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
 
       const table = await t.post('/auth/login', { ...ADMIN, authTable: 'core_sites; DROP TABLE core_users' }, site);
       expect(table.status).toBe(400);
-      expect(table.body.errors).toEqual([{ field: 'authTable', message: 'authTable must be one of core_users, core_customers, core_app_users' }]);
+      expect(table.body.errors).toEqual([
+        { field: 'authTable', message: 'authTable must be one of core_users, core_customers, core_app_users' },
+      ]);
     });
 
     it('issues a customer token from core_customers', async () => {
       const res = await t.post('/auth/login', { email: 'cust@example.test', password: 'Cust@1234', authTable: 'core_customers' }, site);
       expect(res.status).toBe(200);
-      expect(t.get(SessionTokens).verify(res.body.token.access_token, 'access')).toMatchObject({ authTable: 'core_customers', role: 'customer', appId });
+      expect(t.get(SessionTokens).verify(res.body.token.access_token, 'access')).toMatchObject({
+        authTable: 'core_customers',
+        role: 'customer',
+        appId,
+      });
       // the same email is not a core_users account
       expect((await t.post('/auth/login', { email: 'cust@example.test', password: 'Cust@1234' }, site)).status).toBe(401);
     });
 
     it("does not see another app's accounts", async () => {
       expect((await t.post('/auth/login', { email: 'other@example.test', password: 'Other@1234' }, site)).status).toBe(401);
-      expect((await t.post('/auth/login', { email: 'other@example.test', password: 'Other@1234' }, { 'site-id': String(otherAppId) })).status).toBe(200);
+      expect(
+        (await t.post('/auth/login', { email: 'other@example.test', password: 'Other@1234' }, { 'site-id': String(otherAppId) })).status,
+      ).toBe(200);
       expect((await t.post('/auth/login', ADMIN, { 'site-id': String(otherAppId) })).status).toBe(401);
     });
 
@@ -99,7 +122,10 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
       await t.dataSource.query('INSERT INTO core_users (app_id, user_email, password) VALUES ($1, $2, $3)', [appId, email, make(password)]);
       expect((await t.post('/auth/login', { email, password: 'Wrong@1234' }, site)).status).toBe(401);
       expect((await t.post('/auth/login', { email, password }, site)).status).toBe(200);
-      const [{ password: stored }] = await t.dataSource.query('SELECT password FROM core_users WHERE app_id = $1 AND user_email = $2', [appId, email]);
+      const [{ password: stored }] = await t.dataSource.query('SELECT password FROM core_users WHERE app_id = $1 AND user_email = $2', [
+        appId,
+        email,
+      ]);
       expect(stored).toMatch(/^\$2b\$10\$/);
       expect((await t.post('/auth/login', { email, password }, site)).status).toBe(200);
     });
@@ -109,25 +135,43 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
       const stored = (await bcryptHash('Php@12345', 10)).replace(/^\$2b\$/, '$2y$');
       await t.dataSource.query('INSERT INTO core_users (app_id, user_email, password) VALUES ($1, $2, $3)', [appId, email, stored]);
       expect((await t.post('/auth/login', { email, password: 'Php@12345' }, site)).status).toBe(200);
-      const [{ password }] = await t.dataSource.query('SELECT password FROM core_users WHERE app_id = $1 AND user_email = $2', [appId, email]);
+      const [{ password }] = await t.dataSource.query('SELECT password FROM core_users WHERE app_id = $1 AND user_email = $2', [
+        appId,
+        email,
+      ]);
       expect(password).toMatch(/^\$2b\$/);
     });
   });
 
   describe('sign-up', () => {
     it('creates the account with a bcrypt hash and its version-tracking record, and logs it in', async () => {
-      const res = await t.post('/auth/sign-up', { email: 'new@example.test', password: 'New@12345', firstname: 'Nu', lastname: 'User' }, site);
+      const res = await t.post(
+        '/auth/sign-up',
+        { email: 'new@example.test', password: 'New@12345', firstname: 'Nu', lastname: 'User' },
+        site,
+      );
       expect(res.status).toBe(200);
       expect(res.body.token.user).toEqual({ id: expect.any(Number), email: 'new@example.test', firstName: 'Nu', lastName: 'User' });
-      expect(t.get(SessionTokens).verify(res.body.token.access_token, 'access')).toMatchObject({ authTable: 'core_users', role: 'user', appId });
-      const [row] = await t.dataSource.query('SELECT password, primary_role FROM core_users WHERE id = $1 AND app_id = $2', [res.body.token.user.id, appId]);
+      expect(t.get(SessionTokens).verify(res.body.token.access_token, 'access')).toMatchObject({
+        authTable: 'core_users',
+        role: 'user',
+        appId,
+      });
+      const [row] = await t.dataSource.query('SELECT password, primary_role FROM core_users WHERE id = $1 AND app_id = $2', [
+        res.body.token.user.id,
+        appId,
+      ]);
       expect(row.password).toMatch(/^\$2b\$10\$/);
       expect(row.primary_role).toBe('user');
-      const versions = await t.dataSource.query(`SELECT "Master_ID", "IsCurrent", "Title" FROM core_data WHERE "Shop_ID" = $1 AND "Source_Table" = 'core_users' AND "Current_ID" = $2`, [
-        appId,
-        res.body.token.user.id,
-      ]);
-      expect(versions).toEqual([{ Master_ID: res.body.token.user.id, IsCurrent: 1, Title: 'new@example.test' }].map((v) => expect.objectContaining({ Master_ID: v.Master_ID, Title: v.Title })));
+      const versions = await t.dataSource.query(
+        `SELECT "Master_ID", "IsCurrent", "Title" FROM core_data WHERE "Shop_ID" = $1 AND "Source_Table" = 'core_users' AND "Current_ID" = $2`,
+        [appId, res.body.token.user.id],
+      );
+      expect(versions).toEqual(
+        [{ Master_ID: res.body.token.user.id, IsCurrent: 1, Title: 'new@example.test' }].map((v) =>
+          expect.objectContaining({ Master_ID: v.Master_ID, Title: v.Title }),
+        ),
+      );
       expect((await t.post('/auth/login', { email: 'new@example.test', password: 'New@12345' }, site)).status).toBe(200);
     });
 
@@ -135,7 +179,9 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
       const res = await t.post('/auth/sign-up', { email: 'NEW@example.test', password: 'New@12345' }, site);
       expect(res.status).toBe(409);
       expect(res.body).toEqual({ status: 'Failed', message: 'User with this email already exists' });
-      expect((await t.post('/auth/sign-up', { email: 'new@example.test', password: 'New@12345' }, { 'site-id': String(otherAppId) })).status).toBe(200);
+      expect(
+        (await t.post('/auth/sign-up', { email: 'new@example.test', password: 'New@12345' }, { 'site-id': String(otherAppId) })).status,
+      ).toBe(200);
     });
 
     it('creates one account for concurrent sign-ups of the same email', async () => {
@@ -178,11 +224,19 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
     it('issues a new pair for a refresh token, also with an expired access token', async () => {
       const tokens = await pair();
       const principal = t.get(SessionTokens).verify(tokens.access_token, 'access');
-      const expiredAccess = jwt.sign({ sub: String(principal.userId), app: appId, tbl: 'core_users', role: 'admin', typ: 'access' }, TEST_ENV.JWT_ACCESS_SECRET, {
-        algorithm: 'HS256',
-        expiresIn: -10,
-      });
-      const res = await t.post('/auth/refresh-token', { payload: { access_token: expiredAccess, refresh_token: tokens.refresh_token } }, site);
+      const expiredAccess = jwt.sign(
+        { sub: String(principal.userId), app: appId, tbl: 'core_users', role: 'admin', typ: 'access' },
+        TEST_ENV.JWT_ACCESS_SECRET,
+        {
+          algorithm: 'HS256',
+          expiresIn: -10,
+        },
+      );
+      const res = await t.post(
+        '/auth/refresh-token',
+        { payload: { access_token: expiredAccess, refresh_token: tokens.refresh_token } },
+        site,
+      );
       expect(res.status).toBe(200);
       expect(Object.keys(res.body.token).sort()).toEqual(['access_token', 'refresh_token']);
       expect(t.get(SessionTokens).verify(res.body.token.access_token, 'access')).toEqual(principal);
@@ -209,7 +263,11 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
     it('answers 401 Refresh token has expired for an expired refresh token', async () => {
       const tokens = await pair();
       const userId = t.get(SessionTokens).verify(tokens.access_token, 'access').userId;
-      const expired = jwt.sign({ sub: String(userId), app: appId, tbl: 'core_users', role: 'admin', typ: 'refresh' }, TEST_ENV.JWT_REFRESH_SECRET, { algorithm: 'HS256', expiresIn: -10 });
+      const expired = jwt.sign(
+        { sub: String(userId), app: appId, tbl: 'core_users', role: 'admin', typ: 'refresh' },
+        TEST_ENV.JWT_REFRESH_SECRET,
+        { algorithm: 'HS256', expiresIn: -10 },
+      );
       const res = await t.post('/auth/refresh-token', { payload: { access_token: tokens.access_token, refresh_token: expired } }, site);
       expect(res.status).toBe(401);
       expect(res.body.message).toBe('Refresh token has expired');
@@ -238,7 +296,11 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
 
   it('sign-out always succeeds, with or without a token', async () => {
     const tokens = (await t.post('/auth/login', ADMIN, site)).body.token;
-    for (const [body, headers] of [[{}, {}], [{ refreshToken: tokens.refresh_token }, { authorization: `Bearer ${tokens.access_token}` }], [{}, { authorization: 'Bearer junk' }]] as const) {
+    for (const [body, headers] of [
+      [{}, {}],
+      [{ refreshToken: tokens.refresh_token }, { authorization: `Bearer ${tokens.access_token}` }],
+      [{}, { authorization: 'Bearer junk' }],
+    ] as const) {
       const res = await t.post('/auth/sign-out', body, headers);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ status: 'Success', message: 'Signed out successfully' });

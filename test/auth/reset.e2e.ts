@@ -18,7 +18,8 @@ describe('password reset links: /auth/request-pass, /auth/reset-pass', () => {
     const fixture = siteFixture();
     domain = fixture.domain;
     appId = (await t.seed({ site: fixture, tables: { core_users: [{ user_email: USER.email, password: USER.password }] } })).appID;
-    otherAppId = (await t.seed({ site: siteFixture(), tables: { core_users: [{ user_email: USER.email, password: 'Other@1234' }] } })).appID;
+    otherAppId = (await t.seed({ site: siteFixture(), tables: { core_users: [{ user_email: USER.email, password: 'Other@1234' }] } }))
+      .appID;
     site = { 'site-id': String(appId) };
   });
   afterAll(async () => {
@@ -35,7 +36,11 @@ describe('password reset links: /auth/request-pass, /auth/reset-pass', () => {
 
   it('mails a link on the app domain, usable once, refused the second time', async () => {
     const before = smtp.received.length;
-    const res = await t.post('/auth/request-pass', { email: USER.email, appID: appId }, { ...site, 'x-forwarded-host': 'evil.example.org' });
+    const res = await t.post(
+      '/auth/request-pass',
+      { email: USER.email, appID: appId },
+      { ...site, 'x-forwarded-host': 'evil.example.org' },
+    );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'Success', message: `Email with reset password instructions was sent to ${USER.email}.` });
     const received = await smtp.mailTo(USER.email, before);
@@ -48,13 +53,21 @@ describe('password reset links: /auth/request-pass, /auth/reset-pass', () => {
     expect(token).toBeTruthy();
 
     const login = (await t.post('/auth/login', USER, site)).body.token;
-    const reset = await t.post('/auth/reset-pass', { password: 'New@12345', confirmPassword: 'New@12345', reset_password_token: token }, site);
+    const reset = await t.post(
+      '/auth/reset-pass',
+      { password: 'New@12345', confirmPassword: 'New@12345', reset_password_token: token },
+      site,
+    );
     expect(reset.status).toBe(200);
     expect(reset.body).toMatchObject({ status: 'Success', message: 'Password reset successfully' });
     expect((await t.post('/auth/login', USER, site)).status).toBe(401);
     expect((await t.post('/auth/login', { email: USER.email, password: 'New@12345' }, site)).status).toBe(200);
 
-    const again = await t.post('/auth/reset-pass', { password: 'Other@12345', confirmPassword: 'Other@12345', reset_password_token: token }, site);
+    const again = await t.post(
+      '/auth/reset-pass',
+      { password: 'Other@12345', confirmPassword: 'Other@12345', reset_password_token: token },
+      site,
+    );
     expect(again.status).toBe(400);
     expect(again.body).toEqual({ status: 'Failed', message: 'Reset password token has expired or is invalid' });
     // a refresh token issued before the reset no longer works
@@ -86,9 +99,18 @@ describe('password reset links: /auth/request-pass, /auth/reset-pass', () => {
     const userinfo = [`https://evil.example.org%2F@${domain}/reset`, `https://user:pw@${domain}/reset`];
     for (const url of userinfo) {
       const res = await t.post('/auth/request-pass', { email: 'someone@example.test', appID: appId, url }, site);
-      expect([url, res.status, res.body.errors]).toEqual([url, 400, [{ field: 'url', message: 'url must not contain user info (user:password@)' }]]);
+      expect([url, res.status, res.body.errors]).toEqual([
+        url,
+        400,
+        [{ field: 'url', message: 'url must not contain user info (user:password@)' }],
+      ]);
     }
-    const loopback = ['http://localhost:3000/reset', 'http://127.0.0.2:8080/reset', 'http://[::1]:3000/reset', 'http://app.localhost/reset'];
+    const loopback = [
+      'http://localhost:3000/reset',
+      'http://127.0.0.2:8080/reset',
+      'http://[::1]:3000/reset',
+      'http://app.localhost/reset',
+    ];
     for (const [i, url] of loopback.entries()) {
       const res = await t.post('/auth/request-pass', { email: `loop${i}@example.test`, appID: appId, url }, site);
       expect([url, res.status]).toEqual([url, 200]);
@@ -97,7 +119,11 @@ describe('password reset links: /auth/request-pass, /auth/reset-pass', () => {
     try {
       for (const [i, url] of loopback.entries()) {
         const res = await production.post('/api/v2/auth/request-pass', { email: `prod${i}@example.test`, appID: appId, url }, site);
-        expect([url, res.status, res.body.errors]).toEqual([url, 400, [{ field: 'url', message: `url must be on the app's domain (${domain})` }]]);
+        expect([url, res.status, res.body.errors]).toEqual([
+          url,
+          400,
+          [{ field: 'url', message: `url must be on the app's domain (${domain})` }],
+        ]);
       }
     } finally {
       await production.close();
@@ -110,14 +136,32 @@ describe('password reset links: /auth/request-pass, /auth/reset-pass', () => {
     expect(missing.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['appID', 'email']);
 
     const token = (await requestLink()).searchParams.get('token')!;
-    const mismatch = await t.post('/auth/reset-pass', { password: 'New@12345', confirmPassword: 'New@12346', reset_password_token: token }, site);
+    const mismatch = await t.post(
+      '/auth/reset-pass',
+      { password: 'New@12345', confirmPassword: 'New@12346', reset_password_token: token },
+      site,
+    );
     expect(mismatch.status).toBe(400);
-    expect(mismatch.body).toEqual({ status: 'Failed', message: 'Validation error', errors: [{ field: 'confirmPassword', message: 'Passwords do not match' }] });
+    expect(mismatch.body).toEqual({
+      status: 'Failed',
+      message: 'Validation error',
+      errors: [{ field: 'confirmPassword', message: 'Passwords do not match' }],
+    });
 
-    const weak = await t.post('/auth/reset-pass', { password: 'alllowercase', confirmPassword: 'alllowercase', reset_password_token: token }, site);
+    const weak = await t.post(
+      '/auth/reset-pass',
+      { password: 'alllowercase', confirmPassword: 'alllowercase', reset_password_token: token },
+      site,
+    );
     expect(weak.status).toBe(400);
     expect(weak.body.message).toBe('Password does not meet security requirements');
-    expect(weak.body.requirements).toEqual({ minLength: true, hasUpperCase: false, hasLowerCase: true, hasNumber: false, hasSpecialChar: false });
+    expect(weak.body.requirements).toEqual({
+      minLength: true,
+      hasUpperCase: false,
+      hasLowerCase: true,
+      hasNumber: false,
+      hasSpecialChar: false,
+    });
 
     for (const reset_password_token of ['garbage', token.slice(0, -4) + 'AAAA']) {
       const bad = await t.post('/auth/reset-pass', { password: 'New@12345', confirmPassword: 'New@12345', reset_password_token }, site);
@@ -132,8 +176,16 @@ describe('password reset links: /auth/request-pass, /auth/reset-pass', () => {
       `SELECT id, (floor(extract(epoch FROM password_changed) * 1000000))::bigint::text AS pc FROM core_users WHERE app_id = $1 AND user_email = $2`,
       [appId, USER.email],
     );
-    const expired = cipher.seal('reset-password', JSON.stringify({ u: row.id, a: appId, t: 'core_users', pc: row.pc, e: Date.now() - 1000 }));
-    const body = (reset_password_token: string, extra = {}) => ({ password: 'New@12345', confirmPassword: 'New@12345', reset_password_token, ...extra });
+    const expired = cipher.seal(
+      'reset-password',
+      JSON.stringify({ u: row.id, a: appId, t: 'core_users', pc: row.pc, e: Date.now() - 1000 }),
+    );
+    const body = (reset_password_token: string, extra = {}) => ({
+      password: 'New@12345',
+      confirmPassword: 'New@12345',
+      reset_password_token,
+      ...extra,
+    });
     expect((await t.post('/auth/reset-pass', body(expired), site)).body.message).toBe('Reset password token has expired or is invalid');
 
     const token = (await requestLink()).searchParams.get('token')!;

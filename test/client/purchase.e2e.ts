@@ -59,11 +59,15 @@ describe('a purchase through the generated client', () => {
     const anonymous = client();
 
     // A wrong password: the failure is typed too.
-    const refused = await anonymous.POST('/auth/login', { body: { email: shop.customerEmail, password: 'Wrong@1234', authTable: 'core_customers' } });
+    const refused = await anonymous.POST('/auth/login', {
+      body: { email: shop.customerEmail, password: 'Wrong@1234', authTable: 'core_customers' },
+    });
     expect(refused.response.status).toBe(401);
     expect(refused.error).toEqual({ status: 'Failed', message: 'Invalid credentials' });
 
-    const login = await anonymous.POST('/auth/login', { body: { email: shop.customerEmail, password: 'Cust@1234', authTable: 'core_customers' } });
+    const login = await anonymous.POST('/auth/login', {
+      body: { email: shop.customerEmail, password: 'Cust@1234', authTable: 'core_customers' },
+    });
     expect(login.response.status).toBe(200);
     const token: Schemas['LoginTokens'] = login.data!.token;
     expect(token.user.email).toBe(shop.customerEmail);
@@ -74,13 +78,19 @@ describe('a purchase through the generated client', () => {
     const order = created.data!.data;
     expect(order).toMatchObject({ status: 'New', total: 0 });
 
-    const cart = await customer.POST('/ecommerce/addCart', { body: { _orderID: order._id, items: [{ productID: shop.ebook, Qty: 2, Price: 1500 }] } });
+    const cart = await customer.POST('/ecommerce/addCart', {
+      body: { _orderID: order._id, items: [{ productID: shop.ebook, Qty: 2, Price: 1500 }] },
+    });
     expect(cart.response.status).toBe(200);
     expect(cart.data!.data.total).toBe(3000);
     expect(cart.data!.data.items.map((item) => [item.product_mid, item.Qty, item.ItemStatus])).toEqual([[shop.ebook, 2, 'Pending']]);
 
     const checkout = await customer.POST('/ecommerce/checkout', {
-      body: { _orderID: order._id, amount: 3000, data: { firstName: 'Cy', lastName: 'Buyer', email: shop.customerEmail, address: '1 Main St', suburb: 'Carlton', postCode: '3053' } },
+      body: {
+        _orderID: order._id,
+        amount: 3000,
+        data: { firstName: 'Cy', lastName: 'Buyer', email: shop.customerEmail, address: '1 Main St', suburb: 'Carlton', postCode: '3053' },
+      },
     });
     expect(checkout.response.status).toBe(201);
     const { paymentIntentID, clientSecret } = checkout.data!.data;
@@ -116,7 +126,11 @@ describe('a purchase through the generated client', () => {
 
     const valid = await anonymous.POST('/ecommerce/validateToken', { body: { tokenValue: first.token_value, productId: shop.ebook } });
     expect(valid.response.status).toBe(200);
-    expect(valid.data).toMatchObject({ status: 'Success', message: 'Token is valid', data: { id: first.id, token_value: first.token_value } });
+    expect(valid.data).toMatchObject({
+      status: 'Success',
+      message: 'Token is valid',
+      data: { id: first.id, token_value: first.token_value },
+    });
 
     // A failed check is HTTP 200 too, in its own shape: the union type says which is which.
     const wrong = await anonymous.POST('/ecommerce/validateToken', { body: { tokenValue: '0'.repeat(64), productId: shop.ebook } });

@@ -11,14 +11,23 @@ export async function startShopCluster(): Promise<{ cluster: Cluster; shop: Shop
 }
 
 /** createOrder → addCart → checkout through the proxy, as a front end does; each answer and the intent at the double. */
-export async function checkoutThroughProxy(cluster: Cluster, shop: ShopTenant, lines: CartLine[], headers = shop.headers): Promise<{ _id: string; orderID: number; intent: PeerIntent; answers: ProxiedResponse[] }> {
+export async function checkoutThroughProxy(
+  cluster: Cluster,
+  shop: ShopTenant,
+  lines: CartLine[],
+  headers = shop.headers,
+): Promise<{ _id: string; orderID: number; intent: PeerIntent; answers: ProxiedResponse[] }> {
   const created = await cluster.post('/ecommerce/createOrder', {}, headers);
   if (created.status !== 201) throw new Error(`createOrder: ${JSON.stringify(created.body)}`);
   const { _id, orderID } = created.body.data;
   const added = await cluster.post('/ecommerce/addCart', { _orderID: _id, items: lines }, headers);
   if (added.status >= 300) throw new Error(`addCart: ${JSON.stringify(added.body)}`);
   const [{ total }] = await cluster.sql('SELECT total FROM core_orders WHERE id = $1', [orderID]);
-  const checkout = await cluster.post('/ecommerce/checkout', { _orderID: _id, amount: Number(total), data: billing(shop.customerEmail) }, headers);
+  const checkout = await cluster.post(
+    '/ecommerce/checkout',
+    { _orderID: _id, amount: Number(total), data: billing(shop.customerEmail) },
+    headers,
+  );
   if (checkout.status !== 201) throw new Error(`checkout: ${JSON.stringify(checkout.body)}`);
   return { _id, orderID, intent: cluster.payment.intents.get(checkout.body.data.paymentIntentID)!, answers: [created, added, checkout] };
 }
@@ -28,8 +37,16 @@ export async function checkoutThroughProxy(cluster: Cluster, shop: ShopTenant, l
  * payment_intent.succeeded to the proxy (with `cluster.webhook.secret`) before it answers.
  */
 export async function confirmAtProvider(cluster: Cluster, intent: PeerIntent): Promise<number> {
-  const apiKey = cluster.payment.requests.find((r) => r.path === '/v1/payment_intents' && r.body.metadata && (r.body.metadata as Record<string, string>).orderID === intent.metadata.orderID)!.apiKey;
-  const res = await fetch(`${cluster.payment.url}/v1/payment_intents/${intent.id}/confirm`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` } });
+  const apiKey = cluster.payment.requests.find(
+    (r) =>
+      r.path === '/v1/payment_intents' &&
+      r.body.metadata &&
+      (r.body.metadata as Record<string, string>).orderID === intent.metadata.orderID,
+  )!.apiKey;
+  const res = await fetch(`${cluster.payment.url}/v1/payment_intents/${intent.id}/confirm`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}` },
+  });
   await res.arrayBuffer();
   return res.status;
 }

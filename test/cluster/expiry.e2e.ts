@@ -16,7 +16,10 @@ describe('cluster: the expiry job acts once per record', () => {
 
   beforeAll(async () => {
     // LOG_LEVEL info: each tick that expires something logs how many, which the test adds up per instance.
-    cluster = await Cluster.start({ env: { LOG_LEVEL: 'info' }, perInstance: TICKS_MS.map((ms) => ({ CONTENT_EXPIRY_TICK_MS: String(ms) })) });
+    cluster = await Cluster.start({
+      env: { LOG_LEVEL: 'info' },
+      perInstance: TICKS_MS.map((ms) => ({ CONTENT_EXPIRY_TICK_MS: String(ms) })),
+    });
     tenant = await seedTenant(cluster.seeder);
   });
   afterAll(() => cluster?.stop());
@@ -54,10 +57,14 @@ describe('cluster: the expiry job acts once per record', () => {
 
     // Raw SQL: a test-only audit of every update that leaves a version Expired (the job writes no history of its own), and
     // due moments 40 ms apart set in one statement (the API refuses an expiry date in the past).
-    await cluster.sql(`CREATE TABLE test_expiry_audit ("ID" integer NOT NULL, status_before varchar(20), at timestamptz NOT NULL DEFAULT clock_timestamp())`);
+    await cluster.sql(
+      `CREATE TABLE test_expiry_audit ("ID" integer NOT NULL, status_before varchar(20), at timestamptz NOT NULL DEFAULT clock_timestamp())`,
+    );
     await cluster.sql(`CREATE FUNCTION test_expiry_audit() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN INSERT INTO test_expiry_audit ("ID", status_before) VALUES (NEW."ID", OLD."Status"); RETURN NEW; END $$`);
-    await cluster.sql(`CREATE TRIGGER test_expiry_audit AFTER UPDATE ON core_data FOR EACH ROW WHEN (NEW."Status" = 'Expired') EXECUTE FUNCTION test_expiry_audit()`);
+    await cluster.sql(
+      `CREATE TRIGGER test_expiry_audit AFTER UPDATE ON core_data FOR EACH ROW WHEN (NEW."Status" = 'Expired') EXECUTE FUNCTION test_expiry_audit()`,
+    );
     await cluster.sql(
       `UPDATE core_data SET "Publish_Expire_Date" = now() + (200 + 40 * ("ID" - $2)) * interval '1 millisecond' WHERE "ID" = ANY($1)`,
       [live.map((v) => v.ID), Math.min(...live.map((v) => v.ID))],
@@ -67,13 +74,17 @@ describe('cluster: the expiry job acts once per record', () => {
     await new Promise((resolve) => setTimeout(resolve, 1000)); // ten more ticks or more of each instance
 
     // Each live version expired by exactly one update; hidden older versions and the other record untouched.
-    const audit = await cluster.sql<{ ID: number; status_before: string }>('SELECT "ID", status_before FROM test_expiry_audit ORDER BY "ID"');
+    const audit = await cluster.sql<{ ID: number; status_before: string }>(
+      'SELECT "ID", status_before FROM test_expiry_audit ORDER BY "ID"',
+    );
     expect(audit).toEqual(live.map((v) => ({ ID: v.ID, status_before: 'Published' })));
     const after = await versions(masters);
     expect(after.map((v) => v.ID)).toEqual(before.map((v) => v.ID)); // no version added or removed
     for (const v of after) {
       const wasLive = live.some((l) => l.ID === v.ID);
-      expect([v.ID, v.Status, v.Published, v.IsExpired]).toEqual(wasLive ? [v.ID, 'Expired', 0, 1] : [v.ID, before.find((b) => b.ID === v.ID)!.Status, 0, 0]);
+      expect([v.ID, v.Status, v.Published, v.IsExpired]).toEqual(
+        wasLive ? [v.ID, 'Expired', 0, 1] : [v.ID, before.find((b) => b.ID === v.ID)!.Status, 0, 0],
+      );
     }
     expect((await versions([lasting])).map((v) => v.Status)).toEqual(['Published']);
 

@@ -18,9 +18,14 @@ describe('cluster: each notification sent once', () => {
   afterAll(() => cluster?.stop());
 
   it(`delivers ${M} notifications posted concurrently through the proxy exactly once each`, async () => {
-    const { appID } = await cluster.seeder.seed({ site: siteFixture(), tables: { core_notifications: [{ event: 'plain', subject: 'Plain [n]', content: '<p>n=[n]</p>' }] } });
+    const { appID } = await cluster.seeder.seed({
+      site: siteFixture(),
+      tables: { core_notifications: [{ event: 'plain', subject: 'Plain [n]', content: '<p>n=[n]</p>' }] },
+    });
     const answers = await Promise.all(
-      Array.from({ length: M }, (_, n) => cluster.post('/message/notification', { event: 'plain', email: `r${n}@example.test`, data: { n } }, { 'site-id': String(appID) })),
+      Array.from({ length: M }, (_, n) =>
+        cluster.post('/message/notification', { event: 'plain', email: `r${n}@example.test`, data: { n } }, { 'site-id': String(appID) }),
+      ),
     );
     expect(answers.map((a) => a.body)).toEqual(Array(M).fill({ status: 'Success' }));
     expect(new Set(answers.map((a) => a.instance))).toEqual(new Set([0, 1]));

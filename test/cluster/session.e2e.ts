@@ -16,11 +16,19 @@ describe('cluster: login, refresh and checkout whichever instance answers', () =
   afterAll(() => cluster?.stop());
 
   it('logs in on one instance, refreshes on the other, and checks out and pays across both', async () => {
-    const login = await cluster.post('/auth/login', { email: shop.customerEmail, password: 'Cust@1234', authTable: 'core_customers' }, shop.headers);
+    const login = await cluster.post(
+      '/auth/login',
+      { email: shop.customerEmail, password: 'Cust@1234', authTable: 'core_customers' },
+      shop.headers,
+    );
     expect(login.status).toBe(200);
     expect(login.body.token.user).toMatchObject({ id: shop.customerId, email: shop.customerEmail });
 
-    const refresh = await cluster.post('/auth/refresh-token', { payload: { access_token: login.body.token.access_token, refresh_token: login.body.token.refresh_token } }, shop.headers);
+    const refresh = await cluster.post(
+      '/auth/refresh-token',
+      { payload: { access_token: login.body.token.access_token, refresh_token: login.body.token.refresh_token } },
+      shop.headers,
+    );
     expect(refresh.status).toBe(200);
     expect(refresh.instance).not.toBe(login.instance);
     const { access_token: access, refresh_token: refreshed } = refresh.body.token;
@@ -48,6 +56,8 @@ describe('cluster: login, refresh and checkout whichever instance answers', () =
     ]);
     expect(new Set(statuses.map((s) => s.instance))).toEqual(new Set([0, 1]));
     await waitFor(() => cluster.smtp.mails.length >= 2);
-    expect(cluster.smtp.mails.find((m) => m.envelope.to.includes(shop.customerEmail))?.parsed.subject).toBe(`${shop.domain} - Order confirmation #${order.orderID}`);
+    expect(cluster.smtp.mails.find((m) => m.envelope.to.includes(shop.customerEmail))?.parsed.subject).toBe(
+      `${shop.domain} - Order confirmation #${order.orderID}`,
+    );
   });
 });

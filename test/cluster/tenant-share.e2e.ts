@@ -12,7 +12,7 @@ const PREFIX = `test:tenant-share:${randomBytes(6).toString('hex')}:`;
  * two instances (each of which would allow MAX on its own) never run more than MAX at once, and wait their
  * turn instead of failing.
  */
-describe('cluster: a tenant\'s share of the database is shared by two instances', () => {
+describe("cluster: a tenant's share of the database is shared by two instances", () => {
   let cluster: Cluster;
   let a: Tenant;
   let b: Tenant;

@@ -32,7 +32,9 @@ describe('cluster: each payment webhook completes its order once', () => {
 
       const [confirmed, ...answers] = await Promise.all([
         confirmAtProvider(cluster, order.intent),
-        ...Array.from({ length: DELIVERIES }, () => cluster.post('/ecommerce/payment-webhook', event.payload, { 'stripe-signature': event.signature })),
+        ...Array.from({ length: DELIVERIES }, () =>
+          cluster.post('/ecommerce/payment-webhook', event.payload, { 'stripe-signature': event.signature }),
+        ),
       ]);
       expect(confirmed).toBe(200);
       expect(answers.map((a) => [a.status, a.body])).toEqual(Array(DELIVERIES).fill([200, { received: true }]));
@@ -50,7 +52,11 @@ describe('cluster: each payment webhook completes its order once', () => {
       expect(events.map((e) => e.event_id)).toContain(eventId);
       // One token per e-book unit, one email pair.
       expect(await cluster.sql('SELECT count(*)::int AS n FROM core_tokens WHERE order_id = $1', [order.orderID])).toEqual([{ n: 2 }]);
-      const mails = () => cluster.sql<{ event: string; status: string }>(`SELECT event, status FROM core_notification_log WHERE linked_table = 'core_orders' AND master_id = $1 ORDER BY event`, [order.orderID]);
+      const mails = () =>
+        cluster.sql<{ event: string; status: string }>(
+          `SELECT event, status FROM core_notification_log WHERE linked_table = 'core_orders' AND master_id = $1 ORDER BY event`,
+          [order.orderID],
+        );
       expect((await mails()).map((m) => m.event)).toEqual(['order_admin', 'order_confirmation']);
       await waitFor(async () => (await mails()).every((m) => m.status === 'Sent'));
     }

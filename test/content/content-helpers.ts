@@ -16,8 +16,18 @@ export async function seedTenant(t: TestApp, products: Record<string, unknown>[]
     site: siteFixture(),
     tables: {
       core_users: [
-        { user_email: `admin${Math.random().toString(36).slice(2)}@example.test`, password: 'Admin@1234', primary_role: 'admin', firstname: 'Ada' },
-        { user_email: `user${Math.random().toString(36).slice(2)}@example.test`, password: 'User@12345', primary_role: 'user', firstname: 'Uma' },
+        {
+          user_email: `admin${Math.random().toString(36).slice(2)}@example.test`,
+          password: 'Admin@1234',
+          primary_role: 'admin',
+          firstname: 'Ada',
+        },
+        {
+          user_email: `user${Math.random().toString(36).slice(2)}@example.test`,
+          password: 'User@12345',
+          primary_role: 'user',
+          firstname: 'Uma',
+        },
       ],
       core_products: products,
       ...extra,
@@ -26,7 +36,13 @@ export async function seedTenant(t: TestApp, products: Record<string, unknown>[]
   const adminId = result.ids.core_users[0];
   const token = t.get(SessionTokens).sign({ userId: adminId, appId: result.appID, authTable: 'core_users', role: 'admin' }, 'access');
   const headers = { 'site-id': String(result.appID) };
-  return { appId: result.appID, adminId, headers, adminHeaders: { ...headers, authorization: `Bearer ${token}` }, products: result.ids.core_products ?? [] };
+  return {
+    appId: result.appID,
+    adminId,
+    headers,
+    adminHeaders: { ...headers, authorization: `Bearer ${token}` },
+    products: result.ids.core_products ?? [],
+  };
 }
 
 /** An access token of the tenant's non-admin user. */

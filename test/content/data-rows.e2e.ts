@@ -19,7 +19,11 @@ describe('POST /getDataRows', () => {
       product('Echo 50%_off', { price: 5000, meta_status: 'Published', description: null }),
     ]);
     b = await seedTenant(t, [product('Foreign', { price: 1000, meta_status: 'Published' })]);
-    const edit = await t.post('/content/edit', { table: 'core_products', masterId: a.products[4], data: { title: 'Echo draft', price: 5500 } }, a.adminHeaders);
+    const edit = await t.post(
+      '/content/edit',
+      { table: 'core_products', masterId: a.products[4], data: { title: 'Echo draft', price: 5500 } },
+      a.adminHeaders,
+    );
     expect(edit.status).toBe(200);
     echoDraftId = edit.body.data.Current_ID;
   });
@@ -28,13 +32,19 @@ describe('POST /getDataRows', () => {
   const rows = (body: Record<string, unknown>, headers: Record<string, string> = a.headers) => t.post('/getDataRows', body, headers);
   const titles = (res: { body: any }) => (res.body.data as any[]).map((r) => r.title);
 
-  it('answers published rows by default with _id and the meta fields, only from the caller\'s app', async () => {
+  it("answers published rows by default with _id and the meta fields, only from the caller's app", async () => {
     const res = await rows({ table: 'core_products' });
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('Success');
     expect(titles(res)).toEqual(['Alpha', 'Bravo', 'Echo 50%_off']);
     const echo = res.body.data[2];
-    expect(echo).toMatchObject({ meta_master_id: a.products[4], meta_current_id: a.products[4], meta_title: 'Echo 50%_off', meta_status: 'Published', price: 5000 });
+    expect(echo).toMatchObject({
+      meta_master_id: a.products[4],
+      meta_current_id: a.products[4],
+      meta_title: 'Echo 50%_off',
+      meta_status: 'Published',
+      price: 5000,
+    });
     expect(typeof echo.meta_updated).toBe('string');
     expect(t.get(IdCipher).decryptId(a.appId, echo._id)).toBe(a.products[4]);
     expect(echo).not.toHaveProperty('password');
@@ -56,7 +66,12 @@ describe('POST /getDataRows', () => {
     const live = await rows({ table: 'core_products', isLive: true }, a.adminHeaders);
     expect(live.status).toBe(200);
     expect(titles(live)).toEqual(['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo draft']);
-    expect(live.body.data[4]).toMatchObject({ meta_current_id: echoDraftId, meta_master_id: a.products[4], meta_status: 'Editing', price: 5500 });
+    expect(live.body.data[4]).toMatchObject({
+      meta_current_id: echoDraftId,
+      meta_master_id: a.products[4],
+      meta_status: 'Editing',
+      price: 5500,
+    });
     expect(titles(await rows({ table: 'core_products', isAdmin: 1 }, a.adminHeaders))).toEqual(titles(live));
     // The two names are aliases: either one set is enough, and each one given must be a boolean.
     expect(titles(await rows({ table: 'core_products', isLive: false, isAdmin: true }, a.adminHeaders))).toEqual(titles(live));
@@ -65,11 +80,19 @@ describe('POST /getDataRows', () => {
 
     expect((await rows({ table: 'core_products', isLive: true })).status).toBe(401);
     const [user] = await t.dataSource.query(`SELECT id FROM core_users WHERE app_id = $1 AND primary_role = 'user'`, [a.appId]);
-    const asUser = await rows({ table: 'core_products', isLive: true }, { ...a.headers, authorization: `Bearer ${userToken(t, a, user.id)}` });
+    const asUser = await rows(
+      { table: 'core_products', isLive: true },
+      { ...a.headers, authorization: `Bearer ${userToken(t, a, user.id)}` },
+    );
     expect(asUser.status).toBe(403);
-    expect((await rows({ table: 'core_products', isAppGrid: true }, { ...a.headers, authorization: `Bearer ${userToken(t, a, user.id)}` })).status).toBe(403);
+    expect(
+      (await rows({ table: 'core_products', isAppGrid: true }, { ...a.headers, authorization: `Bearer ${userToken(t, a, user.id)}` }))
+        .status,
+    ).toBe(403);
     // An admin token of A is worthless in B.
-    expect((await rows({ table: 'core_products', isLive: true }, { ...b.headers, authorization: a.adminHeaders.authorization })).status).toBe(401);
+    expect(
+      (await rows({ table: 'core_products', isLive: true }, { ...b.headers, authorization: a.adminHeaders.authorization })).status,
+    ).toBe(401);
   });
 
   it('isAppGrid answers raw rows of the app without metadata, and wins over the other options', async () => {
@@ -84,7 +107,9 @@ describe('POST /getDataRows', () => {
 
   it('fields picks columns; unknown and secret columns are refused', async () => {
     const res = await rows({ table: 'core_products', fields: ' title , price ' });
-    expect(Object.keys(res.body.data[0]).sort()).toEqual(['_id', 'meta_current_id', 'meta_master_id', 'meta_status', 'meta_title', 'meta_updated', 'price', 'title'].sort());
+    expect(Object.keys(res.body.data[0]).sort()).toEqual(
+      ['_id', 'meta_current_id', 'meta_master_id', 'meta_status', 'meta_title', 'meta_updated', 'price', 'title'].sort(),
+    );
     const star = await rows({ table: 'core_products', fields: '*' });
     expect(star.body.data[0]).toHaveProperty('IsDigital');
     for (const fields of ['nope', 'title,nope', 'title;price', 'pg_sleep(1)']) {
@@ -101,7 +126,14 @@ describe('POST /getDataRows', () => {
       for (const row of star.body.data) expect(row).not.toHaveProperty('password');
       const read = await rows({ table: 'core_users', fields: 'user_email,password', ...mode }, a.adminHeaders);
       expect([read.status, read.body.errors?.[0].field]).toEqual([400, 'fields']);
-      const filter = await rows({ table: 'core_users', whereConditions: { operator: 'AND', conditions: [{ field: 'password', operator: 'starts_with', value: '$2' }] }, ...mode }, a.adminHeaders);
+      const filter = await rows(
+        {
+          table: 'core_users',
+          whereConditions: { operator: 'AND', conditions: [{ field: 'password', operator: 'starts_with', value: '$2' }] },
+          ...mode,
+        },
+        a.adminHeaders,
+      );
       expect([filter.status, filter.body.errors?.[0].field]).toEqual([400, 'whereConditions.conditions[0].field']);
       const sort = await rows({ table: 'core_users', orderBy: 'password ASC', ...mode }, a.adminHeaders);
       expect([sort.status, sort.body.errors?.[0].field]).toEqual([400, 'orderBy']);
@@ -110,12 +142,20 @@ describe('POST /getDataRows', () => {
     expect(raw.body.data.map((u: any) => u.user_email).sort()).toHaveLength(2);
   });
 
-  it('account tables are for the app\'s admins in every mode, and never show secret columns', async () => {
-    expect((await t.post('/customers/signup', { email: 'reader@example.test', password: 'Reader@1234', firstname: 'Rea' }, a.headers)).status).toBe(200);
+  it("account tables are for the app's admins in every mode, and never show secret columns", async () => {
+    expect(
+      (await t.post('/customers/signup', { email: 'reader@example.test', password: 'Reader@1234', firstname: 'Rea' }, a.headers)).status,
+    ).toBe(200);
     // A push subscription gives the customer values in its secret columns.
-    await t.dataSource.query(`UPDATE core_customers SET pushsubscription = 'https://push.example/x', p256dh = 'k', auth = 'a' WHERE app_id = $1`, [a.appId]);
+    await t.dataSource.query(
+      `UPDATE core_customers SET pushsubscription = 'https://push.example/x', p256dh = 'k', auth = 'a' WHERE app_id = $1`,
+      [a.appId],
+    );
     // Even a fixture that marks accounts Published does not make them public.
-    await t.dataSource.query(`UPDATE core_data SET "Status" = 'Published', "Published" = 1, "Staged" = 1, "Publish_Set_Date" = now() - interval '1 minute' WHERE "Shop_ID" = $1 AND "Source_Table" IN ('core_users', 'core_customers')`, [a.appId]);
+    await t.dataSource.query(
+      `UPDATE core_data SET "Status" = 'Published', "Published" = 1, "Staged" = 1, "Publish_Set_Date" = now() - interval '1 minute' WHERE "Shop_ID" = $1 AND "Source_Table" IN ('core_users', 'core_customers')`,
+      [a.appId],
+    );
     for (const table of ['core_users', 'core_customers', 'core_app_users']) {
       for (const mode of [{}, { isPublished: true }, { production: true }, { isStage: true }]) {
         const res = await rows({ table, ...mode });
@@ -126,7 +166,8 @@ describe('POST /getDataRows', () => {
       const res = await rows({ table: 'core_customers', fields: '*', ...mode }, a.adminHeaders);
       expect(res.status).toBe(200);
       expect(res.body.data.map((r: any) => r.email)).toContain('reader@example.test');
-      for (const row of res.body.data) for (const secret of ['password', 'password_changed', 'pushsubscription', 'p256dh', 'auth']) expect(row).not.toHaveProperty(secret);
+      for (const row of res.body.data)
+        for (const secret of ['password', 'password_changed', 'pushsubscription', 'p256dh', 'auth']) expect(row).not.toHaveProperty(secret);
       for (const secret of ['p256dh', 'auth', 'pushsubscription']) {
         expect((await rows({ table: 'core_customers', fields: secret, ...mode }, a.adminHeaders)).status).toBe(400);
       }
@@ -137,13 +178,25 @@ describe('POST /getDataRows', () => {
   });
 
   it('core_sites (private payment keys) and the other system tables stay out even if someone registers them', async () => {
-    await t.dataSource.query(`INSERT INTO core_tables (table_name, "Live") VALUES ('core_sites', true), ('core_data', true), ('core_sms_codes', true) ON CONFLICT DO NOTHING`);
+    await t.dataSource.query(
+      `INSERT INTO core_tables (table_name, "Live") VALUES ('core_sites', true), ('core_data', true), ('core_sms_codes', true) ON CONFLICT DO NOTHING`,
+    );
     t.get(TableCatalog).invalidate();
     try {
       for (const table of ['core_sites', 'core_data', 'core_sms_codes']) {
-        for (const mode of [{}, { isLive: true }, { isAppGrid: true, fields: '*' }, { isAppGrid: true, fields: 'payment_live_private_key' }]) {
+        for (const mode of [
+          {},
+          { isLive: true },
+          { isAppGrid: true, fields: '*' },
+          { isAppGrid: true, fields: 'payment_live_private_key' },
+        ]) {
           const res = await rows({ table, ...mode }, a.adminHeaders);
-          expect({ table, mode, status: res.status, field: res.body.errors?.[0]?.field }).toEqual({ table, mode, status: 400, field: 'table' });
+          expect({ table, mode, status: res.status, field: res.body.errors?.[0]?.field }).toEqual({
+            table,
+            mode,
+            status: 400,
+            field: 'table',
+          });
         }
       }
     } finally {
@@ -153,7 +206,21 @@ describe('POST /getDataRows', () => {
   });
 
   it('refuses unregistered tables and system catalogs', async () => {
-    for (const table of ['core_sites', 'core_data', 'core_tables', 'core_related', 'typeorm_migrations', 'pg_user', 'pg_shadow', 'pg_catalog.pg_authid', 'information_schema.tables', 'pg_authid', '', 42, null]) {
+    for (const table of [
+      'core_sites',
+      'core_data',
+      'core_tables',
+      'core_related',
+      'typeorm_migrations',
+      'pg_user',
+      'pg_shadow',
+      'pg_catalog.pg_authid',
+      'information_schema.tables',
+      'pg_authid',
+      '',
+      42,
+      null,
+    ]) {
       for (const mode of [{}, { isAppGrid: true }]) {
         const res = await rows({ table, ...mode }, a.adminHeaders);
         expect({ table, status: res.status }).toEqual({ table, status: 400 });
@@ -182,13 +249,32 @@ describe('POST /getDataRows', () => {
     expect(await where([{ field: 'event_date', operator: 'is_null' }])).toHaveLength(5);
     expect(await where([{ field: 'event_date', operator: 'is_not_null' }])).toEqual([]);
     expect(await where([{ field: 'IsDigital', operator: 'equals', value: '1' }])).toEqual(['Bravo']);
-    expect(await where([{ field: 'title', operator: 'equals', value: 'Alpha' }, { field: 'price', operator: 'equals', value: '4000' }], 'OR')).toEqual(['Alpha', 'Delta']);
-    expect(await where([{ field: 'title', operator: 'equals', value: 'Alpha' }, { field: 'price', operator: 'equals', value: '4000' }], 'AND')).toEqual([]);
+    expect(
+      await where(
+        [
+          { field: 'title', operator: 'equals', value: 'Alpha' },
+          { field: 'price', operator: 'equals', value: '4000' },
+        ],
+        'OR',
+      ),
+    ).toEqual(['Alpha', 'Delta']);
+    expect(
+      await where(
+        [
+          { field: 'title', operator: 'equals', value: 'Alpha' },
+          { field: 'price', operator: 'equals', value: '4000' },
+        ],
+        'AND',
+      ),
+    ).toEqual([]);
     expect(await where([{ field: 'meta_status', operator: 'equals', value: 'Editing' }])).toEqual(['Echo draft']);
     expect(await where([{ field: 'meta_master_id', operator: 'equals', value: String(a.products[0]) }])).toEqual(['Alpha']);
     // LIKE wildcards in values are literal.
     expect(await where([{ field: 'title', operator: 'contains', value: '%' }])).toEqual([]);
-    const published = await rows({ table: 'core_products', whereConditions: { conditions: [{ field: 'title', operator: 'contains', value: '50%_' }] } });
+    const published = await rows({
+      table: 'core_products',
+      whereConditions: { conditions: [{ field: 'title', operator: 'contains', value: '50%_' }] },
+    });
     expect(titles(published)).toEqual(['Echo 50%_off']);
   });
 
@@ -209,7 +295,10 @@ describe('POST /getDataRows', () => {
       [{ operator: 'XOR', conditions: [] }, 'whereConditions.operator'],
       [{ conditions: 'title = 1' }, 'whereConditions.conditions'],
       ['title = 1', 'whereConditions'],
-      [{ conditions: Array.from({ length: 21 }, () => ({ field: 'title', operator: 'equals', value: 'x' })) }, 'whereConditions.conditions'],
+      [
+        { conditions: Array.from({ length: 21 }, () => ({ field: 'title', operator: 'equals', value: 'x' })) },
+        'whereConditions.conditions',
+      ],
       // Not silently read as `equals`.
       [{ conditions: [{ field: 'title', operator: { x: 1 }, value: 'Alpha' }] }, 'whereConditions.conditions[0].operator'],
       [{ conditions: [{ field: 'title', operator: ['equals'], value: 'Alpha' }] }, 'whereConditions.conditions[0].operator'],
@@ -219,7 +308,10 @@ describe('POST /getDataRows', () => {
       [{ conditions: [{ field: 'IsDigital', operator: 'in', value: '1,99999' }] }, 'whereConditions.conditions[0].value'],
       [{ conditions: [{ field: 'event_date', operator: 'less_than', value: '2024-02-30' }] }, 'whereConditions.conditions[0].value'],
       [{ conditions: [{ field: 'event_date', operator: 'less_than', value: '0000-01-01' }] }, 'whereConditions.conditions[0].value'],
-      [{ conditions: [{ field: 'title', operator: 'equals', value: { nested: { deeper: ['x'] } } }] }, 'whereConditions.conditions[0].value'],
+      [
+        { conditions: [{ field: 'title', operator: 'equals', value: { nested: { deeper: ['x'] } } }] },
+        'whereConditions.conditions[0].value',
+      ],
       [{ conditions: [{ field: 'title', operator: 'in', value: [['Alpha']] }] }, 'whereConditions.conditions[0].value'],
     ];
     for (const [whereConditions, field] of cases) {
@@ -230,9 +322,22 @@ describe('POST /getDataRows', () => {
 
   it('orderBy sorts ASC or DESC on one or more columns, meta fields included, and refuses anything else', async () => {
     expect(titles(await rows({ table: 'core_products', orderBy: 'price DESC' }))).toEqual(['Echo 50%_off', 'Bravo', 'Alpha']);
-    expect(titles(await rows({ table: 'core_products', orderBy: 'IsDigital desc, title asc' }))).toEqual(['Bravo', 'Alpha', 'Echo 50%_off']);
+    expect(titles(await rows({ table: 'core_products', orderBy: 'IsDigital desc, title asc' }))).toEqual([
+      'Bravo',
+      'Alpha',
+      'Echo 50%_off',
+    ]);
     expect(titles(await rows({ table: 'core_products', orderBy: 'meta_title DESC' }))).toEqual(['Echo 50%_off', 'Bravo', 'Alpha']);
-    for (const orderBy of ['price DOWN', 'price; DROP TABLE core_products', 'nope ASC', '1', 'price ASC NULLS FIRST', 'random()', 'a,b,c,d,e,f', 42]) {
+    for (const orderBy of [
+      'price DOWN',
+      'price; DROP TABLE core_products',
+      'nope ASC',
+      '1',
+      'price ASC NULLS FIRST',
+      'random()',
+      'a,b,c,d,e,f',
+      42,
+    ]) {
       const res = await rows({ table: 'core_products', orderBy });
       expect({ orderBy, status: res.status, field: res.body.errors?.[0]?.field }).toEqual({ orderBy, status: 400, field: 'orderBy' });
     }
@@ -260,10 +365,18 @@ describe('POST /getDataRows', () => {
   });
 
   it('record answers the single first row as data, or null', async () => {
-    const one = await rows({ table: 'core_products', record: true, whereConditions: { conditions: [{ field: 'title', operator: 'equals', value: 'Bravo' }] } });
+    const one = await rows({
+      table: 'core_products',
+      record: true,
+      whereConditions: { conditions: [{ field: 'title', operator: 'equals', value: 'Bravo' }] },
+    });
     expect(one.status).toBe(200);
     expect(one.body.data).toMatchObject({ title: 'Bravo', meta_master_id: a.products[1] });
-    const none = await rows({ table: 'core_products', record: true, whereConditions: { conditions: [{ field: 'title', operator: 'equals', value: 'Zulu' }] } });
+    const none = await rows({
+      table: 'core_products',
+      record: true,
+      whereConditions: { conditions: [{ field: 'title', operator: 'equals', value: 'Zulu' }] },
+    });
     expect(none.body.data).toBeNull();
   });
 
@@ -305,10 +418,15 @@ describe('POST /getDataRows', () => {
       '99999999999',
       '1e3',
     ];
-    const before = await t.dataSource.query(`SELECT (SELECT count(*) FROM core_products)::int AS p, (SELECT count(*) FROM core_data)::int AS d, (SELECT count(*) FROM core_users)::int AS u`);
+    const before = await t.dataSource.query(
+      `SELECT (SELECT count(*) FROM core_products)::int AS p, (SELECT count(*) FROM core_data)::int AS d, (SELECT count(*) FROM core_users)::int AS u`,
+    );
     const statuses = new Set<number>();
     for (const s of payloads) {
-      const cond = (over: Record<string, unknown>) => ({ table: 'core_products', whereConditions: { operator: 'AND', conditions: [{ field: 'title', operator: 'equals', value: 'x', ...over }] } });
+      const cond = (over: Record<string, unknown>) => ({
+        table: 'core_products',
+        whereConditions: { operator: 'AND', conditions: [{ field: 'title', operator: 'equals', value: 'x', ...over }] },
+      });
       const bodies: Record<string, unknown>[] = [
         { table: s },
         { table: s, isAppGrid: true },
@@ -346,7 +464,9 @@ describe('POST /getDataRows', () => {
     }
     expect([...statuses].sort()).toEqual(expect.arrayContaining([200, 400]));
     expect([...statuses].every((status) => [200, 400, 401].includes(status))).toBe(true);
-    const after = await t.dataSource.query(`SELECT (SELECT count(*) FROM core_products)::int AS p, (SELECT count(*) FROM core_data)::int AS d, (SELECT count(*) FROM core_users)::int AS u`);
+    const after = await t.dataSource.query(
+      `SELECT (SELECT count(*) FROM core_products)::int AS p, (SELECT count(*) FROM core_data)::int AS d, (SELECT count(*) FROM core_users)::int AS u`,
+    );
     expect(after).toEqual(before);
   });
 
@@ -354,7 +474,10 @@ describe('POST /getDataRows', () => {
     const sneaky = "Robert'); DROP TABLE core_products;--";
     const created = await t.post('/content/create', { table: 'core_products', data: { title: sneaky, price: 1 } }, a.adminHeaders);
     expect(created.status).toBe(200);
-    const res = await rows({ table: 'core_products', isLive: true, whereConditions: { conditions: [{ field: 'title', operator: 'equals', value: sneaky }] } }, a.adminHeaders);
+    const res = await rows(
+      { table: 'core_products', isLive: true, whereConditions: { conditions: [{ field: 'title', operator: 'equals', value: sneaky }] } },
+      a.adminHeaders,
+    );
     expect(titles(res)).toEqual([sneaky]);
   });
 });

@@ -5,10 +5,20 @@ import { decide, LifecycleAction, TRANSITIONS, VersionState } from '../../src/ve
  * The record lifecycle's transition table, action by action and status by status (SPEC "Lifecycle
  * states"): which versions an action applies to, which answer "already" without a change, which it refuses.
  */
-const state = (Status: LifecycleStatus, flags: Partial<VersionState> = {}): VersionState => ({ Status, Published: 0, Staged: 0, IsCurrent: 1, ...flags });
+const state = (Status: LifecycleStatus, flags: Partial<VersionState> = {}): VersionState => ({
+  Status,
+  Published: 0,
+  Staged: 0,
+  IsCurrent: 1,
+  ...flags,
+});
 
 /** The decision for each status of a current version with the flags its status has. */
-function outcomes(action: LifecycleAction, options: { rescheduled?: boolean } = {}, flags: (s: LifecycleStatus) => Partial<VersionState> = typical): Record<string, string> {
+function outcomes(
+  action: LifecycleAction,
+  options: { rescheduled?: boolean } = {},
+  flags: (s: LifecycleStatus) => Partial<VersionState> = typical,
+): Record<string, string> {
   return Object.fromEntries(
     LIFECYCLE_STATUSES.map((status) => {
       const d = decide(action, state(status, flags(status)), options);
@@ -40,8 +50,24 @@ describe('lifecycle transitions', () => {
 
   it('stage: from New, Editing, Rolled Back; Staged again only with a new schedule', () => {
     const refused = 'refused: CANNOT_TRANSITION';
-    expect(outcomes('stage')).toEqual({ New: 'apply', Editing: 'apply', Staged: 'already: Record already staged', Published: refused, Expired: refused, Deleted: refused, 'Rolled Back': 'apply' });
-    expect(outcomes('stage', { rescheduled: true })).toEqual({ New: 'apply', Editing: 'apply', Staged: 'apply', Published: refused, Expired: refused, Deleted: refused, 'Rolled Back': 'apply' });
+    expect(outcomes('stage')).toEqual({
+      New: 'apply',
+      Editing: 'apply',
+      Staged: 'already: Record already staged',
+      Published: refused,
+      Expired: refused,
+      Deleted: refused,
+      'Rolled Back': 'apply',
+    });
+    expect(outcomes('stage', { rescheduled: true })).toEqual({
+      New: 'apply',
+      Editing: 'apply',
+      Staged: 'apply',
+      Published: refused,
+      Expired: refused,
+      Deleted: refused,
+      'Rolled Back': 'apply',
+    });
     expect(TRANSITIONS.stage.set).toEqual({ Status: 'Staged', Published: 0, Staged: 1, IsExpired: 0, Lock: 0 });
     expect(TRANSITIONS.stage.schedules).toBe(true);
   });
@@ -63,7 +89,15 @@ describe('lifecycle transitions', () => {
 
   it('promote: Staged → Published; a live Published version is already published, whatever the schedule', () => {
     const refused = 'refused: CANNOT_TRANSITION';
-    const expected = { New: refused, Editing: refused, Staged: 'apply', Published: 'already: Record already published', Expired: refused, Deleted: refused, 'Rolled Back': refused };
+    const expected = {
+      New: refused,
+      Editing: refused,
+      Staged: 'apply',
+      Published: 'already: Record already published',
+      Expired: refused,
+      Deleted: refused,
+      'Rolled Back': refused,
+    };
     expect(outcomes('promote')).toEqual(expected);
     expect(outcomes('promote', { rescheduled: true })).toEqual(expected);
     // A version whose status says Published but which is not live is no reason to answer "already".

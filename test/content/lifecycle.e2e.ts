@@ -13,14 +13,24 @@ describe('versioned content: lifecycle transitions, scheduling and expiry', () =
   });
   afterAll(() => t.close());
 
-  const call = (action: string, body: Record<string, unknown>) => t.post(`/content/${action}`, { table: 'core_products', ...body }, a.adminHeaders);
+  const call = (action: string, body: Record<string, unknown>) =>
+    t.post(`/content/${action}`, { table: 'core_products', ...body }, a.adminHeaders);
   const history = async (masterId: number) => (await call('history', { masterId })).body.data as Record<string, any>[];
   const publicTitles = async (mode: Record<string, unknown> = {}) =>
-    ((await t.post('/getDataRows', { table: 'core_products', ...mode }, mode.isLive ? a.adminHeaders : a.headers)).body.data as any[]).map((r) => r.title);
-  const flags = (v: Record<string, any>) => ({ Status: v.Status, Published: v.Published, Staged: v.Staged, IsExpired: v.IsExpired, IsCurrent: v.IsCurrent, Lock: v.Lock });
+    ((await t.post('/getDataRows', { table: 'core_products', ...mode }, mode.isLive ? a.adminHeaders : a.headers)).body.data as any[]).map(
+      (r) => r.title,
+    );
+  const flags = (v: Record<string, any>) => ({
+    Status: v.Status,
+    Published: v.Published,
+    Staged: v.Staged,
+    IsExpired: v.IsExpired,
+    IsCurrent: v.IsCurrent,
+    Lock: v.Lock,
+  });
   const newRecord = async (title: string) => (await call('create', { data: { title, price: 100 } })).body.data.Master_ID as number;
 
-  it('walks New → Editing → Staged → Published (promote) → Editing → Published (live), with the spec\'s flags', async () => {
+  it("walks New → Editing → Staged → Published (promote) → Editing → Published (live), with the spec's flags", async () => {
     const masterId = await newRecord('Walk');
     expect(flags((await history(masterId))[0])).toEqual({ Status: 'New', Published: 0, Staged: 0, IsExpired: 0, IsCurrent: 1, Lock: 0 });
 
@@ -104,11 +114,21 @@ describe('versioned content: lifecycle transitions, scheduling and expiry', () =
     const after = await history(masterId);
     expect(after.map((v) => v.IsCurrent)).toEqual([0, 1, 0]);
     expect(after[2].Status).toBe('Editing');
-    const live = await t.post('/getDataRows', { table: 'core_products', isLive: true, whereConditions: { conditions: [{ field: 'meta_master_id', operator: 'equals', value: String(masterId) }] } }, a.adminHeaders);
+    const live = await t.post(
+      '/getDataRows',
+      {
+        table: 'core_products',
+        isLive: true,
+        whereConditions: { conditions: [{ field: 'meta_master_id', operator: 'equals', value: String(masterId) }] },
+      },
+      a.adminHeaders,
+    );
     expect(live.body.data.map((r: any) => r.title)).toEqual(['Roll v2']);
     expect(await publicTitles()).toContain('Roll v1'); // publication is unchanged until published explicitly
 
-    expect((await call('rollback', { masterId, toCurrentId: before[1].Current_ID })).body.message).toBe('Record already rolled back to this version');
+    expect((await call('rollback', { masterId, toCurrentId: before[1].Current_ID })).body.message).toBe(
+      'Record already rolled back to this version',
+    );
     expect((await call('rollback', { masterId, toCurrentId: 999999 })).body.errors[0].field).toBe('toCurrentId');
 
     const published = await call('publish', { masterId });
@@ -139,7 +159,16 @@ describe('versioned content: lifecycle transitions, scheduling and expiry', () =
     const res = await call('publish', { masterId, publishSetDate: at, publishExpireDate: until });
     expect(res.status).toBe(200);
     // Live target: Published = 1, Staged = 1, both schedule dates and Publish_By set.
-    expect(res.body.data).toMatchObject({ Status: 'Published', Published: 1, Staged: 1, IsExpired: 0, Lock: 0, Publish_By: a.adminId, Publish_Set_Date: at, Publish_Expire_Date: until });
+    expect(res.body.data).toMatchObject({
+      Status: 'Published',
+      Published: 1,
+      Staged: 1,
+      IsExpired: 0,
+      Lock: 0,
+      Publish_By: a.adminId,
+      Publish_Set_Date: at,
+      Publish_Expire_Date: until,
+    });
     expect(await publicTitles()).not.toContain('Scheduled');
     await new Promise((r) => setTimeout(r, 1800));
     expect(await publicTitles()).toContain('Scheduled');
@@ -152,7 +181,12 @@ describe('versioned content: lifecycle transitions, scheduling and expiry', () =
     expect(res.body.errors[0].field).toBe('publishExpireDate');
     expect((await call('publish', { masterId, publishSetDate: 'soon' })).body.errors[0].field).toBe('publishSetDate');
     // Dates the calendar does not have, or forms PostgreSQL would refuse, are named too (they were a 400 on `data`).
-    for (const [name, value] of [['publishSetDate', '2024-02-30'], ['publishSetDate', '2024-W01'], ['publishSetDate', '20240101'], ['publishExpireDate', '2031-02-29T00:00:00Z']]) {
+    for (const [name, value] of [
+      ['publishSetDate', '2024-02-30'],
+      ['publishSetDate', '2024-W01'],
+      ['publishSetDate', '20240101'],
+      ['publishExpireDate', '2031-02-29T00:00:00Z'],
+    ]) {
       const res = await call('publish', { masterId, [name]: value });
       expect({ value, status: res.status, field: res.body.errors?.[0]?.field }).toEqual({ value, status: 400, field: name });
     }
@@ -184,12 +218,23 @@ describe('versioned content: lifecycle transitions, scheduling and expiry', () =
 
       const results = await Promise.all([t.get(ExpiryJob).tick(), second.get(ExpiryJob).tick()]);
       const expiredIds = results.flatMap((r) => r ?? []);
-      const rows = await t.dataSource.query(`SELECT "ID", "Master_ID" FROM core_data WHERE "Shop_ID" = $1 AND "Master_ID" = ANY($2) AND "Status" = 'Expired'`, [a.appId, ids]);
+      const rows = await t.dataSource.query(
+        `SELECT "ID", "Master_ID" FROM core_data WHERE "Shop_ID" = $1 AND "Master_ID" = ANY($2) AND "Status" = 'Expired'`,
+        [a.appId, ids],
+      );
       expect(rows.map((r: any) => r.Master_ID).sort()).toEqual([ids[0], ids[1]].sort());
       // Each due row was expired by exactly one of the two instances.
       expect(expiredIds.filter((id) => rows.some((r: any) => r.ID === id)).sort()).toEqual(rows.map((r: any) => r.ID).sort());
       expect(new Set(expiredIds).size).toBe(expiredIds.length);
-      for (const id of ids.slice(0, 2)) expect(flags((await history(id)).at(-1)!)).toEqual({ Status: 'Expired', Published: 0, Staged: 0, IsExpired: 1, IsCurrent: 1, Lock: 0 });
+      for (const id of ids.slice(0, 2))
+        expect(flags((await history(id)).at(-1)!)).toEqual({
+          Status: 'Expired',
+          Published: 0,
+          Staged: 0,
+          IsExpired: 1,
+          IsCurrent: 1,
+          Lock: 0,
+        });
       expect((await history(ids[2]))[0].Status).toBe('Published');
       // A second tick finds nothing to do.
       expect(await t.get(ExpiryJob).tick()).toEqual([]);

@@ -40,7 +40,9 @@ describe('getDataRows page plans', () => {
         product(`Product ${i}`, {
           price: 100 + ((i * 7919) % 3000),
           sort_order: i % 50 === 0 ? i : 0,
-          ...(i % 2 ? { created: new Date(start + i * 60_000).toISOString(), updated: new Date(start + (i % 700) * 60_000).toISOString() } : {}),
+          ...(i % 2
+            ? { created: new Date(start + i * 60_000).toISOString(), updated: new Date(start + (i % 700) * 60_000).toISOString() }
+            : {}),
           meta_status: 'Published',
         }),
       ),
@@ -52,19 +54,26 @@ describe('getDataRows page plans', () => {
     const table = await t.get(TableCatalog).require(new TransactionScope(), 'core_products');
     const body = { table: 'core_products', isPaging: true, perPage: 20, page: 3, ...(orderBy ? { orderBy } : {}) };
     const query = buildRowQuery(body, table, 'published', { maxPerPage: t.config.content.maxPerPage, maxRows: t.config.content.maxRows });
-    const [{ 'QUERY PLAN': plan }] = await t.dataSource.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${toSql(query)}`, [a.appId, table.name, ...query.params]);
+    const [{ 'QUERY PLAN': plan }] = await t.dataSource.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${toSql(query)}`, [
+      a.appId,
+      table.name,
+      ...query.params,
+    ]);
     return { nodes: nodes(plan[0].Plan), offset: query.offset, limit: query.limit };
   }
 
   const cases = ORDERED.flatMap((column) => (['ASC', 'DESC'] as const).map((direction) => ({ column, direction })));
 
-  it.each(cases)('ordered by $column $direction: walks the index of that column, stops after the page, sorts nothing', async ({ column, direction }) => {
-    const { nodes, offset, limit } = await planOf(`${column} ${direction}`);
-    expect(nodes.filter((n) => n['Node Type'].includes('Sort')).map((n) => n['Node Type'])).toEqual([]);
-    const walk = nodes.find((n) => n['Index Name'] === `core_products_app_${column}_idx`);
-    expect(walk).toMatchObject({ 'Scan Direction': direction === 'ASC' ? 'Forward' : 'Backward' });
-    expect(walk!['Actual Rows']).toBeLessThanOrEqual(offset + limit);
-  });
+  it.each(cases)(
+    'ordered by $column $direction: walks the index of that column, stops after the page, sorts nothing',
+    async ({ column, direction }) => {
+      const { nodes, offset, limit } = await planOf(`${column} ${direction}`);
+      expect(nodes.filter((n) => n['Node Type'].includes('Sort')).map((n) => n['Node Type'])).toEqual([]);
+      const walk = nodes.find((n) => n['Index Name'] === `core_products_app_${column}_idx`);
+      expect(walk).toMatchObject({ 'Scan Direction': direction === 'ASC' ? 'Forward' : 'Backward' });
+      expect(walk!['Actual Rows']).toBeLessThanOrEqual(offset + limit);
+    },
+  );
 
   it('without orderBy (meta_master_id): walks core_data_published_idx, stops after the page, sorts nothing', async () => {
     const { nodes, offset, limit } = await planOf(undefined);
@@ -76,7 +85,11 @@ describe('getDataRows page plans', () => {
 
   it('the page is served in order, ties broken by meta_current_id in the direction of the last term', async () => {
     for (const direction of ['ASC', 'DESC']) {
-      const res = await t.post('/getDataRows', { table: 'core_products', orderBy: `sort_order ${direction}`, isPaging: true, perPage: 20, page: 3 }, a.headers);
+      const res = await t.post(
+        '/getDataRows',
+        { table: 'core_products', orderBy: `sort_order ${direction}`, isPaging: true, perPage: 20, page: 3 },
+        a.headers,
+      );
       expect(res.status).toBe(200);
       expect(res.body.paging).toEqual({ page: 3, perPage: 20, hasMore: true });
       const keys = (res.body.data as { sort_order: number; meta_current_id: number }[]).map((r) => [r.sort_order, r.meta_current_id]);
@@ -93,16 +106,28 @@ describe('getDataRows ties', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    a = await seedTenant(t, ['One', 'Two', 'Three'].map((title) => product(title, { price: 500, meta_status: 'Published' })));
+    a = await seedTenant(
+      t,
+      ['One', 'Two', 'Three'].map((title) => product(title, { price: 500, meta_status: 'Published' })),
+    );
   });
   afterAll(() => t.close());
 
   it('equal values keep the order of their published versions (meta_current_id), reversed by DESC', async () => {
     // A new published version of One: its meta_current_id is now the highest, its meta_master_id still the lowest.
-    const edit = await t.post('/content/edit', { table: 'core_products', masterId: a.products[0], data: { title: 'One v2' } }, a.adminHeaders);
+    const edit = await t.post(
+      '/content/edit',
+      { table: 'core_products', masterId: a.products[0], data: { title: 'One v2' } },
+      a.adminHeaders,
+    );
     expect(edit.status).toBe(200);
     expect((await t.post('/content/publish', { table: 'core_products', masterId: a.products[0] }, a.adminHeaders)).status).toBe(200);
-    const titles = async (orderBy?: string) => ((await t.post('/getDataRows', { table: 'core_products', ...(orderBy ? { orderBy } : {}) }, a.headers)).body.data as { title: string }[]).map((r) => r.title);
+    const titles = async (orderBy?: string) =>
+      (
+        (await t.post('/getDataRows', { table: 'core_products', ...(orderBy ? { orderBy } : {}) }, a.headers)).body.data as {
+          title: string;
+        }[]
+      ).map((r) => r.title);
     expect(await titles()).toEqual(['One v2', 'Two', 'Three']);
     expect(await titles('price ASC')).toEqual(['Two', 'Three', 'One v2']);
     expect(await titles('price DESC')).toEqual(['One v2', 'Three', 'Two']);

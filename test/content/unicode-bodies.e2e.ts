@@ -15,14 +15,26 @@ describe('unpaired surrogates in request bodies', () => {
   });
   afterAll(() => t.close());
 
-  const refused = (field: string) => ({ status: 400, body: { status: 'Failed', message: 'Validation error', errors: [{ field, message: `${field} must not contain unpaired surrogates (invalid Unicode)` }] } });
+  const refused = (field: string) => ({
+    status: 400,
+    body: {
+      status: 'Failed',
+      message: 'Validation error',
+      errors: [{ field, message: `${field} must not contain unpaired surrogates (invalid Unicode)` }],
+    },
+  });
   const count = async () => (await t.dataSource.query('SELECT count(*)::int AS n FROM core_products WHERE app_id = $1', [a.appId]))[0].n;
 
   it('in free-form content, notification data, nested values and keys', async () => {
     const before = await count();
     const cases: [string, string, string, Record<string, string>][] = [
       ['/content/create', '{"table":"core_products","data":{"title":"Mug \\ud800","price":1}}', 'data.title', a.adminHeaders],
-      ['/content/create', '{"table":"core_products","data":{"title":"Mug","description":"tail \\udfff"}}', 'data.description', a.adminHeaders],
+      [
+        '/content/create',
+        '{"table":"core_products","data":{"title":"Mug","description":"tail \\udfff"}}',
+        'data.description',
+        a.adminHeaders,
+      ],
       ['/content/create', '{"table":"core_products","data":{"\\ud800title":"Mug"}}', 'data', a.adminHeaders],
       ['/message/notification', '{"event":"x","email":"a@example.test","data":{"list":["ok","\\udbff"]}}', 'data.list[1]', a.headers],
     ];
@@ -34,7 +46,12 @@ describe('unpaired surrogates in request bodies', () => {
   });
 
   it('keeps surrogate pairs: an emoji sent as an escaped pair is stored as sent', async () => {
-    const res = await t.request('POST', '/content/create', '{"table":"core_products","data":{"title":"Mug \\ud83d\\ude42","price":1}}', a.adminHeaders);
+    const res = await t.request(
+      'POST',
+      '/content/create',
+      '{"table":"core_products","data":{"title":"Mug \\ud83d\\ude42","price":1}}',
+      a.adminHeaders,
+    );
     expect(res.status).toBe(200);
     const [row] = await t.dataSource.query('SELECT title FROM core_products WHERE app_id = $1 ORDER BY id DESC LIMIT 1', [a.appId]);
     expect(row.title).toBe('Mug 🙂');

@@ -27,7 +27,16 @@ describe('versioned content: version chains and admin edits', () => {
       [a.appId],
     );
     expect(rows).toHaveLength(2);
-    expect(rows[0]).toMatchObject({ title: 'E-book', price: 1000, IsDigital: 1, Status: 'Published', Published: 1, Staged: 1, IsCurrent: 1, Title: 'E-book' });
+    expect(rows[0]).toMatchObject({
+      title: 'E-book',
+      price: 1000,
+      IsDigital: 1,
+      Status: 'Published',
+      Published: 1,
+      Staged: 1,
+      IsCurrent: 1,
+      Title: 'E-book',
+    });
     expect(rows[0].Master_ID).toBe(rows[0].Current_ID);
     expect(rows[1]).toMatchObject({ title: 'Draft thing', Status: 'New', Published: 0, Staged: 0 });
   });
@@ -42,29 +51,74 @@ describe('versioned content: version chains and admin edits', () => {
     });
     expect(seeded.ids.core_products).toEqual([101]);
     const res = await t.post('/getDataRows', { table: 'core_products' }, { 'site-id': String(seeded.appID) });
-    expect(res.body.data).toEqual([expect.objectContaining({ id: 101, title: 'E-book', price: 2500, tax: 227, bond: 0, IsDigital: 1, IsEvent: 0, meta_master_id: 101, meta_status: 'Published' })]);
+    expect(res.body.data).toEqual([
+      expect.objectContaining({
+        id: 101,
+        title: 'E-book',
+        price: 2500,
+        tax: 227,
+        bond: 0,
+        IsDigital: 1,
+        IsEvent: 0,
+        meta_master_id: 101,
+        meta_status: 'Published',
+      }),
+    ]);
   });
 
   it('documents the content endpoints and /getDataRows in the OpenAPI document', async () => {
     const res = await t.request('GET', '/docs/openapi.json');
     expect(res.status).toBe(200);
-    for (const path of ['/content/create', '/content/edit', '/content/stage', '/content/publish', '/content/promote', '/content/expire', '/content/delete', '/content/rollback', '/content/history', '/content/diff', '/getDataRows', '/addrelated']) {
+    for (const path of [
+      '/content/create',
+      '/content/edit',
+      '/content/stage',
+      '/content/publish',
+      '/content/promote',
+      '/content/expire',
+      '/content/delete',
+      '/content/rollback',
+      '/content/history',
+      '/content/diff',
+      '/getDataRows',
+      '/addrelated',
+    ]) {
       expect(Object.keys(res.body.paths)).toContain(path);
     }
   });
 
   it('builds the version chain through several edits: new content row and core_data row each time, relinked', async () => {
-    const created = await t.post('/content/create', { table: 'core_products', data: { title: 'Mug', price: 1500, tax: 150, IsEvent: 0 } }, a.adminHeaders);
+    const created = await t.post(
+      '/content/create',
+      { table: 'core_products', data: { title: 'Mug', price: 1500, tax: 150, IsEvent: 0 } },
+      a.adminHeaders,
+    );
     expect(created.status).toBe(200);
-    expect(created.body).toMatchObject({ status: 'Success', message: 'Record created', data: { Status: 'New', IsCurrent: 1, Published: 0, Staged: 0 } });
+    expect(created.body).toMatchObject({
+      status: 'Success',
+      message: 'Record created',
+      data: { Status: 'New', IsCurrent: 1, Published: 0, Staged: 0 },
+    });
     const masterId = created.body.data.Master_ID;
     expect(t.get(IdCipher).decryptId(a.appId, created.body.data._id)).toBe(masterId);
 
     let expectedCurrentId = masterId;
     for (const price of [1600, 1700, 1800]) {
-      const res = await t.post('/content/edit', { table: 'core_products', _id: created.body.data._id, data: { price }, expectedCurrentId }, a.adminHeaders);
+      const res = await t.post(
+        '/content/edit',
+        { table: 'core_products', _id: created.body.data._id, data: { price }, expectedCurrentId },
+        a.adminHeaders,
+      );
       expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ Status: 'Editing', IsCurrent: 1, Published: 0, Staged: 0, Lock: 1, Master_ID: masterId, Updated_By: a.adminId });
+      expect(res.body.data).toMatchObject({
+        Status: 'Editing',
+        IsCurrent: 1,
+        Published: 0,
+        Staged: 0,
+        Lock: 1,
+        Master_ID: masterId,
+        Updated_By: a.adminId,
+      });
       expect(Math.abs(new Date(res.body.data.Updated).getTime() - Date.now())).toBeLessThan(60_000);
       expectedCurrentId = res.body.data.Current_ID;
     }
@@ -78,7 +132,9 @@ describe('versioned content: version chains and admin edits', () => {
       expect(chain[i].Next_ID).toBe(i === chain.length - 1 ? null : chain[i + 1].ID);
     }
     expect(new Set(chain.map((v) => v.Current_ID)).size).toBe(4);
-    const rows = await t.dataSource.query('SELECT id, title, price, tax FROM core_products WHERE id = ANY($1) ORDER BY id', [chain.map((v) => v.Current_ID)]);
+    const rows = await t.dataSource.query('SELECT id, title, price, tax FROM core_products WHERE id = ANY($1) ORDER BY id', [
+      chain.map((v) => v.Current_ID),
+    ]);
     expect(rows.map((r: any) => r.price)).toEqual([1500, 1600, 1700, 1800]);
     // Columns the edit did not name are copied from the version it started from.
     expect(rows.every((r: any) => r.title === 'Mug' && r.tax === 150)).toBe(true);
@@ -92,7 +148,11 @@ describe('versioned content: version chains and admin edits', () => {
 
   it('keeps the published version live while a new draft is edited, and the title follows the title field', async () => {
     const masterId = a.products[0];
-    const res = await t.post('/content/edit', { table: 'core_products', masterId, data: { title: 'E-book (2nd edition)' } }, a.adminHeaders);
+    const res = await t.post(
+      '/content/edit',
+      { table: 'core_products', masterId, data: { title: 'E-book (2nd edition)' } },
+      a.adminHeaders,
+    );
     expect(res.status).toBe(200);
     expect(res.body.data.Title).toBe('E-book (2nd edition)');
     const chain = await versions(a, masterId);
@@ -106,7 +166,11 @@ describe('versioned content: version chains and admin edits', () => {
     const base = created.body.data.Current_ID;
     const [first, second] = await Promise.all([
       t.post('/content/edit', { table: 'core_products', masterId, data: { price: 200 }, expectedCurrentId: base }, a.adminHeaders),
-      t.post('/content/edit', { table: 'core_products', masterId, data: { title: 'Contended (renamed)' }, expectedCurrentId: base }, a.adminHeaders),
+      t.post(
+        '/content/edit',
+        { table: 'core_products', masterId, data: { title: 'Contended (renamed)' }, expectedCurrentId: base },
+        a.adminHeaders,
+      ),
     ]);
     expect([first.status, second.status].sort()).toEqual([200, 409]);
     const loser = first.status === 409 ? first : second;
@@ -116,7 +180,11 @@ describe('versioned content: version chains and admin edits', () => {
     // The loser reloads and saves again on top of the winner: nothing is lost.
     const winnerCurrent = (await versions(a, masterId))[1].Current_ID;
     const loserData = first.status === 409 ? { price: 200 } : { title: 'Contended (renamed)' };
-    const retry = await t.post('/content/edit', { table: 'core_products', masterId, data: loserData, expectedCurrentId: winnerCurrent }, a.adminHeaders);
+    const retry = await t.post(
+      '/content/edit',
+      { table: 'core_products', masterId, data: loserData, expectedCurrentId: winnerCurrent },
+      a.adminHeaders,
+    );
     expect(retry.status).toBe(200);
     const [row] = await t.dataSource.query('SELECT title, price FROM core_products WHERE id = $1', [retry.body.data.Current_ID]);
     expect(row).toEqual({ title: 'Contended (renamed)', price: 200 });
@@ -125,21 +193,35 @@ describe('versioned content: version chains and admin edits', () => {
   it('saves without expectedCurrentId racing on one record never make two current versions', async () => {
     const created = await t.post('/content/create', { table: 'core_products', data: { title: 'Race', price: 1 } }, a.adminHeaders);
     const masterId = created.body.data.Master_ID;
-    const results = await Promise.all([2, 3, 4, 5].map((price) => t.post('/content/edit', { table: 'core_products', masterId, data: { price } }, a.adminHeaders)));
+    const results = await Promise.all(
+      [2, 3, 4, 5].map((price) => t.post('/content/edit', { table: 'core_products', masterId, data: { price } }, a.adminHeaders)),
+    );
     for (const r of results) expect([200, 409]).toContain(r.status);
     const chain = await versions(a, masterId);
     expect(chain.filter((v) => v.IsCurrent === 1)).toHaveLength(1);
     expect(chain).toHaveLength(1 + results.filter((r) => r.status === 200).length);
   });
 
-  it('needs an admin bearer of the app, and never reaches another tenant\'s records', async () => {
+  it("needs an admin bearer of the app, and never reaches another tenant's records", async () => {
     const masterId = a.products[1];
     expect((await t.post('/content/history', { table: 'core_products', masterId }, a.headers)).status).toBe(401);
     const [userId] = await t.dataSource.query(`SELECT id FROM core_users WHERE app_id = $1 AND primary_role = 'user'`, [a.appId]);
-    const asUser = await t.post('/content/history', { table: 'core_products', masterId }, { ...a.headers, authorization: `Bearer ${userToken(t, a, userId.id)}` });
+    const asUser = await t.post(
+      '/content/history',
+      { table: 'core_products', masterId },
+      { ...a.headers, authorization: `Bearer ${userToken(t, a, userId.id)}` },
+    );
     expect(asUser.status).toBe(403);
     // A's admin token is not valid in B's app, and B's record is not found from A.
-    expect((await t.post('/content/history', { table: 'core_products', masterId: b.products[0] }, { ...b.headers, authorization: a.adminHeaders.authorization })).status).toBe(401);
+    expect(
+      (
+        await t.post(
+          '/content/history',
+          { table: 'core_products', masterId: b.products[0] },
+          { ...b.headers, authorization: a.adminHeaders.authorization },
+        )
+      ).status,
+    ).toBe(401);
     const foreign = await t.post('/content/edit', { table: 'core_products', masterId: b.products[0], data: { price: 1 } }, a.adminHeaders);
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual({ status: 'Failed', message: 'Record not found' });
@@ -196,23 +278,36 @@ describe('versioned content: version chains and admin edits', () => {
       expect({ action, body, status: res.status, field: res.body.errors?.[0]?.field }).toEqual({ action, body, status: 400, field });
     }
     // Characters, not UTF-16 units, count against a varchar length.
-    const emoji = await t.post('/content/edit', { table: 'core_products', masterId, data: { sku: '\u{1F600}'.repeat(100) } }, a.adminHeaders);
+    const emoji = await t.post(
+      '/content/edit',
+      { table: 'core_products', masterId, data: { sku: '\u{1F600}'.repeat(100) } },
+      a.adminHeaders,
+    );
     expect(emoji.status).toBe(200);
   });
 
   it('edits a live table in place without history, and never shows its secret columns', async () => {
-    await t.dataSource.query(`INSERT INTO core_tables (table_name, "Live", title_field) VALUES ('core_folders', true, 'name') ON CONFLICT DO NOTHING`);
+    await t.dataSource.query(
+      `INSERT INTO core_tables (table_name, "Live", title_field) VALUES ('core_folders', true, 'name') ON CONFLICT DO NOTHING`,
+    );
     t.get(TableCatalog).invalidate();
     const [folder] = await t.dataSource.query(`INSERT INTO core_folders (app_id, name) VALUES ($1, 'Members') RETURNING id`, [a.appId]);
     const res = await t.post('/content/edit', { table: 'core_folders', masterId: folder.id, data: { name: 'Patrons' } }, a.adminHeaders);
     expect(res.status).toBe(200);
     expect(res.body.data.name).toBe('Patrons');
-    const meta = await t.dataSource.query(`SELECT count(*)::int AS n FROM core_data WHERE "Source_Table" = 'core_folders' AND "Master_ID" = $1`, [folder.id]);
+    const meta = await t.dataSource.query(
+      `SELECT count(*)::int AS n FROM core_data WHERE "Source_Table" = 'core_folders' AND "Master_ID" = $1`,
+      [folder.id],
+    );
     expect(meta[0].n).toBe(0);
   });
 
   it('refuses account tables: accounts change through the account endpoints', async () => {
-    const res = await t.post('/content/edit', { table: 'core_users', masterId: a.adminId, data: { primary_role: 'admin', firstname: 'Adaline' } }, a.adminHeaders);
+    const res = await t.post(
+      '/content/edit',
+      { table: 'core_users', masterId: a.adminId, data: { primary_role: 'admin', firstname: 'Adaline' } },
+      a.adminHeaders,
+    );
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'table', message: '"core_users" is an account table: use the account endpoints' }]);
   });

@@ -38,7 +38,10 @@ async function startProxiedShop(siteCacheMs: string): Promise<ProxiedShop> {
   const target = new URL(db.url);
   const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
   const peer = await PaymentPeer.start();
-  const t = await startTestApp({ SITE_CACHE_MS: siteCacheMs, PAYMENT_API_URL: peer.url, NOTIFY_SENDER_ENABLED: 'false' }, { name: db.name, url: proxy.urlFor(db.url) });
+  const t = await startTestApp(
+    { SITE_CACHE_MS: siteCacheMs, PAYMENT_API_URL: peer.url, NOTIFY_SENDER_ENABLED: 'false' },
+    { name: db.name, url: proxy.urlFor(db.url) },
+  );
   const shop = await seedShop(t);
   return { db, proxy, peer, t, shop, client: new ShopClient(t, peer, shop) };
 }
@@ -92,9 +95,20 @@ describe('the database goes away under load', () => {
     const call = async (path: string, body: unknown): Promise<TestResponse | null> => {
       const started = Date.now();
       const at = phase;
-      const answer = await Promise.race([t.post(path, body, shop.headers), new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), HANG_MS).unref())]);
+      const answer = await Promise.race([
+        t.post(path, body, shop.headers),
+        new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), HANG_MS).unref()),
+      ]);
       const status = answer === 'hung' ? 'hung' : answer.status;
-      outcomes.push({ phase: at, answered: phase, path, status, body: answer === 'hung' ? null : answer.body, retryAfter: answer === 'hung' ? undefined : (answer.headers['retry-after'] as string | undefined), ms: Date.now() - started });
+      outcomes.push({
+        phase: at,
+        answered: phase,
+        path,
+        status,
+        body: answer === 'hung' ? null : answer.body,
+        retryAfter: answer === 'hung' ? undefined : (answer.headers['retry-after'] as string | undefined),
+        ms: Date.now() - started,
+      });
       return answer === 'hung' ? null : answer;
     };
     const shopper = async () => {
@@ -201,11 +215,12 @@ describe('a payment webhook when the database goes away after the signature chec
 describe('a refund when the database goes away after the provider refunded', () => {
   const s = useProxiedShop('60000');
 
-  it('records the refund once, whether the retry or the provider\'s redelivery comes first', async () => {
+  it("records the refund once, whether the retry or the provider's redelivery comes first", async () => {
     const { proxy, peer, t, shop, client } = s;
     const order = await client.checkedOut([{ productID: shop.ebook, Qty: 2, Price: 1500 }]);
     expect((await client.deliver(client.paid(order.intent))).status).toBe(200);
-    const refund = (key: string) => t.post('/ecommerce/refundOrder', { _orderID: order._id, amount: 1000 }, { ...shop.adminHeaders, 'idempotency-key': key });
+    const refund = (key: string) =>
+      t.post('/ecommerce/refundOrder', { _orderID: order._id, amount: 1000 }, { ...shop.adminHeaders, 'idempotency-key': key });
     const refunded = () => [...peer.refunds.values()].filter((r) => r.payment_intent === order.intent.id);
 
     // The provider answers late; the database goes away while it thinks.
@@ -228,7 +243,9 @@ describe('a refund when the database goes away after the provider refunded', () 
     expect(retried!.body.data).toMatchObject({ refundID: refunded()[0].id, amount: 1000, refundedTotal: 1000 });
     expect((await client.deliver(announced)).status).toBe(200);
     expect(refunded()).toHaveLength(1);
-    expect(await t.dataSource.query('SELECT refund_id, amount, status FROM core_refunds WHERE order_id = $1', [order.orderID])).toEqual([{ refund_id: refunded()[0].id, amount: 1000, status: 'succeeded' }]);
+    expect(await t.dataSource.query('SELECT refund_id, amount, status FROM core_refunds WHERE order_id = $1', [order.orderID])).toEqual([
+      { refund_id: refunded()[0].id, amount: 1000, status: 'succeeded' },
+    ]);
     expect((await client.orderRow(order.orderID)).refunded_total).toBe(1000);
   });
 });

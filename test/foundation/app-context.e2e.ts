@@ -41,7 +41,12 @@ describe('app context resolution', () => {
 
   it('answers 404 App not found for an unknown app, however it was named', async () => {
     const cipher = t.get(IdCipher);
-    for (const headers of [{ 'site-id': '999999' }, { 'site-id': '9999999999' }, { appkey: cipher.legacyAppKey(999999) }, { appkey: 'tampered-value' }] as Record<string, string>[]) {
+    for (const headers of [
+      { 'site-id': '999999' },
+      { 'site-id': '9999999999' },
+      { appkey: cipher.legacyAppKey(999999) },
+      { appkey: 'tampered-value' },
+    ] as Record<string, string>[]) {
       const res = await t.post('/getApp', {}, headers);
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ status: 'Failed', message: 'App not found' });
@@ -53,7 +58,10 @@ describe('app context resolution', () => {
   it('answers 400 for a missing app context and names a malformed site-id', async () => {
     const missing = await t.post('/getApp', {});
     expect(missing.status).toBe(400);
-    expect(missing.body).toEqual({ status: 'Failed', message: 'Missing app context: send the site-id header (or appID outside production)' });
+    expect(missing.body).toEqual({
+      status: 'Failed',
+      message: 'Missing app context: send the site-id header (or appID outside production)',
+    });
     const malformed = await t.post('/getApp', {}, { 'site-id': '7; DROP TABLE core_sites' });
     expect(malformed.status).toBe(400);
     expect(malformed.body.errors).toEqual([{ field: 'site-id', message: 'site-id header must be a positive integer' }]);

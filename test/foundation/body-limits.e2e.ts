@@ -46,7 +46,12 @@ describe('request body limits', () => {
     expect(keys.body).toEqual(refusal);
     const elements = await t.request('POST', '/getDataRows', JSON.stringify({ table: 'core_products', list: Array(2500).fill(0) }), site);
     expect(elements.body).toEqual(refusal);
-    const nested = await t.request('POST', '/content/create', JSON.stringify({ data: Array.from({ length: 1300 }, (_, i) => ({ [`c${i}`]: [] })) }), site);
+    const nested = await t.request(
+      'POST',
+      '/content/create',
+      JSON.stringify({ data: Array.from({ length: 1300 }, (_, i) => ({ [`c${i}`]: [] })) }),
+      site,
+    );
     expect(nested.body).toEqual(refusal);
 
     // 2500 in all passes the scan; commas, colons and brackets inside strings are not items.
@@ -84,7 +89,8 @@ describe('request body limits', () => {
     await probe;
 
     for (const answer of answers.slice(0, 5)) expect(answer.body).toEqual(tooLarge);
-    for (const answer of answers.slice(5)) expect(answer.body).toEqual({ status: 'Failed', message: 'Request body has more than 2500 keys and array elements' });
+    for (const answer of answers.slice(5))
+      expect(answer.body).toEqual({ status: 'Failed', message: 'Request body has more than 2500 keys and array elements' });
     // Generous bounds for a shared CI machine (10 MB cross loopback here; 2.04 s seen on a loaded one): what
     // they catch is the stall of parsing and validating such bodies, seconds per body and every tenant
     // waiting (8 s for five of them).

@@ -32,7 +32,9 @@ function project(options: { buildFails?: boolean } = {}): string {
 
 function launch(dir: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(dir, 'bin/cli.js'), ...args], (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+    execFile(process.execPath, [join(dir, 'bin/cli.js'), ...args], (error, stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -46,7 +48,7 @@ describe('bin/cli.js, the launcher of npm run cli', () => {
     expect(builds(dir)).toEqual([]);
   });
 
-  it('builds first when a source changed, keeping stdout the command\'s own; then not again', async () => {
+  it("builds first when a source changed, keeping stdout the command's own; then not again", async () => {
     const dir = project();
     writeFileSync(join(dir, 'src/a.ts'), 'export const a = 2;'); // newer than dist/src/a.js (which this stand-in build leaves as it was)
     const first = await launch(dir, ['tenant:list']);
@@ -75,6 +77,9 @@ describe('bin/cli.js, the launcher of npm run cli', () => {
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('');
     expect(res.stderr).toContain('src/a.ts: error TS1005');
-    expect(JSON.parse(res.stderr.trim().split('\n').pop()!)).toEqual({ status: 'Failed', message: 'The build failed; fix it or run npm run build' });
+    expect(JSON.parse(res.stderr.trim().split('\n').pop()!)).toEqual({
+      status: 'Failed',
+      message: 'The build failed; fix it or run npm run build',
+    });
   });
 });

@@ -22,7 +22,9 @@ interface Run {
 /** Runs the built CLI (`node dist/src/cli.js`, what `npm run cli --` runs) against `url`, with `stdin` as its standard input. */
 function cli(url: string, args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'dist/src/cli.js'), ...args], { env: { ...process.env, ...TEST_ENV, DATABASE_URL: url, ...options.env } });
+    const child = spawn(process.execPath, [join(ROOT, 'dist/src/cli.js'), ...args], {
+      env: { ...process.env, ...TEST_ENV, DATABASE_URL: url, ...options.env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -62,7 +64,14 @@ describe('the operator commands (npm run cli)', () => {
     writeFileSync(
       fixture,
       JSON.stringify({
-        site: { id: APP, name: 'Operated', domain: 'operated.example.test', payment_test_private_key: 'sk_test_operated_secret', payment_webhook_secret: 'whsec_operated_secret', email_from: 'shop@operated.example.test' },
+        site: {
+          id: APP,
+          name: 'Operated',
+          domain: 'operated.example.test',
+          payment_test_private_key: 'sk_test_operated_secret',
+          payment_webhook_secret: 'whsec_operated_secret',
+          email_from: 'shop@operated.example.test',
+        },
         tables: { core_users: [{ id: 11, user_email: 'admin@operated.example.test', password: 'Admin@1234', primary_role: 'admin' }] },
       }),
     );
@@ -75,39 +84,108 @@ describe('the operator commands (npm run cli)', () => {
     it('lists every command with its flags, without loading Nest or TypeORM', async () => {
       // A preload that reports, at exit, whether any module of Nest or TypeORM was loaded.
       const probe = join(mkdtempSync(join(tmpdir(), 'probe-')), 'probe.js');
-      writeFileSync(probe, `process.on('exit', () => { if (Object.keys(require.cache).some((m) => /node_modules[\\\\/](@nestjs|typeorm|pg)[\\\\/]/.test(m))) process.stderr.write('HEAVY'); });`);
+      writeFileSync(
+        probe,
+        `process.on('exit', () => { if (Object.keys(require.cache).some((m) => /node_modules[\\\\/](@nestjs|typeorm|pg)[\\\\/]/.test(m))) process.stderr.write('HEAVY'); });`,
+      );
       const res = await cli(db.url, ['--help'], { env: { NODE_OPTIONS: `--require ${probe}` } });
       expect(res.code).toBe(0);
       expect(res.stderr).toBe('');
-      for (const command of ['migrate', 'migrate:status', 'migrate:revert', 'seed FILE.json', 'tenant:create', 'tenant:list', 'tenant:update', 'user:create', 'user:password', 'mail:failed', 'mail:retry', 'secrets:generate', 'payment:double']) {
+      for (const command of [
+        'migrate',
+        'migrate:status',
+        'migrate:revert',
+        'seed FILE.json',
+        'tenant:create',
+        'tenant:list',
+        'tenant:update',
+        'user:create',
+        'user:password',
+        'mail:failed',
+        'mail:retry',
+        'secrets:generate',
+        'payment:double',
+      ]) {
         expect(res.stdout).toContain(`  ${command}`);
       }
-      for (const flag of ['--app ID', '--email EMAIL', '--password-stdin', '--role ROLE', '--currency', '--payment-test-mode', '--payment-live-private-key', '--payment-webhook-secret', '--email-from', '--domain', '--all', '--id N', '--count N', '--limit N', '--json']) {
+      for (const flag of [
+        '--app ID',
+        '--email EMAIL',
+        '--password-stdin',
+        '--role ROLE',
+        '--currency',
+        '--payment-test-mode',
+        '--payment-live-private-key',
+        '--payment-webhook-secret',
+        '--email-from',
+        '--domain',
+        '--all',
+        '--id N',
+        '--count N',
+        '--limit N',
+        '--json',
+      ]) {
         expect(res.stdout).toContain(flag);
       }
       const one = await cli(db.url, ['user:create', '--help']);
-      expect([one.code, one.stdout.split('\n')[0]]).toEqual([0, expect.stringMatching(/^Usage: npm run cli -- user:create --app ID --email EMAIL/)]);
+      expect([one.code, one.stdout.split('\n')[0]]).toEqual([
+        0,
+        expect.stringMatching(/^Usage: npm run cli -- user:create --app ID --email EMAIL/),
+      ]);
     });
   });
 
   describe('user:create', () => {
     it('creates an admin with a bcrypt hash of the password and prints it as JSON', async () => {
-      const res = await cli(db.url, ['user:create', '--app', String(APP), '--email', 'Boss@Operated.example.test', '--password', 'Boss@12345', '--role', 'admin', '--firstname', 'Bo']);
+      const res = await cli(db.url, [
+        'user:create',
+        '--app',
+        String(APP),
+        '--email',
+        'Boss@Operated.example.test',
+        '--password',
+        'Boss@12345',
+        '--role',
+        'admin',
+        '--firstname',
+        'Bo',
+      ]);
       expect(res.stderr).toBe('');
       expect(res.code).toBe(0);
       const out = JSON.parse(res.stdout);
-      expect(out).toEqual({ appID: APP, table: 'core_users', id: expect.any(Number), email: 'Boss@Operated.example.test', role: 'admin', firstname: 'Bo', lastname: null });
-      const [row] = await sql<{ password: string; primary_role: string; app_id: number }>(db.url, 'SELECT password, primary_role, app_id FROM core_users WHERE id = $1', [out.id]);
+      expect(out).toEqual({
+        appID: APP,
+        table: 'core_users',
+        id: expect.any(Number),
+        email: 'Boss@Operated.example.test',
+        role: 'admin',
+        firstname: 'Bo',
+        lastname: null,
+      });
+      const [row] = await sql<{ password: string; primary_role: string; app_id: number }>(
+        db.url,
+        'SELECT password, primary_role, app_id FROM core_users WHERE id = $1',
+        [out.id],
+      );
       expect(row).toMatchObject({ primary_role: 'admin', app_id: APP });
       expect(row.password).toMatch(/^\$2b\$10\$/);
       expect(await bcrypt.compare('Boss@12345', row.password)).toBe(true);
       expect(res.stdout).not.toContain(row.password);
       // Its version-tracking record, as an account made by sign-up has.
-      expect(await sql(db.url, `SELECT 1 FROM core_data WHERE "Shop_ID" = $1 AND "Source_Table" = 'core_users' AND "Master_ID" = $2`, [APP, out.id])).toHaveLength(1);
+      expect(
+        await sql(db.url, `SELECT 1 FROM core_data WHERE "Shop_ID" = $1 AND "Source_Table" = 'core_users' AND "Master_ID" = $2`, [
+          APP,
+          out.id,
+        ]),
+      ).toHaveLength(1);
     });
 
     it('takes the password from standard input, for any user table', async () => {
-      const res = await cli(db.url, ['user:create', '--app', String(APP), '--email', 'cust@operated.example.test', '--password-stdin', '--table', 'core_customers'], { stdin: 'Cust@12345\n' });
+      const res = await cli(
+        db.url,
+        ['user:create', '--app', String(APP), '--email', 'cust@operated.example.test', '--password-stdin', '--table', 'core_customers'],
+        { stdin: 'Cust@12345\n' },
+      );
       expect(res.code).toBe(0);
       const out = JSON.parse(res.stdout);
       expect(out).toMatchObject({ appID: APP, table: 'core_customers', email: 'cust@operated.example.test', role: 'customer' });
@@ -116,12 +194,28 @@ describe('the operator commands (npm run cli)', () => {
     });
 
     it.each([
-      [['--email', 'weak@operated.example.test', '--password', 'weakpass'], 1, /^Password does not meet security requirements: it needs an upper-case letter, a digit, one of @\$!%\*\?&$/],
+      [
+        ['--email', 'weak@operated.example.test', '--password', 'weakpass'],
+        1,
+        /^Password does not meet security requirements: it needs an upper-case letter, a digit, one of @\$!%\*\?&$/,
+      ],
       [['--email', 'not-an-email', '--password', 'Good@12345'], 1, /"not-an-email" is not a valid email address/],
-      [['--email', 'boss@operated.example.test', '--password', 'Good@12345'], 1, /An account with email "boss@operated.example.test" already exists in core_users of app 801/],
+      [
+        ['--email', 'boss@operated.example.test', '--password', 'Good@12345'],
+        1,
+        /An account with email "boss@operated.example.test" already exists in core_users of app 801/,
+      ],
       [['--email', 'x@operated.example.test'], 2, /--password or --password-stdin is required/],
-      [['--email', 'x@operated.example.test', '--password', 'Good@12345', '--table', 'core_customers', '--role', 'admin'], 2, /--role applies to core_users only/],
-      [['--email', 'x@operated.example.test', '--password', 'Good@12345', '--table', 'core_nope'], 2, /--table must be core_users, core_customers or core_app_users/],
+      [
+        ['--email', 'x@operated.example.test', '--password', 'Good@12345', '--table', 'core_customers', '--role', 'admin'],
+        2,
+        /--role applies to core_users only/,
+      ],
+      [
+        ['--email', 'x@operated.example.test', '--password', 'Good@12345', '--table', 'core_nope'],
+        2,
+        /--table must be core_users, core_customers or core_app_users/,
+      ],
       [['--email', 'x@operated.example.test', '--password', 'Good@12345', '--frobnicate'], 2, /Unknown option '--frobnicate'/],
     ])('refuses bad input and writes nothing (%#)', async (args, code, message) => {
       const before = await sql(db.url, 'SELECT count(*)::int AS n FROM core_users');
@@ -139,19 +233,44 @@ describe('the operator commands (npm run cli)', () => {
 
   describe('user:password', () => {
     it('sets a new password (bcrypt) and moves password_changed, so earlier tokens stop working', async () => {
-      const [before] = await sql<{ password: string; password_changed: Date }>(db.url, `SELECT password, password_changed FROM core_users WHERE user_email = 'admin@operated.example.test'`);
-      const res = await cli(db.url, ['user:password', '--app', String(APP), '--email', 'ADMIN@operated.example.test', '--password-stdin'], { stdin: 'Renewed@123\n' });
+      const [before] = await sql<{ password: string; password_changed: Date }>(
+        db.url,
+        `SELECT password, password_changed FROM core_users WHERE user_email = 'admin@operated.example.test'`,
+      );
+      const res = await cli(db.url, ['user:password', '--app', String(APP), '--email', 'ADMIN@operated.example.test', '--password-stdin'], {
+        stdin: 'Renewed@123\n',
+      });
       expect(res.stderr).toBe('');
       expect(res.code).toBe(0);
-      expect(JSON.parse(res.stdout)).toEqual({ appID: APP, table: 'core_users', id: 11, email: 'admin@operated.example.test', role: 'admin', firstname: null, lastname: null, passwordChanged: true });
-      const [after] = await sql<{ password: string; password_changed: Date }>(db.url, 'SELECT password, password_changed FROM core_users WHERE id = 11');
+      expect(JSON.parse(res.stdout)).toEqual({
+        appID: APP,
+        table: 'core_users',
+        id: 11,
+        email: 'admin@operated.example.test',
+        role: 'admin',
+        firstname: null,
+        lastname: null,
+        passwordChanged: true,
+      });
+      const [after] = await sql<{ password: string; password_changed: Date }>(
+        db.url,
+        'SELECT password, password_changed FROM core_users WHERE id = 11',
+      );
       expect(await bcrypt.compare('Renewed@123', after.password)).toBe(true);
       expect(after.password_changed.getTime()).toBeGreaterThan(before.password_changed.getTime());
     });
 
     it.each([
-      [['--email', 'admin@operated.example.test', '--password', 'short'], 1, /^Password does not meet security requirements: it needs at least 8 characters/],
-      [['--email', 'nobody@operated.example.test', '--password', 'Good@12345'], 1, /^No account with email "nobody@operated.example.test" in core_users of app 801$/],
+      [
+        ['--email', 'admin@operated.example.test', '--password', 'short'],
+        1,
+        /^Password does not meet security requirements: it needs at least 8 characters/,
+      ],
+      [
+        ['--email', 'nobody@operated.example.test', '--password', 'Good@12345'],
+        1,
+        /^No account with email "nobody@operated.example.test" in core_users of app 801$/,
+      ],
       [['--email', 'admin@operated.example.test', '--password', 'Good@12345', '--password-stdin'], 2, /not both/],
       [['--password', 'Good@12345'], 2, /--email is required/],
     ])('refuses bad input and changes nothing (%#)', async (args, code, message) => {
@@ -168,10 +287,19 @@ describe('the operator commands (npm run cli)', () => {
       expect(res.code).toBe(0);
       const list = JSON.parse(res.stdout) as Record<string, unknown>[];
       const tenant = list.find((t) => t.appID === APP)!;
-      expect(tenant).toMatchObject({ name: 'Operated', domain: 'operated.example.test', currency: 'aud', payment_test_mode: false, email_from: 'shop@operated.example.test', _id: expect.any(String), appKey: expect.any(String) });
+      expect(tenant).toMatchObject({
+        name: 'Operated',
+        domain: 'operated.example.test',
+        currency: 'aud',
+        payment_test_mode: false,
+        email_from: 'shop@operated.example.test',
+        _id: expect.any(String),
+        appKey: expect.any(String),
+      });
       expect(tenant.secrets_set).toEqual(['payment_test_private_key', 'payment_webhook_secret']);
       expect(list.map((t) => t.appID)).toEqual(expect.arrayContaining([APP, OTHER]));
-      for (const secret of ['payment_test_private_key', 'payment_live_private_key', 'payment_webhook_secret', 'vapid_private_key']) expect(Object.keys(tenant)).not.toContain(secret);
+      for (const secret of ['payment_test_private_key', 'payment_live_private_key', 'payment_webhook_secret', 'vapid_private_key'])
+        expect(Object.keys(tenant)).not.toContain(secret);
       expect(res.stdout).not.toMatch(/sk_test_operated_secret|whsec_operated_secret/);
 
       const one = await cli(db.url, ['tenant:list', '--app', String(OTHER)]);
@@ -187,24 +315,68 @@ describe('the operator commands (npm run cli)', () => {
   describe('tenant:update', () => {
     it('changes columns, secrets included, and prints the tenant without them', async () => {
       const res = await cli(db.url, [
-        'tenant:update', '--app', String(APP),
-        '--currency', 'EUR', '--payment-test-mode', 'true', '--payment-live-private-key', 'sk_live_operated_new', '--payment-live-public-key', 'pk_live_operated',
-        '--email-from', 'Operated Shop <orders@operated.example.test>', '--email-cc', '11', '--logo', '',
+        'tenant:update',
+        '--app',
+        String(APP),
+        '--currency',
+        'EUR',
+        '--payment-test-mode',
+        'true',
+        '--payment-live-private-key',
+        'sk_live_operated_new',
+        '--payment-live-public-key',
+        'pk_live_operated',
+        '--email-from',
+        'Operated Shop <orders@operated.example.test>',
+        '--email-cc',
+        '11',
+        '--logo',
+        '',
       ]);
       expect(res.stderr).toBe('');
       expect(res.code).toBe(0);
       const out = JSON.parse(res.stdout);
-      expect(out.changed).toEqual(['email_from', 'email_cc', 'currency', 'payment_test_mode', 'payment_live_private_key', 'payment_live_public_key', 'logo']);
-      expect(out.tenant).toMatchObject({ appID: APP, currency: 'eur', payment_test_mode: true, payment_live_public_key: 'pk_live_operated', email_from: 'Operated Shop <orders@operated.example.test>', email_cc: 11, logo: null });
+      expect(out.changed).toEqual([
+        'email_from',
+        'email_cc',
+        'currency',
+        'payment_test_mode',
+        'payment_live_private_key',
+        'payment_live_public_key',
+        'logo',
+      ]);
+      expect(out.tenant).toMatchObject({
+        appID: APP,
+        currency: 'eur',
+        payment_test_mode: true,
+        payment_live_public_key: 'pk_live_operated',
+        email_from: 'Operated Shop <orders@operated.example.test>',
+        email_cc: 11,
+        logo: null,
+      });
       expect(out.tenant.secrets_set).toEqual(['payment_test_private_key', 'payment_live_private_key', 'payment_webhook_secret']);
       expect(res.stdout).not.toContain('sk_live_operated_new');
-      const [row] = await sql(db.url, 'SELECT currency, payment_test_mode, payment_live_private_key, email_cc, logo FROM core_sites WHERE id = $1', [APP]);
-      expect(row).toEqual({ currency: 'eur', payment_test_mode: true, payment_live_private_key: 'sk_live_operated_new', email_cc: 11, logo: null });
+      const [row] = await sql(
+        db.url,
+        'SELECT currency, payment_test_mode, payment_live_private_key, email_cc, logo FROM core_sites WHERE id = $1',
+        [APP],
+      );
+      expect(row).toEqual({
+        currency: 'eur',
+        payment_test_mode: true,
+        payment_live_private_key: 'sk_live_operated_new',
+        email_cc: 11,
+        logo: null,
+      });
     });
 
     it.each([
       [['--name', 'Renamed', '--currency', 'xyz'], 1, /^--currency must be an ISO 4217 currency code/],
-      [['--name', 'Renamed', '--payment-test-private-key', 'sk_live_wrong_place'], 1, /^--payment-test-private-key must be a test secret key, sk_test_… or rk_test_…$/],
+      [
+        ['--name', 'Renamed', '--payment-test-private-key', 'sk_live_wrong_place'],
+        1,
+        /^--payment-test-private-key must be a test secret key, sk_test_… or rk_test_…$/,
+      ],
       [['--domain', 'other-operated.example.test'], 1, /^A tenant with domain "other-operated.example.test" already exists$/],
       [['--domain', 'not a domain'], 1, /is not a valid domain name/],
       [['--name', ''], 1, /^--name cannot be empty$/],
@@ -222,7 +394,10 @@ describe('the operator commands (npm run cli)', () => {
     });
 
     it('refuses an unknown app', async () => {
-      expect(refusal(await cli(db.url, ['tenant:update', '--app', '999999', '--name', 'X']))).toEqual({ code: 1, message: 'App 999999 not found' });
+      expect(refusal(await cli(db.url, ['tenant:update', '--app', '999999', '--name', 'X']))).toEqual({
+        code: 1,
+        message: 'App 999999 not found',
+      });
     });
   });
 
@@ -230,9 +405,31 @@ describe('the operator commands (npm run cli)', () => {
     it('prints .env lines that a production start accepts', async () => {
       const res = await cli(db.url, ['secrets:generate']);
       expect(res.code).toBe(0);
-      const values = Object.fromEntries(res.stdout.trim().split('\n').map((line) => line.split(/=(.*)/s).slice(0, 2)));
-      expect(Object.keys(values)).toEqual(['JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET', 'ENCRYPTION_KEY', 'ENCRYPTION_IV', 'IDP_COOKIE_PASSWORD', 'VAPID_PUBLIC_KEY', 'VAPID_PRIVATE_KEY']);
-      const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: db.url, SMTP_URL: 'smtp://smtp.example.test', SMS_WEBHOOK_URL: 'https://sms.example.test', IDP_CLIENT_ID: 'c', IDP_ISSUER_URL: 'https://idp.example.test', IDP_REDIRECT_URI: 'https://api.example.test', ...values });
+      const values = Object.fromEntries(
+        res.stdout
+          .trim()
+          .split('\n')
+          .map((line) => line.split(/=(.*)/s).slice(0, 2)),
+      );
+      expect(Object.keys(values)).toEqual([
+        'JWT_ACCESS_SECRET',
+        'JWT_REFRESH_SECRET',
+        'ENCRYPTION_KEY',
+        'ENCRYPTION_IV',
+        'IDP_COOKIE_PASSWORD',
+        'VAPID_PUBLIC_KEY',
+        'VAPID_PRIVATE_KEY',
+      ]);
+      const config = loadConfig({
+        NODE_ENV: 'production',
+        DATABASE_URL: db.url,
+        SMTP_URL: 'smtp://smtp.example.test',
+        SMS_WEBHOOK_URL: 'https://sms.example.test',
+        IDP_CLIENT_ID: 'c',
+        IDP_ISSUER_URL: 'https://idp.example.test',
+        IDP_REDIRECT_URI: 'https://api.example.test',
+        ...values,
+      });
       expect(config.encryption.key).toHaveLength(32);
       expect(config.encryption.iv).toHaveLength(16);
       expect(config.idp.cookiePassword).toBe(values.IDP_COOKIE_PASSWORD);
@@ -266,7 +463,11 @@ describe('the operator commands (npm run cli)', () => {
         const reverted = await cli(other.url, ['migrate:revert']);
         expect(reverted.stderr).toBe('');
         expect([reverted.code, JSON.parse(reverted.stdout)]).toEqual([0, { reverted: [newest] }]);
-        expect(JSON.parse((await cli(other.url, ['migrate:status'])).stdout)).toEqual({ applied: names.slice(0, -1), pending: [newest], unknown: [] });
+        expect(JSON.parse((await cli(other.url, ['migrate:status'])).stdout)).toEqual({
+          applied: names.slice(0, -1),
+          pending: [newest],
+          unknown: [],
+        });
 
         const tooMany = refusal(await cli(other.url, ['migrate:revert', '--count', '100']));
         expect(tooMany).toEqual({ code: 1, message: `Only ${names.length - 1} migration(s) are applied: cannot revert 100` });
@@ -301,14 +502,23 @@ describe('the operator commands (npm run cli)', () => {
       otherFailed = await mail(OTHER, 'Failed', 5, 'Elsewhere');
     });
 
-    it('mail:failed lists the app\'s Failed mails, newest first, without bodies', async () => {
+    it("mail:failed lists the app's Failed mails, newest first, without bodies", async () => {
       const res = await cli(db.url, ['mail:failed', '--app', String(APP), '--limit', '2']);
       expect(res.code).toBe(0);
       const out = JSON.parse(res.stdout);
       expect(out).toEqual({
         appID: APP,
         total: 3,
-        mails: [failed[2], failed[1]].map((id) => ({ id, app_id: APP, event: 'welcome', email: 'to@example.test', subject: expect.any(String), attempts: 5, last_error: '550 mailbox unavailable', created: expect.any(String) })),
+        mails: [failed[2], failed[1]].map((id) => ({
+          id,
+          app_id: APP,
+          event: 'welcome',
+          email: 'to@example.test',
+          subject: expect.any(String),
+          attempts: 5,
+          last_error: '550 mailbox unavailable',
+          created: expect.any(String),
+        })),
       });
       expect(res.stdout).not.toContain('<p>Hi</p>');
       expect(refusal(await cli(db.url, ['mail:failed', '--app', '999999']))).toEqual({ code: 1, message: 'App 999999 not found' });
@@ -338,14 +548,23 @@ describe('the operator commands (npm run cli)', () => {
         const one = await cli(db.url, ['mail:retry', '--id', String(failed[0])]);
         expect(one.stderr).toBe('');
         expect([one.code, JSON.parse(one.stdout)]).toEqual([0, { appID: APP, retried: [failed[0]] }]);
-        await waitFor(async () => (await sql(db.url, 'SELECT status FROM core_notification_log WHERE id = $1', [failed[0]]))[0].status === 'Sent');
+        await waitFor(
+          async () => (await sql(db.url, 'SELECT status FROM core_notification_log WHERE id = $1', [failed[0]]))[0].status === 'Sent',
+        );
         expect(smtp.mails.map((m) => m.parsed.subject)).toEqual(['First']);
 
         const all = await cli(db.url, ['mail:retry', '--app', String(APP), '--all']);
         expect([all.code, JSON.parse(all.stdout)]).toEqual([0, { appID: APP, retried: [failed[1], failed[2]] }]);
         await waitFor(() => smtp.mails.length === 3);
-        const rows = await sql<{ id: number; status: string; attempts: number }>(db.url, 'SELECT id, status, attempts FROM core_notification_log ORDER BY id');
-        expect(rows.filter((r) => failed.includes(r.id)).map((r) => [r.status, r.attempts])).toEqual([['Sent', 1], ['Sent', 1], ['Sent', 1]]);
+        const rows = await sql<{ id: number; status: string; attempts: number }>(
+          db.url,
+          'SELECT id, status, attempts FROM core_notification_log ORDER BY id',
+        );
+        expect(rows.filter((r) => failed.includes(r.id)).map((r) => [r.status, r.attempts])).toEqual([
+          ['Sent', 1],
+          ['Sent', 1],
+          ['Sent', 1],
+        ]);
         // Another app's failed mail stays as it was.
         expect(rows.find((r) => r.id === otherFailed)).toMatchObject({ status: 'Failed', attempts: 5 });
         expect(JSON.parse((await cli(db.url, ['mail:retry', '--app', String(APP), '--all'])).stdout)).toEqual({ appID: APP, retried: [] });

@@ -13,8 +13,11 @@ const NODE = process.execPath;
 /** Runs the built CLI (`node dist/src/cli.js`, what `npm run cli --` runs) against `url`. */
 function cli(url: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(NODE, [join(ROOT, 'dist/src/cli.js'), ...args], { env: { ...process.env, ...TEST_ENV, DATABASE_URL: url } }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      NODE,
+      [join(ROOT, 'dist/src/cli.js'), ...args],
+      { env: { ...process.env, ...TEST_ENV, DATABASE_URL: url } },
+      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -73,7 +76,10 @@ describe('npm run cli', () => {
       'seed',
       fixtureFile({
         site: { id: 501, name: 'Seeded', domain: 'seeded.example.test', disable_email: false },
-        tables: { core_folders: [{ id: 11, name: 'A' }, { name: 'B' }], core_related: [{ parent_table: 'core_folders', parent_id: 11, name: 'core_users', linked: 1 }] },
+        tables: {
+          core_folders: [{ id: 11, name: 'A' }, { name: 'B' }],
+          core_related: [{ parent_table: 'core_folders', parent_id: 11, name: 'core_users', linked: 1 }],
+        },
       }),
     ]);
     expect(res.stderr).toBe('');
@@ -87,9 +93,15 @@ describe('npm run cli', () => {
 
   it.each([
     [{ site: { name: 'X', domain: 'x1.example.test' }, tables: { core_nope: [{ a: 1 }] } }, 'Unknown table "core_nope"'],
-    [{ site: { name: 'X', domain: 'x2.example.test' }, tables: { core_folders: [{ name: 'ok' }, { nmae: 'typo' }] } }, 'Unknown column "nmae" in table "core_folders"'],
+    [
+      { site: { name: 'X', domain: 'x2.example.test' }, tables: { core_folders: [{ name: 'ok' }, { nmae: 'typo' }] } },
+      'Unknown column "nmae" in table "core_folders"',
+    ],
     [{ site: { name: 'X', domain: 'x3.example.test', colour9: 'red' } }, 'Unknown column "colour9" in table "core_sites"'],
-    [{ site: { name: 'X', domain: 'x4.example.test' }, tables: { typeorm_migrations: [{ name: 'x' }] } }, 'Unknown table "typeorm_migrations"'],
+    [
+      { site: { name: 'X', domain: 'x4.example.test' }, tables: { typeorm_migrations: [{ name: 'x' }] } },
+      'Unknown table "typeorm_migrations"',
+    ],
     [{ tables: {} }, '"site" must be an object'],
   ])('seed fails whole, naming what is wrong, and writes nothing (%#)', async (fixture, message) => {
     const before = [await count(db.url, 'core_sites'), await count(db.url, 'core_folders')];
@@ -122,9 +134,14 @@ describe('npm run cli', () => {
     const client = new Client({ connectionString: db.url });
     await client.connect();
     try {
-      const [{ id: appId }] = (await client.query(`INSERT INTO core_sites (name, domain) VALUES ('Queue', 'queue.example.test') RETURNING id`)).rows;
+      const [{ id: appId }] = (
+        await client.query(`INSERT INTO core_sites (name, domain) VALUES ('Queue', 'queue.example.test') RETURNING id`)
+      ).rows;
       const [{ id }] = (
-        await client.query(`INSERT INTO core_notification_log (app_id, event, email, email_from, subject, body) VALUES ($1, 'x', 'to@example.test', 'from@example.test', 'S', 'B') RETURNING id`, [appId])
+        await client.query(
+          `INSERT INTO core_notification_log (app_id, event, email, email_from, subject, body) VALUES ($1, 'x', 'to@example.test', 'from@example.test', 'S', 'B') RETURNING id`,
+          [appId],
+        )
       ).rows;
       const res = await cli(db.url, ['tenant:create', '--name', 'Quiet', '--domain', 'quiet.example.test']);
       expect(res.code).toBe(0);

@@ -26,11 +26,14 @@ describe('configuration', () => {
     expect(config.jwt.refreshTtlSeconds).toBe(2592000);
   });
 
-  it.each(['JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET', 'ENCRYPTION_KEY', 'ENCRYPTION_IV'])('refuses to start in production without %s, naming it', (name) => {
-    const env: Record<string, string | undefined> = { ...PRODUCTION, [name]: undefined };
-    expect(() => loadConfig(env)).toThrow(ConfigError);
-    expect(() => loadConfig(env)).toThrow(new RegExp(`${name} is required in production`));
-  });
+  it.each(['JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET', 'ENCRYPTION_KEY', 'ENCRYPTION_IV'])(
+    'refuses to start in production without %s, naming it',
+    (name) => {
+      const env: Record<string, string | undefined> = { ...PRODUCTION, [name]: undefined };
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env)).toThrow(new RegExp(`${name} is required in production`));
+    },
+  );
 
   it.each([
     ['JWT_ACCESS_SECRET', 'change-me-change-me-change-me-change-me'],
@@ -73,7 +76,10 @@ describe('configuration', () => {
   it('accepts keys as hex, base64 or 32/16 raw characters', () => {
     const hex = loadConfig({ ENCRYPTION_KEY: '00'.repeat(32), ENCRYPTION_IV: '11'.repeat(16) });
     const raw = loadConfig({ ENCRYPTION_KEY: 'k'.repeat(32), ENCRYPTION_IV: 'v'.repeat(16) });
-    const b64 = loadConfig({ ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), ENCRYPTION_IV: Buffer.alloc(16, 9).toString('base64') });
+    const b64 = loadConfig({
+      ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      ENCRYPTION_IV: Buffer.alloc(16, 9).toString('base64'),
+    });
     expect(hex.encryption.key.equals(Buffer.alloc(32, 0))).toBe(true);
     expect(raw.encryption.iv.toString()).toBe('v'.repeat(16));
     expect(b64.encryption.key.equals(Buffer.alloc(32, 7))).toBe(true);
@@ -89,7 +95,12 @@ describe('development secrets file', () => {
     expect(second.jwt.accessSecret).toBe(first.jwt.accessSecret);
     expect(first.warnings).toEqual([expect.stringMatching(/Development secrets from .*dev-secrets\.json/)]);
     expect(statSync(join(dir, 'dev-secrets.json')).mode & 0o777).toBe(0o600);
-    expect(Object.keys(JSON.parse(readFileSync(join(dir, 'dev-secrets.json'), 'utf8'))).sort()).toEqual(['ENCRYPTION_IV', 'ENCRYPTION_KEY', 'JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET']);
+    expect(Object.keys(JSON.parse(readFileSync(join(dir, 'dev-secrets.json'), 'utf8'))).sort()).toEqual([
+      'ENCRYPTION_IV',
+      'ENCRYPTION_KEY',
+      'JWT_ACCESS_SECRET',
+      'JWT_REFRESH_SECRET',
+    ]);
   });
 
   it('keeps secrets that are set, and never applies in production', () => {
@@ -102,15 +113,25 @@ describe('development secrets file', () => {
 
 describe('configuration: fair shares and timeouts', () => {
   it('gives each tenant half the pool and a headers timeout within the request timeout by default', () => {
-    expect(loadConfig({}).database).toEqual({ poolSize: 10, statementTimeoutMs: 5000, tenantMaxConnections: 5, tenantQueue: 100, tenantQueueWaitMs: 5000 });
+    expect(loadConfig({}).database).toEqual({
+      poolSize: 10,
+      statementTimeoutMs: 5000,
+      tenantMaxConnections: 5,
+      tenantQueue: 100,
+      tenantQueueWaitMs: 5000,
+    });
     expect(loadConfig({ DB_POOL_SIZE: '3' }).database.tenantMaxConnections).toBe(1);
     expect(loadConfig({}).http).toEqual({ requestTimeoutMs: 30000, headersTimeoutMs: 10000, keepAliveTimeoutMs: 72000 });
     expect(loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '2000' }).http.headersTimeoutMs).toBe(2000);
   });
 
   it('refuses a tenant share larger than the pool and a headers timeout longer than the request timeout', () => {
-    expect(() => loadConfig({ DB_POOL_SIZE: '4', DB_TENANT_MAX_CONNECTIONS: '5' })).toThrow(/DB_TENANT_MAX_CONNECTIONS must be an integer between 1 and 4/);
-    expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '6000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS must be an integer between 1000 and 5000/);
+    expect(() => loadConfig({ DB_POOL_SIZE: '4', DB_TENANT_MAX_CONNECTIONS: '5' })).toThrow(
+      /DB_TENANT_MAX_CONNECTIONS must be an integer between 1 and 4/,
+    );
+    expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '6000' })).toThrow(
+      /HTTP_HEADERS_TIMEOUT_MS must be an integer between 1000 and 5000/,
+    );
   });
 });
 
@@ -126,16 +147,24 @@ describe('configuration: safe by default in production', () => {
   };
 
   it('refuses to start in production without SMTP_URL, naming it, unless MAIL_TO_FILES accepts the files (with a warning)', () => {
-    expect(errorOf({ ...PRODUCTION, SMTP_URL: undefined })).toMatch(/^Invalid configuration: SMTP_URL is required in production .*MAIL_TO_FILES=true/);
+    expect(errorOf({ ...PRODUCTION, SMTP_URL: undefined })).toMatch(
+      /^Invalid configuration: SMTP_URL is required in production .*MAIL_TO_FILES=true/,
+    );
     expect(errorOf({ ...PRODUCTION, SMTP_URL: undefined })).not.toMatch(/\n/);
     const accepted = loadConfig({ ...PRODUCTION, SMTP_URL: undefined, MAIL_TO_FILES: 'true', DATA_DIR: '/var/lib/platform' });
     expect(accepted.smtpUrl).toBeNull();
-    expect(accepted.warnings).toEqual([expect.stringMatching(/^Production instance writes mail as \.eml files in \/var\/lib\/platform\/outbox \(MAIL_TO_FILES=true\): nothing of it is sent$/)]);
+    expect(accepted.warnings).toEqual([
+      expect.stringMatching(
+        /^Production instance writes mail as \.eml files in \/var\/lib\/platform\/outbox \(MAIL_TO_FILES=true\): nothing of it is sent$/,
+      ),
+    ]);
     expect(() => loadConfig({ ...PRODUCTION, MAIL_TO_FILES: 'maybe' })).toThrow(/MAIL_TO_FILES must be true or false/);
   });
 
   it('refuses to start in production without SMS_WEBHOOK_URL, naming it, unless SMS_TO_FILES accepts the files (with a warning)', () => {
-    expect(errorOf({ ...PRODUCTION, SMS_WEBHOOK_URL: undefined })).toMatch(/^Invalid configuration: SMS_WEBHOOK_URL is required in production .*SMS_TO_FILES=true/);
+    expect(errorOf({ ...PRODUCTION, SMS_WEBHOOK_URL: undefined })).toMatch(
+      /^Invalid configuration: SMS_WEBHOOK_URL is required in production .*SMS_TO_FILES=true/,
+    );
     const accepted = loadConfig({ ...PRODUCTION, SMS_WEBHOOK_URL: undefined, SMS_TO_FILES: 'true', DATA_DIR: '/var/lib/platform' });
     expect(accepted.warnings).toEqual([expect.stringMatching(/SMS as files in \/var\/lib\/platform\/sms \(SMS_TO_FILES=true\)/)]);
     const both = errorOf({ ...PRODUCTION, SMTP_URL: undefined, SMS_WEBHOOK_URL: undefined });
@@ -143,7 +172,12 @@ describe('configuration: safe by default in production', () => {
   });
 
   it('writes mail and SMS to files outside production without being asked (and without a warning)', () => {
-    const config = loadConfig({ JWT_ACCESS_SECRET: 'a'.repeat(40), JWT_REFRESH_SECRET: 'b'.repeat(40), ENCRYPTION_KEY: '1'.repeat(64), ENCRYPTION_IV: '2'.repeat(32) });
+    const config = loadConfig({
+      JWT_ACCESS_SECRET: 'a'.repeat(40),
+      JWT_REFRESH_SECRET: 'b'.repeat(40),
+      ENCRYPTION_KEY: '1'.repeat(64),
+      ENCRYPTION_IV: '2'.repeat(32),
+    });
     expect([config.smtpUrl, config.smsWebhookUrl, config.warnings]).toEqual([null, null, []]);
   });
 
@@ -154,17 +188,36 @@ describe('configuration: safe by default in production', () => {
     expect(loadConfig({ ...PRODUCTION, DOCS_ENABLED: 'true' }).docsEnabled).toBe(true);
   });
 
-  it('lets any origin read answers outside production by default, none in production but the apps\' domains', () => {
+  it("lets any origin read answers outside production by default, none in production but the apps' domains", () => {
     expect(loadConfig({}).cors).toEqual({ anyOrigin: true, origins: [], appDomains: true });
     expect(loadConfig(PRODUCTION).cors).toEqual({ anyOrigin: false, origins: [], appDomains: true });
-    expect(loadConfig({ CORS_ORIGINS: 'http://localhost:5173' }).cors).toEqual({ anyOrigin: false, origins: ['http://localhost:5173'], appDomains: true });
-    expect(loadConfig({ ...PRODUCTION, CORS_ORIGINS: '*', CORS_APP_DOMAINS: 'false' }).cors).toEqual({ anyOrigin: true, origins: [], appDomains: false });
+    expect(loadConfig({ CORS_ORIGINS: 'http://localhost:5173' }).cors).toEqual({
+      anyOrigin: false,
+      origins: ['http://localhost:5173'],
+      appDomains: true,
+    });
+    expect(loadConfig({ ...PRODUCTION, CORS_ORIGINS: '*', CORS_APP_DOMAINS: 'false' }).cors).toEqual({
+      anyOrigin: true,
+      origins: [],
+      appDomains: false,
+    });
   });
 
   it('reads CORS_ORIGINS as a list of origins, as browsers write them, and refuses anything else', () => {
-    const config = loadConfig({ ...PRODUCTION, CORS_ORIGINS: ' https://Shop.Example.com, https://admin.example.com:8443/ ,http://localhost:3001,https://x.example.com:443' });
-    expect(config.cors.origins).toEqual(['https://shop.example.com', 'https://admin.example.com:8443', 'http://localhost:3001', 'https://x.example.com']);
-    const message = errorOf({ ...PRODUCTION, CORS_ORIGINS: 'https://ok.example.com,shop.example.com,https://a.example.com/app,ftp://f.example.com' });
+    const config = loadConfig({
+      ...PRODUCTION,
+      CORS_ORIGINS: ' https://Shop.Example.com, https://admin.example.com:8443/ ,http://localhost:3001,https://x.example.com:443',
+    });
+    expect(config.cors.origins).toEqual([
+      'https://shop.example.com',
+      'https://admin.example.com:8443',
+      'http://localhost:3001',
+      'https://x.example.com',
+    ]);
+    const message = errorOf({
+      ...PRODUCTION,
+      CORS_ORIGINS: 'https://ok.example.com,shop.example.com,https://a.example.com/app,ftp://f.example.com',
+    });
     expect(message).toMatch(/CORS_ORIGINS: "shop\.example\.com" is not an origin/);
     expect(message).toMatch(/CORS_ORIGINS: "https:\/\/a\.example\.com\/app" is not an origin/);
     expect(message).toMatch(/CORS_ORIGINS: "ftp:\/\/f\.example\.com" is not an origin/);

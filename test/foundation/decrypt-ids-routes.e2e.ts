@@ -21,7 +21,8 @@ function idFields(type: Constructor, depth = 0): string[] {
     if (rule.name !== 'isObject' && rule.type !== 'nestedValidation') continue;
     const declared: unknown = Reflect.getMetadata('design:type', type.prototype, name);
     if (declared === Object) out.add(name);
-    else if (typeof declared === 'function' && declared !== Array && depth < 5) for (const inner of idFields(declared as Constructor, depth + 1)) out.add(`${name}.${inner}`);
+    else if (typeof declared === 'function' && declared !== Array && depth < 5)
+      for (const inner of idFields(declared as Constructor, depth + 1)) out.add(`${name}.${inner}`);
   }
   return [...out];
 }
@@ -38,10 +39,14 @@ function routes(t: TestApp): { route: string; idFields: string[]; decrypts: bool
         if (name === 'constructor' || Reflect.getMetadata(METHOD_METADATA, handler) === undefined) continue;
         const args: Record<string, { index: number }> = Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) ?? {};
         const bodyArg = Object.entries(args).find(([key]) => key.startsWith(`${RouteParamtypes.BODY}:`));
-        const bodyType: Constructor | undefined = bodyArg && Reflect.getMetadata('design:paramtypes', controller.prototype, name)[bodyArg[1].index];
+        const bodyType: Constructor | undefined =
+          bodyArg && Reflect.getMetadata('design:paramtypes', controller.prototype, name)[bodyArg[1].index];
         const onHandler: unknown[] = Reflect.getMetadata(INTERCEPTORS_METADATA, handler) ?? [];
         out.push({
-          route: [Reflect.getMetadata(PATH_METADATA, controller), Reflect.getMetadata(PATH_METADATA, handler)].map(firstPath).filter(Boolean).join('/'),
+          route: [Reflect.getMetadata(PATH_METADATA, controller), Reflect.getMetadata(PATH_METADATA, handler)]
+            .map(firstPath)
+            .filter(Boolean)
+            .join('/'),
           idFields: bodyType ? idFields(bodyType) : [],
           decrypts: [...onClass, ...onHandler].includes(DecryptIdsInterceptor),
         });
@@ -63,9 +68,20 @@ describe('Routes that take encrypted ids', () => {
   it('all decrypt them, and the light routes do not pay for it', () => {
     const all = routes(t);
     const taking = all.filter((r) => r.idFields.length > 0);
-    expect(taking.map((r) => r.route)).toEqual(expect.arrayContaining(['ecommerce/checkout', 'ecommerce/addCart', 'ecommerce/getOrder', 'content/edit', 'content/rollback', 'message/notification']));
+    expect(taking.map((r) => r.route)).toEqual(
+      expect.arrayContaining([
+        'ecommerce/checkout',
+        'ecommerce/addCart',
+        'ecommerce/getOrder',
+        'content/edit',
+        'content/rollback',
+        'message/notification',
+      ]),
+    );
     expect(taking.filter((r) => !r.decrypts)).toEqual([]);
-    const light = all.filter((r) => ['getApp', 'getDataRows', 'ecommerce/validateToken', 'auth/login'].some((path) => r.route.endsWith(path)));
+    const light = all.filter((r) =>
+      ['getApp', 'getDataRows', 'ecommerce/validateToken', 'auth/login'].some((path) => r.route.endsWith(path)),
+    );
     expect(light.length).toBeGreaterThanOrEqual(4);
     expect(light.filter((r) => r.decrypts)).toEqual([]);
   });

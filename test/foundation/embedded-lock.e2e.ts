@@ -20,14 +20,23 @@ interface Running {
 
 /** Starts the built service (`node dist/src/main.js`) on the embedded database in `dataDir`. */
 async function start(dataDir: string, port: number): Promise<Running> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], { env: embeddedEnv(dataDir, { PORT: String(port), HOST: '127.0.0.1' }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
+    env: embeddedEnv(dataDir, { PORT: String(port), HOST: '127.0.0.1' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   child.stdout!.on('data', (chunk) => lines.push(...String(chunk).split('\n').filter(Boolean)));
   child.stderr!.on('data', (chunk) => lines.push(...String(chunk).split('\n').filter(Boolean)));
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`service exited: ${lines.join('\n')}`);
-    if (await fetch(`${url}/health/ready`).then((r) => r.ok, () => false)) return { child, lines, url };
+    if (
+      await fetch(`${url}/health/ready`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return { child, lines, url };
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('service did not start');
@@ -73,7 +82,11 @@ describe('the embedded database has one writer', () => {
       expect(refused.code).toBe(1);
       expect(refused.stdout).toBe('');
       const { message } = JSON.parse(refused.stderr.split('\n')[0]);
-      expect(message).toMatch(new RegExp(`^The embedded database in DATA_DIR .* is in use by the running server \\(pid ${server.child.pid}\\); it has one writer\\. Stop it first, or run both against PostgreSQL \\(DATABASE_URL\\)`));
+      expect(message).toMatch(
+        new RegExp(
+          `^The embedded database in DATA_DIR .* is in use by the running server \\(pid ${server.child.pid}\\); it has one writer\\. Stop it first, or run both against PostgreSQL \\(DATABASE_URL\\)`,
+        ),
+      );
       // Reading commands too: the embedded database lives inside the server's process.
       expect((await cli(dataDir, ['tenant:list'])).code).toBe(1);
       // The server kept its lock and carries on.
@@ -111,7 +124,9 @@ describe('the embedded database has one writer', () => {
     writeFileSync(lockFile, JSON.stringify({ pid: process.pid, holder: 'seed', since: new Date().toISOString() }));
     const server = await run('dist/src/main.js', dataDir, []);
     expect(server.code).toBe(1);
-    expect(server.stderr.trim()).toMatch(new RegExp(`^The embedded database in DATA_DIR .* is in use by the running command "seed" \\(pid ${process.pid}\\)`));
+    expect(server.stderr.trim()).toMatch(
+      new RegExp(`^The embedded database in DATA_DIR .* is in use by the running command "seed" \\(pid ${process.pid}\\)`),
+    );
     expect(JSON.parse(readFileSync(lockFile, 'utf8')).pid).toBe(process.pid);
   }, 120_000);
 });

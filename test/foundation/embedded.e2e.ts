@@ -25,7 +25,13 @@ async function start(dataDir: string, port: number): Promise<Running> {
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`service exited: ${lines.join('\n')}`);
-    if (await fetch(`${url}/health/ready`).then((r) => r.ok, () => false)) return { child, lines, url };
+    if (
+      await fetch(`${url}/health/ready`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return { child, lines, url };
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('service did not start');

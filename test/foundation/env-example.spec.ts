@@ -7,7 +7,11 @@ const ROOT = join(__dirname, '..', '..');
 /** The NAME=value lines of .env.example. */
 function example(): Record<string, string> {
   const lines = readFileSync(join(ROOT, '.env.example'), 'utf8').split('\n');
-  return Object.fromEntries(lines.filter((line) => /^[A-Z][A-Z0-9_]*=/.test(line)).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+  return Object.fromEntries(
+    lines
+      .filter((line) => /^[A-Z][A-Z0-9_]*=/.test(line))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
 }
 
 describe('.env.example', () => {
@@ -19,7 +23,12 @@ describe('.env.example', () => {
   });
 
   it('states the defaults: loaded as the environment, it gives the configuration an empty environment gives', () => {
-    const secrets = { JWT_ACCESS_SECRET: 'a'.repeat(40), JWT_REFRESH_SECRET: 'b'.repeat(40), ENCRYPTION_KEY: '1'.repeat(64), ENCRYPTION_IV: '2'.repeat(32) };
+    const secrets = {
+      JWT_ACCESS_SECRET: 'a'.repeat(40),
+      JWT_REFRESH_SECRET: 'b'.repeat(40),
+      ENCRYPTION_KEY: '1'.repeat(64),
+      ENCRYPTION_IV: '2'.repeat(32),
+    };
     const { warnings: _a, ...fromExample } = loadConfig({ ...example(), ...secrets });
     const { warnings: _b, ...fromNothing } = loadConfig({ ...secrets });
     expect(fromExample).toEqual(fromNothing);

@@ -34,7 +34,10 @@ describe('envelopes and errors', () => {
     const res = await t.request('POST', '/getApp', `{"a":${deep}}`, { ...site, 'content-type': 'application/json' });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ status: 'Failed', message: 'Request body is nested deeper than 32 levels' });
-    const strings = await t.request('POST', '/getApp', JSON.stringify({ a: '['.repeat(100) }), { ...site, 'content-type': 'application/json' });
+    const strings = await t.request('POST', '/getApp', JSON.stringify({ a: '['.repeat(100) }), {
+      ...site,
+      'content-type': 'application/json',
+    });
     expect(strings.status).toBe(200);
   });
 
@@ -93,14 +96,23 @@ describe('errors Fastify and Node answer before any route runs, on a real socket
   });
 
   it('routes a long path parameter instead of calling it an unknown route', async () => {
-    const res = await get(`/getApp/${'a'.repeat(300)}.example.test`, 'POST', 'Content-Type: application/json\r\nContent-Length: 2\r\n', '{}');
+    const res = await get(
+      `/getApp/${'a'.repeat(300)}.example.test`,
+      'POST',
+      'Content-Type: application/json\r\nContent-Length: 2\r\n',
+      '{}',
+    );
     expect(res.body.message).not.toMatch(/Route not found/);
   });
 
   it('answers an over-long URL 414, whether Fastify or the HTTP parser meets it', async () => {
     for (const length of [10_000, 20_000, 100_000]) {
       const res = await get(`/health?${'a'.repeat(length)}`);
-      expect({ length, status: res.status, body: res.body }).toEqual({ length, status: 414, body: { status: 'Failed', message: 'URL is too long' } });
+      expect({ length, status: res.status, body: res.body }).toEqual({
+        length,
+        status: 414,
+        body: { status: 'Failed', message: 'URL is too long' },
+      });
     }
   });
 

@@ -23,8 +23,23 @@ describe('POST /getApp', () => {
   it('answers branding, encrypted id, app key and exactly the test public key outside production', async () => {
     const res = await t.post('/getApp', {}, { 'site-id': String(appId) });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['_id', '_publicKey', 'background', 'colour1', 'colour2', 'logo', 'payment_test_public_key', 'splash_logo']);
-    expect(res.body).toMatchObject({ logo: '/img/logo.png', splash_logo: '/img/splash.png', background: '#fff', colour1: '#111', colour2: '#222' });
+    expect(Object.keys(res.body).sort()).toEqual([
+      '_id',
+      '_publicKey',
+      'background',
+      'colour1',
+      'colour2',
+      'logo',
+      'payment_test_public_key',
+      'splash_logo',
+    ]);
+    expect(res.body).toMatchObject({
+      logo: '/img/logo.png',
+      splash_logo: '/img/splash.png',
+      background: '#fff',
+      colour1: '#111',
+      colour2: '#222',
+    });
     expect(res.body.payment_test_public_key).toBe(`pk_test_${appId}`);
     expect(t.get(IdCipher).decryptAppKey(res.body._id)).toBe(appId);
     expect(t.get(IdCipher).decryptAppKey(res.body._publicKey)).toBe(appId);
@@ -60,7 +75,11 @@ describe('POST /getApp', () => {
   it('rejects a non-integer appID naming the field', async () => {
     const res = await t.post('/getApp', { appID: 'seven' });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ status: 'Failed', message: 'Validation error', errors: [{ field: 'appID', message: 'appID must be an integer' }] });
+    expect(res.body).toEqual({
+      status: 'Failed',
+      message: 'Validation error',
+      errors: [{ field: 'appID', message: 'appID must be an integer' }],
+    });
   });
 });
 

@@ -75,7 +75,13 @@ describe('IdCipher', () => {
     };
 
     it("decrypts every _-prefixed body property of the request's app, nested too, and turns bad ones into the unknown id", async () => {
-      const body = { _orderID: cipher.encryptId(7, 9), name: 'x', items: [{ _id: cipher.encryptId(7, 3), qty: 1 }], _bad: 'tampered', _num: 5 };
+      const body = {
+        _orderID: cipher.encryptId(7, 9),
+        name: 'x',
+        items: [{ _id: cipher.encryptId(7, 3), qty: 1 }],
+        _bad: 'tampered',
+        _num: 5,
+      };
       expect(await run(body, 7)).toEqual({ _orderID: 9, name: 'x', items: [{ _id: 3, qty: 1 }], _bad: UNKNOWN_ID, _num: UNKNOWN_ID });
     });
 

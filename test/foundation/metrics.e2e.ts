@@ -13,7 +13,11 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   for (const line of text.split('\n')) {
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!match || match[1] !== name) continue;
-    const have = (match[2] ?? '').split(/,(?=[a-zA-Z_]+=")/).filter(Boolean).sort().join(',');
+    const have = (match[2] ?? '')
+      .split(/,(?=[a-zA-Z_]+=")/)
+      .filter(Boolean)
+      .sort()
+      .join(',');
     if (have === wanted) return Number(match[3]);
   }
   return undefined;
@@ -44,7 +48,9 @@ describe('GET /metrics', () => {
       CONTENT_EXPIRY_TICK_MS: '0',
       RATE_LIMIT_MAX_REQUESTS: String(LIMIT),
     });
-    appId = (await t.seed({ site: siteFixture(), tables: { core_notifications: [{ event: 'welcome', subject: 'Hi', content: '<p>Hi</p>' }] } })).appID;
+    appId = (
+      await t.seed({ site: siteFixture(), tables: { core_notifications: [{ event: 'welcome', subject: 'Hi', content: '<p>Hi</p>' }] } })
+    ).appID;
   });
   afterAll(async () => {
     await t.close();
@@ -54,7 +60,13 @@ describe('GET /metrics', () => {
   let addresses = 0;
   /** A request from its own client address, so that the rate limit (per tenant and address) stays out of the way. */
   const request = (method: string, url: string, body?: string, headers: Record<string, string> = {}) =>
-    t.app.inject({ method: method as 'GET', url, payload: body, headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers }, remoteAddress: `10.0.${Math.floor(++addresses / 250)}.${addresses % 250}` });
+    t.app.inject({
+      method: method as 'GET',
+      url,
+      payload: body,
+      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      remoteAddress: `10.0.${Math.floor(++addresses / 250)}.${addresses % 250}`,
+    });
 
   async function scrape(): Promise<string> {
     const res = await t.app.inject({ method: 'GET', url: '/metrics' });
@@ -70,7 +82,8 @@ describe('GET /metrics', () => {
     expect((await request('POST', '/getApp', '{"appID": 7,', site())).statusCode).toBe(400);
     expect((await request('POST', '/getApp/nowhere.example.test', '{}')).statusCode).toBe(404); // a route's own 404
     expect((await request('POST', '/getApp/elsewhere.example.test', '{}')).statusCode).toBe(404);
-    for (const path of ['/no/such/route', '/wp-admin/setup.php', `/x${'y'.repeat(100)}`]) expect((await request('GET', path)).statusCode).toBe(404);
+    for (const path of ['/no/such/route', '/wp-admin/setup.php', `/x${'y'.repeat(100)}`])
+      expect((await request('GET', path)).statusCode).toBe(404);
     expect((await request('GET', '/getApp/x.example.test')).statusCode).toBe(405);
     expect((await request('HEAD', '/health')).statusCode).toBe(200);
 
@@ -177,7 +190,13 @@ describe('GET /metrics', () => {
   it('counts rate-limit rejections by reason and route', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < LIMIT + 2; i++) {
-      const res = await t.app.inject({ method: 'POST', url: '/getApp', headers: { ...site(), 'content-type': 'application/json' }, payload: '{}', remoteAddress: '203.0.113.9' });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/getApp',
+        headers: { ...site(), 'content-type': 'application/json' },
+        payload: '{}',
+        remoteAddress: '203.0.113.9',
+      });
       statuses.push(res.statusCode);
     }
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
@@ -214,7 +233,11 @@ describe('GET /metrics with METRICS_TOKEN', () => {
   it('requires the token as a bearer', async () => {
     for (const authorization of [undefined, 'Bearer wrong', `Basic ${token}`, `Bearer ${token}x`, 'Bearer']) {
       const res = await t.request('GET', '/metrics', undefined, authorization === undefined ? {} : { authorization });
-      expect({ authorization, status: res.status, body: res.body }).toEqual({ authorization, status: 401, body: { status: 'Failed', message: 'Unauthorized' } });
+      expect({ authorization, status: res.status, body: res.body }).toEqual({
+        authorization,
+        status: 401,
+        body: { status: 'Failed', message: 'Unauthorized' },
+      });
       expect(res.headers['www-authenticate']).toBe('Bearer realm="metrics"');
     }
     const res = await t.request('GET', '/metrics', undefined, { authorization: `Bearer ${token}` });

@@ -52,10 +52,20 @@ describe('the OpenAPI document', () => {
 
   it('declares the security of every operation, with the schemes it defines', () => {
     const schemes = Object.keys(doc.components.securitySchemes);
-    expect(schemes).toEqual(expect.arrayContaining(['site-id', 'bearer', 'admin-bearer', 'customer-bearer', 'webhook-signature', 'metrics-token']));
-    const undeclared = operations(doc).filter(({ op }) => !Array.isArray(op.security)).map(({ name }) => name);
+    expect(schemes).toEqual(
+      expect.arrayContaining(['site-id', 'bearer', 'admin-bearer', 'customer-bearer', 'webhook-signature', 'metrics-token']),
+    );
+    const undeclared = operations(doc)
+      .filter(({ op }) => !Array.isArray(op.security))
+      .map(({ name }) => name);
     expect(undeclared).toEqual([]);
-    const unknown = operations(doc).flatMap(({ name, op }) => (op.security as Json[]).flatMap((alternative) => Object.keys(alternative).filter((s) => !schemes.includes(s)).map((s) => `${name}: ${s}`)));
+    const unknown = operations(doc).flatMap(({ name, op }) =>
+      (op.security as Json[]).flatMap((alternative) =>
+        Object.keys(alternative)
+          .filter((s) => !schemes.includes(s))
+          .map((s) => `${name}: ${s}`),
+      ),
+    );
     expect(unknown).toEqual([]);
     const security = (path: string, method = 'post') => doc.paths[path][method].security;
     expect(security('/auth/login')).toEqual([{ 'site-id': [] }]);
@@ -74,7 +84,11 @@ describe('the OpenAPI document', () => {
   });
 
   it('is the same document when built without a server or a database (as `npm run client:generate` builds it)', async () => {
-    const preview = await NestFactory.create(AppModule.forRoot(t.config, { url: '', embedded: false }), new FastifyAdapter(), { preview: true, logger: false, abortOnError: false });
+    const preview = await NestFactory.create(AppModule.forRoot(t.config, { url: '', embedded: false }), new FastifyAdapter(), {
+      preview: true,
+      logger: false,
+      abortOnError: false,
+    });
     try {
       expect(createOpenApiDocument(preview, t.config)).toEqual(doc);
     } finally {
@@ -103,16 +117,26 @@ describe('the OpenAPI document', () => {
     });
 
     it('refuses a status the operation does not document', () => {
-      expect(contract.check(post('/getApp'), answer(418, { status: 'Failed', message: 'teapot' }))).toEqual([expect.stringMatching(/answered 418, a status its description does not list/)]);
+      expect(contract.check(post('/getApp'), answer(418, { status: 'Failed', message: 'teapot' }))).toEqual([
+        expect.stringMatching(/answered 418, a status its description does not list/),
+      ]);
     });
 
     it('refuses a field the description does not name, a missing or mistyped one, and another media type', () => {
-      expect(contract.check(post('/getApp'), answer(200, { ...app, secret: 'x' }))).toEqual([expect.stringMatching(/must NOT have additional properties \(secret\)/)]);
+      expect(contract.check(post('/getApp'), answer(200, { ...app, secret: 'x' }))).toEqual([
+        expect.stringMatching(/must NOT have additional properties \(secret\)/),
+      ]);
       const { _id: _ignored, ...withoutId } = app;
       expect(contract.check(post('/getApp'), answer(200, withoutId))).toEqual([expect.stringMatching(/must have required property '_id'/)]);
-      expect(contract.check(post('/getApp'), answer(200, { ...app, logo: 12 }))).toEqual([expect.stringMatching(/\/logo must be string,null/)]);
-      expect(contract.check(post('/getApp'), { status: 200, headers: { 'content-type': 'text/html' }, body: '<p>' })).toEqual([expect.stringMatching(/media type text\/html/)]);
-      expect(contract.check(post('/auth/login'), answer(400, { status: 'Error', message: 'Validation error' }))).toEqual([expect.stringMatching(/status must be equal to one of the allowed values/)]);
+      expect(contract.check(post('/getApp'), answer(200, { ...app, logo: 12 }))).toEqual([
+        expect.stringMatching(/\/logo must be string,null/),
+      ]);
+      expect(contract.check(post('/getApp'), { status: 200, headers: { 'content-type': 'text/html' }, body: '<p>' })).toEqual([
+        expect.stringMatching(/media type text\/html/),
+      ]);
+      expect(contract.check(post('/auth/login'), answer(400, { status: 'Error', message: 'Validation error' }))).toEqual([
+        expect.stringMatching(/status must be equal to one of the allowed values/),
+      ]);
     });
 
     it('refuses a 429 without Retry-After', () => {
@@ -123,20 +147,36 @@ describe('the OpenAPI document', () => {
 
     it('refuses a success earned without the credential the security requires', () => {
       const expired = answer(200, { status: 'Success', message: 'Token expired', datetime: new Date().toISOString() });
-      expect(contract.check(post('/ecommerce/expireToken'), expired)).toEqual([expect.stringMatching(/without the credentials its security requires/)]);
+      expect(contract.check(post('/ecommerce/expireToken'), expired)).toEqual([
+        expect.stringMatching(/without the credentials its security requires/),
+      ]);
       expect(contract.check(post('/ecommerce/expireToken', { authorization: 'Bearer x' }), expired)).toEqual([]);
     });
 
     it('holds a request that matches no operation to 404 or 405 in the failure envelope', () => {
       expect(contract.check(post('/nowhere'), answer(404, { status: 'Failed', message: 'Route not found: POST /nowhere' }))).toEqual([]);
-      expect(contract.check({ method: 'GET', url: '/getApp', headers: {} }, answer(405, { status: 'Failed', message: 'Method not allowed: GET /getApp' }, { allow: 'POST' }))).toEqual([]);
-      expect(contract.check(post('/nowhere'), answer(200, { status: 'Success' }))).toEqual([expect.stringMatching(/matches no operation answered 200/)]);
-      expect(contract.check({ method: 'GET', url: '/getApp', headers: {} }, answer(405, { status: 'Failed', message: 'Method not allowed' }))).toEqual([expect.stringMatching(/allow header is missing/)]);
+      expect(
+        contract.check(
+          { method: 'GET', url: '/getApp', headers: {} },
+          answer(405, { status: 'Failed', message: 'Method not allowed: GET /getApp' }, { allow: 'POST' }),
+        ),
+      ).toEqual([]);
+      expect(contract.check(post('/nowhere'), answer(200, { status: 'Success' }))).toEqual([
+        expect.stringMatching(/matches no operation answered 200/),
+      ]);
+      expect(
+        contract.check({ method: 'GET', url: '/getApp', headers: {} }, answer(405, { status: 'Failed', message: 'Method not allowed' })),
+      ).toEqual([expect.stringMatching(/allow header is missing/)]);
     });
 
     it('fails the request of a test whose answer the description does not allow', async () => {
       // A real answer, held to a description it does not meet: the getApp answer checked as sign-out's.
-      const real = await t.app.inject({ method: 'POST', url: '/getApp', headers: { 'site-id': String(appId), 'content-type': 'application/json' }, payload: '{}' });
+      const real = await t.app.inject({
+        method: 'POST',
+        url: '/getApp',
+        headers: { 'site-id': String(appId), 'content-type': 'application/json' },
+        payload: '{}',
+      });
       const problems = contract.check(post('/auth/sign-out'), { status: real.statusCode, headers: real.headers, body: real.body });
       expect(problems).toEqual([expect.stringMatching(/POST \/auth\/sign-out 200: the body does not match its description/)]);
     });
@@ -156,10 +196,18 @@ describe('the OpenAPI document of a production-mode app', () => {
 
   it('has its paths under /api/v2 (except health and metrics), and the contract check matches them there', async () => {
     const doc = (await t.request('GET', '/api/v2/docs/openapi.json')).body;
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v2/getApp', '/api/v2/ecommerce/orderStatus/{id}', '/health', '/metrics']));
-    expect(Object.keys(doc.paths).filter((path) => !path.startsWith('/api/v2/') && !['/health', '/health/ready', '/metrics'].includes(path))).toEqual([]);
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/api/v2/getApp', '/api/v2/ecommerce/orderStatus/{id}', '/health', '/metrics']),
+    );
+    expect(
+      Object.keys(doc.paths).filter((path) => !path.startsWith('/api/v2/') && !['/health', '/health/ready', '/metrics'].includes(path)),
+    ).toEqual([]);
     const contract = ApiContract.of(t.app, t.config);
-    const missing = { status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: 'Failed', message: 'Missing app context: send the site-id header' }) };
+    const missing = {
+      status: 400,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'Failed', message: 'Missing app context: send the site-id header' }),
+    };
     expect(contract.check({ method: 'POST', url: '/api/v2/getApp', headers: {} }, missing)).toEqual([]);
     expect((await t.post('/api/v2/getApp', {})).status).toBe(400);
     expect((await t.request('GET', '/health')).status).toBe(200);

@@ -107,7 +107,10 @@ describe('graceful shutdown with background work in flight', () => {
   /** Whether `closing` is still pending after `ms`. */
   async function stillClosing(closing: Promise<unknown>, ms = 300): Promise<boolean> {
     let done = false;
-    void closing.then(() => (done = true), () => (done = true));
+    void closing.then(
+      () => (done = true),
+      () => (done = true),
+    );
     await new Promise((r) => setTimeout(r, ms));
     return !done;
   }
@@ -132,9 +135,21 @@ describe('graceful shutdown with background work in flight', () => {
     await new Promise<void>((resolve) => smtp.listen(smtpPort, '127.0.0.1', resolve));
     const owner = await startTestApp({ NOTIFY_SENDER_ENABLED: 'false' });
     try {
-      const appId = (await owner.seed({ site: siteFixture(), tables: { core_notifications: [{ event: 'welcome', subject: 'Hi', content: '<p>Hi</p>' }] } })).appID;
-      const sender = await startTestApp({ SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, NOTIFY_SENDER_ENABLED: 'true', NOTIFY_POLL_INTERVAL_MS: '50' }, owner.database);
-      const res = await sender.post('/message/notification', { event: 'welcome', email: 'cust@example.test' }, { 'site-id': String(appId) });
+      const appId = (
+        await owner.seed({
+          site: siteFixture(),
+          tables: { core_notifications: [{ event: 'welcome', subject: 'Hi', content: '<p>Hi</p>' }] },
+        })
+      ).appID;
+      const sender = await startTestApp(
+        { SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, NOTIFY_SENDER_ENABLED: 'true', NOTIFY_POLL_INTERVAL_MS: '50' },
+        owner.database,
+      );
+      const res = await sender.post(
+        '/message/notification',
+        { event: 'welcome', email: 'cust@example.test' },
+        { 'site-id': String(appId) },
+      );
       expect(res.body).toEqual({ status: 'Success' });
       await waitFor(() => receiving);
 
@@ -142,7 +157,9 @@ describe('graceful shutdown with background work in flight', () => {
       expect(await stillClosing(closing)).toBe(true);
       release();
       await closing;
-      const rows = await owner.dataSource.query(`SELECT status, attempts, claim_token FROM core_notification_log WHERE app_id = $1`, [appId]);
+      const rows = await owner.dataSource.query(`SELECT status, attempts, claim_token FROM core_notification_log WHERE app_id = $1`, [
+        appId,
+      ]);
       expect(rows).toEqual([{ status: 'Sent', attempts: 1, claim_token: null }]);
     } finally {
       release();
@@ -155,14 +172,20 @@ describe('graceful shutdown with background work in flight', () => {
     const owner = await startTestApp({ CONTENT_EXPIRY_TICK_MS: '0' });
     const blocker = new Client({ connectionString: owner.database.url });
     try {
-      const seeded = await owner.seed({ site: siteFixture(), tables: { core_products: [{ title: 'Expiring', price: 100, tax: 0, bond: 0, IsDigital: 0, IsEvent: 0, meta_status: 'Published' }] } });
+      const seeded = await owner.seed({
+        site: siteFixture(),
+        tables: { core_products: [{ title: 'Expiring', price: 100, tax: 0, bond: 0, IsDigital: 0, IsEvent: 0, meta_status: 'Published' }] },
+      });
       const masterId = seeded.ids.core_products[0];
       const ticking = await startTestApp({ CONTENT_EXPIRY_TICK_MS: '50' }, owner.database);
       // The next tick waits inside its UPDATE for core_data, which the blocker holds while it makes the version due.
       await blocker.connect();
       await blocker.query('BEGIN');
       await blocker.query('LOCK TABLE core_data IN ACCESS EXCLUSIVE MODE');
-      await blocker.query(`UPDATE core_data SET "Publish_Expire_Date" = now() - interval '1 minute' WHERE "Master_ID" = $1 AND "Published" = 1`, [masterId]);
+      await blocker.query(
+        `UPDATE core_data SET "Publish_Expire_Date" = now() - interval '1 minute' WHERE "Master_ID" = $1 AND "Published" = 1`,
+        [masterId],
+      );
       await waitFor(async () => {
         const [{ waiting }] = await owner.dataSource.query(
           `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE "core_data"%'`,
@@ -174,7 +197,10 @@ describe('graceful shutdown with background work in flight', () => {
       expect(await stillClosing(closing)).toBe(true);
       await blocker.query('COMMIT');
       await closing;
-      const versions = await owner.dataSource.query(`SELECT "Status", "Published" FROM core_data WHERE "Master_ID" = $1 AND "IsCurrent" = 1`, [masterId]);
+      const versions = await owner.dataSource.query(
+        `SELECT "Status", "Published" FROM core_data WHERE "Master_ID" = $1 AND "IsCurrent" = 1`,
+        [masterId],
+      );
       expect(versions).toEqual([{ Status: 'Expired', Published: 0 }]);
     } finally {
       await blocker.end().catch(() => undefined);
@@ -200,14 +226,25 @@ describe('request id on every answer', () => {
 
   /** One request from its own client address (the rate limit counts per address), with or without an incoming id. */
   const send = (method: string, url: string, payload?: string, headers: Record<string, string> = {}) =>
-    t.app.inject({ method: method as 'GET', url, payload, headers: payload === undefined ? headers : { 'content-type': 'application/json', ...headers }, remoteAddress: `10.1.0.${++addresses}` });
+    t.app.inject({
+      method: method as 'GET',
+      url,
+      payload,
+      headers: payload === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      remoteAddress: `10.1.0.${++addresses}`,
+    });
 
   it('returns the incoming x-request-id, or a generated one, with successes and every kind of error', async () => {
     const answers: [string, number, (id: Record<string, string>) => ReturnType<typeof send>][] = [
       ['success', 200, (id) => send('POST', '/getApp', '{}', { ...site, ...id })],
       ['liveness', 200, (id) => send('GET', '/health', undefined, id)],
       ['metrics', 200, (id) => send('GET', '/metrics', undefined, id)],
-      ['CORS preflight', 204, (id) => send('OPTIONS', '/getApp', undefined, { origin: 'https://shop.example.test', 'access-control-request-method': 'POST', ...id })],
+      [
+        'CORS preflight',
+        204,
+        (id) =>
+          send('OPTIONS', '/getApp', undefined, { origin: 'https://shop.example.test', 'access-control-request-method': 'POST', ...id }),
+      ],
       ['malformed JSON', 400, (id) => send('POST', '/getApp', '{"a":', { ...site, ...id })],
       ['forbidden property', 400, (id) => send('POST', '/getApp', '{"__proto__":{}}', { ...site, ...id })],
       ['validation', 400, (id) => send('POST', '/message/notification', '{"event": 7}', { ...site, ...id })],
@@ -221,7 +258,11 @@ describe('request id on every answer', () => {
     ];
     for (const [what, status, answer] of answers) {
       const generated = await answer({});
-      expect({ what, status: generated.statusCode, id: generated.headers['x-request-id'] }).toEqual({ what, status, id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+      expect({ what, status: generated.statusCode, id: generated.headers['x-request-id'] }).toEqual({
+        what,
+        status,
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      });
       const id = `trace-${what.replace(/\W+/g, '-')}`;
       const traced = await answer({ 'x-request-id': id });
       expect({ what, status: traced.statusCode, id: traced.headers['x-request-id'] }).toEqual({ what, status, id });
@@ -230,7 +271,13 @@ describe('request id on every answer', () => {
 
   it('on a 429 from the rate limit and on the generic 500', async () => {
     let limited;
-    for (let i = 0; i <= LIMIT; i++) limited = await t.app.inject({ method: 'POST', url: '/getApp', headers: { ...site, 'x-request-id': `limited-${i}` }, remoteAddress: '10.2.0.1' });
+    for (let i = 0; i <= LIMIT; i++)
+      limited = await t.app.inject({
+        method: 'POST',
+        url: '/getApp',
+        headers: { ...site, 'x-request-id': `limited-${i}` },
+        remoteAddress: '10.2.0.1',
+      });
     expect(limited!.statusCode).toBe(429);
     expect(limited!.headers['x-request-id']).toBe(`limited-${LIMIT}`);
 
@@ -245,7 +292,8 @@ describe('request id on every answer', () => {
   });
 
   it('on answers written before any route runs, on a real socket', async () => {
-    const head = (path: string, extra = '') => rawRequest(port, `GET ${path} HTTP/1.1\r\nHost: localhost\r\n${extra}Connection: close\r\n\r\n`);
+    const head = (path: string, extra = '') =>
+      rawRequest(port, `GET ${path} HTTP/1.1\r\nHost: localhost\r\n${extra}Connection: close\r\n\r\n`);
     const answers: [string, number, () => Promise<{ status: number; headers: Record<string, string> }>][] = [
       ['malformed URL', 400, () => rawRequest(port, 'POST /getApp/%zz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')],
       ['URL too long for the parser', 414, () => head(`/health?${'a'.repeat(20_000)}`)],
@@ -254,7 +302,11 @@ describe('request id on every answer', () => {
     ];
     for (const [what, status, answer] of answers) {
       const res = await answer();
-      expect({ what, status: res.status, id: res.headers['x-request-id'] }).toEqual({ what, status, id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+      expect({ what, status: res.status, id: res.headers['x-request-id'] }).toEqual({
+        what,
+        status,
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      });
     }
   });
 });

@@ -36,7 +36,11 @@ describe('CORS in production: an allow-list', () => {
 
   const getApp = (origin?: string) => t.post('/api/v2/getApp', {}, { 'site-id': String(appId), ...(origin ? { origin } : {}) });
   const preflight = (origin: string) =>
-    t.app.inject({ method: 'OPTIONS', url: '/api/v2/getApp', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'site-id,content-type' } });
+    t.app.inject({
+      method: 'OPTIONS',
+      url: '/api/v2/getApp',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'site-id,content-type' },
+    });
 
   it('lets a CORS_ORIGINS origin read answers, with the exposed headers', async () => {
     for (const origin of [FRONT, 'http://localhost:5173']) {
@@ -63,7 +67,7 @@ describe('CORS in production: an allow-list', () => {
     expect(header(await getApp(), 'access-control-allow-origin')).toBeUndefined();
   });
 
-  it('answers the preflight of an allowed origin (204, methods, headers, request id), and not another one\'s', async () => {
+  it("answers the preflight of an allowed origin (204, methods, headers, request id), and not another one's", async () => {
     for (const origin of [FRONT, `https://${domain}`]) {
       const res = await preflight(origin);
       expect(res.statusCode).toBe(204);
@@ -78,7 +82,7 @@ describe('CORS in production: an allow-list', () => {
     expect(refused.headers['access-control-allow-methods']).toBeUndefined();
   });
 
-  it('lets no origin read answers without CORS_ORIGINS but the apps\' domains, and not those either with CORS_APP_DOMAINS=false', async () => {
+  it("lets no origin read answers without CORS_ORIGINS but the apps' domains, and not those either with CORS_APP_DOMAINS=false", async () => {
     const bare = await startTestApp({ ...PRODUCTION }, t.database);
     const strict = await startTestApp({ ...PRODUCTION, CORS_ORIGINS: FRONT, CORS_APP_DOMAINS: 'false' }, t.database);
     try {
@@ -211,7 +215,14 @@ describe('/docs in production', () => {
 /** The built service (`node dist/src/main.js`) with `env` over the tests' fixed secrets, nothing of this process's service variables. */
 function serviceEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const { DATABASE_URL: _d, REDIS_URL: _r, SMTP_URL: _s, SMS_WEBHOOK_URL: _w, PAYMENT_API_URL: _p, DEBUG: _g, ...inherited } = process.env;
-  return { ...inherited, ...TEST_ENV, LOG_LEVEL: 'info', DATA_DIR: mkdtempSync(join(tmpdir(), 'prod-defaults-')), HOST: '127.0.0.1', ...env };
+  return {
+    ...inherited,
+    ...TEST_ENV,
+    LOG_LEVEL: 'info',
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'prod-defaults-')),
+    HOST: '127.0.0.1',
+    ...env,
+  };
 }
 
 /** Runs the service until it exits (a start that fails). */
@@ -250,13 +261,26 @@ describe('a production start that fails says why in one line', () => {
   beforeAll(() => ensureBuilt(), 180_000);
 
   it('without SMTP_URL or SMS_WEBHOOK_URL, naming them and the opt-ins', async () => {
-    const run = await runToExit({ ...production, SMTP_URL: '', SMS_WEBHOOK_URL: '', MAIL_TO_FILES: '', SMS_TO_FILES: '', DATABASE_URL: databaseUrl('never_reached') });
-    expectOneLineFailure(run, /^Invalid configuration: SMTP_URL is required in production .*MAIL_TO_FILES=true.*; SMS_WEBHOOK_URL is required in production .*SMS_TO_FILES=true/);
+    const run = await runToExit({
+      ...production,
+      SMTP_URL: '',
+      SMS_WEBHOOK_URL: '',
+      MAIL_TO_FILES: '',
+      SMS_TO_FILES: '',
+      DATABASE_URL: databaseUrl('never_reached'),
+    });
+    expectOneLineFailure(
+      run,
+      /^Invalid configuration: SMTP_URL is required in production .*MAIL_TO_FILES=true.*; SMS_WEBHOOK_URL is required in production .*SMS_TO_FILES=true/,
+    );
   }, 30_000);
 
   it('with a database that refuses connections: the URL with its password masked, and the reason, at once', async () => {
     const run = await runToExit({ ...production, DATABASE_URL: 'postgresql://platform:s3cret-pw@127.0.0.1:1/platform?sslmode=disable' });
-    expectOneLineFailure(run, /^Cannot connect to the database at postgresql:\/\/platform:\*\*\*@127\.0\.0\.1:1\/platform \(ECONNREFUSED\)$/);
+    expectOneLineFailure(
+      run,
+      /^Cannot connect to the database at postgresql:\/\/platform:\*\*\*@127\.0\.0\.1:1\/platform \(ECONNREFUSED\)$/,
+    );
     expect(run.stderr).not.toContain('s3cret-pw');
     // At the first refusal: no connect timeout waited for, no retries (TypeORM's took seconds).
     expect(run.ms).toBeLessThan(10_000);
@@ -265,10 +289,13 @@ describe('a production start that fails says why in one line', () => {
   it('with a database that does not exist on the server', async () => {
     const name = `missing_${process.pid}_${Date.now()}`;
     const run = await runToExit({ ...production, DATABASE_URL: databaseUrl(name) });
-    expectOneLineFailure(run, new RegExp(`^Cannot connect to the database at postgresql://[^ ]*/${name}: database "${name}" does not exist \\(3D000\\)$`));
+    expectOneLineFailure(
+      run,
+      new RegExp(`^Cannot connect to the database at postgresql://[^ ]*/${name}: database "${name}" does not exist \\(3D000\\)$`),
+    );
   }, 30_000);
 
-  it('with a module\'s own configuration check failing', async () => {
+  it("with a module's own configuration check failing", async () => {
     const db = await createTestDatabase();
     try {
       const run = await runToExit({ ...production, DATABASE_URL: db.url, IDP_ALLOWED_AUTH_TABLES: 'core_customers,pg_authid' });
@@ -299,7 +326,14 @@ describe('a production start says little', () => {
   it('writes a few JSON lines until it listens: the opted-in files warning and Listening, no Nest module lines', async () => {
     const port = await freePort();
     child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
-      env: serviceEnv({ NODE_ENV: 'production', DATABASE_URL: db.url, PORT: String(port), MAIL_TO_FILES: 'true', SMS_TO_FILES: 'true', DOCS_ENABLED: '' }),
+      env: serviceEnv({
+        NODE_ENV: 'production',
+        DATABASE_URL: db.url,
+        PORT: String(port),
+        MAIL_TO_FILES: 'true',
+        SMS_TO_FILES: 'true',
+        DOCS_ENABLED: '',
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -318,7 +352,10 @@ describe('a production start says little', () => {
     expect(lines.length).toBeLessThanOrEqual(5);
     const parsed = lines.map((line) => JSON.parse(line) as { level: number; msg: string; context?: string; docs?: string });
     expect(parsed.filter((line) => line.context !== undefined)).toEqual([]); // Nest's InstanceLoader, RoutesResolver, RouterExplorer… are debug
-    expect(parsed.map((line) => line.msg)).toEqual([expect.stringMatching(/^Production instance writes mail .* and SMS .*: nothing of it is sent$/), 'Listening']);
+    expect(parsed.map((line) => line.msg)).toEqual([
+      expect.stringMatching(/^Production instance writes mail .* and SMS .*: nothing of it is sent$/),
+      'Listening',
+    ]);
     expect(parsed[0].level).toBe(40);
     expect(parsed[1].docs).toBeUndefined();
 

@@ -13,7 +13,13 @@ async function hits(t: TestApp, appId: number, n: number): Promise<number[]> {
   const statuses: number[] = [];
   for (let i = 0; i < n; i++) {
     const started = performance.now();
-    const res = await t.app.inject({ method: 'POST', url: '/getApp', headers: { 'site-id': String(appId), 'content-type': 'application/json' }, payload: '{}', remoteAddress: '203.0.113.5' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/getApp',
+      headers: { 'site-id': String(appId), 'content-type': 'application/json' },
+      payload: '{}',
+      remoteAddress: '203.0.113.5',
+    });
     expect(performance.now() - started).toBeLessThan(FAST_MS);
     statuses.push(res.statusCode);
   }
@@ -72,7 +78,9 @@ class RedisRelay {
 
 /** The limiter's log lines about where it counts (one per switch). */
 function storeSwitches(spy: jest.SpyInstance): string[] {
-  return spy.mock.calls.filter(([fields]) => (fields as { event?: string })?.event === 'rate_limit_store').map(([fields]) => (fields as { store: string }).store);
+  return spy.mock.calls
+    .filter(([fields]) => (fields as { event?: string })?.event === 'rate_limit_store')
+    .map(([fields]) => (fields as { store: string }).store);
 }
 
 async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
@@ -119,7 +127,9 @@ describe('rate limits with REDIS_URL where nothing listens', () => {
 
     const login = await t.seed({ site: siteFixture(), tables: { core_users: [{ user_email: 'a@example.test', password: 'Alpha@1234' }] } });
     const loginStarted = performance.now();
-    expect((await t.post('/auth/login', { email: 'a@example.test', password: 'Alpha@1234' }, { 'site-id': String(login.appID) })).status).toBe(200);
+    expect(
+      (await t.post('/auth/login', { email: 'a@example.test', password: 'Alpha@1234' }, { 'site-id': String(login.appID) })).status,
+    ).toBe(200);
     expect(performance.now() - loginStarted).toBeLessThan(1000); // one bcrypt verify, no Redis waits
 
     expect(storeSwitches(warn)).toEqual(['memory']);

@@ -6,7 +6,13 @@ const LIMIT = { RATE_LIMIT_MAX_REQUESTS: '3', RATE_LIMIT_WINDOW_MS: '60000' };
 async function hits(t: TestApp, appId: number, n: number, ip = '203.0.113.5'): Promise<number[]> {
   const statuses: number[] = [];
   for (let i = 0; i < n; i++) {
-    const res = await t.app.inject({ method: 'POST', url: '/getApp', headers: { 'site-id': String(appId), 'content-type': 'application/json' }, payload: '{}', remoteAddress: ip });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/getApp',
+      headers: { 'site-id': String(appId), 'content-type': 'application/json' },
+      payload: '{}',
+      remoteAddress: ip,
+    });
     statuses.push(res.statusCode);
   }
   return statuses;
@@ -41,7 +47,13 @@ describe('rate limits, in process', () => {
   it('counts requests that reach a route without a tenant, per address', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
-      const res = await t.app.inject({ method: 'POST', url: '/getApp/nowhere.example.test', headers: { 'content-type': 'application/json' }, payload: '{}', remoteAddress: '192.0.2.77' });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/getApp/nowhere.example.test',
+        headers: { 'content-type': 'application/json' },
+        payload: '{}',
+        remoteAddress: '192.0.2.77',
+      });
       statuses.push(res.statusCode);
     }
     expect(statuses).toEqual([404, 404, 404, 429]);
@@ -57,7 +69,11 @@ describe('rate limits shared through Redis', () => {
   let second: TestApp;
 
   beforeAll(async () => {
-    const env = { ...LIMIT, REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:` };
+    const env = {
+      ...LIMIT,
+      REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+      REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`,
+    };
     first = await startTestApp(env);
     second = await startTestApp(env, first.database);
   });

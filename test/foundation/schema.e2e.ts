@@ -26,6 +26,11 @@ describe('schema: migrations and entities agree', () => {
       `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> 'typeorm_migrations'`,
     );
     const withEntity = new Set(dataSource.entityMetadatas.map((m) => m.tableName));
-    expect(rows.map((r) => r.table_name).filter((name) => !withEntity.has(name)).sort()).toEqual([]);
+    expect(
+      rows
+        .map((r) => r.table_name)
+        .filter((name) => !withEntity.has(name))
+        .sort(),
+    ).toEqual([]);
   });
 });

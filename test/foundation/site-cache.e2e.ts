@@ -2,7 +2,6 @@ import { SiteCache } from '../../src/app-context/site-cache';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait';
 
-
 /**
  * The tenant rows kept in memory (SITE_CACHE_MS) stay coherent: a change of core_sites by anyone reaches the
  * instance through the table's change notification, and without its listener an instance reads the database.
@@ -52,7 +51,9 @@ describe('site cache', () => {
   });
 
   it('without its listener an instance reads every site from the database, and listens again', async () => {
-    const [{ pid }] = await sql(`SELECT pid FROM pg_stat_activity WHERE application_name = 'platform-listener' AND datname = current_database()`);
+    const [{ pid }] = await sql(
+      `SELECT pid FROM pg_stat_activity WHERE application_name = 'platform-listener' AND datname = current_database()`,
+    );
     await sql('SELECT pg_terminate_backend($1)', [pid]);
     await waitFor(() => !t.get(SiteCache).active);
 

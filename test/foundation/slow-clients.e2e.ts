@@ -8,7 +8,11 @@ const KEEP_ALIVE_TIMEOUT_MS = 1000;
 const SLACK_MS = 1500;
 
 /** What the server sent on the connection until it closed it, and when; fails after `limitMs` instead of hanging. */
-async function untilClosed(port: number, send: (write: (text: string) => void) => void, limitMs = 10_000): Promise<{ text: string; ms: number }> {
+async function untilClosed(
+  port: number,
+  send: (write: (text: string) => void) => void,
+  limitMs = 10_000,
+): Promise<{ text: string; ms: number }> {
   const { socket, closed } = rawConnection(port);
   const started = performance.now();
   send((text) => socket.write(text));
@@ -50,7 +54,9 @@ describe('slow clients cannot hold sockets (HTTP_REQUEST_TIMEOUT_MS, HTTP_HEADER
 
   it('answers 408 and closes a request whose body stops after one byte of the 100 announced', async () => {
     const { text, ms } = await untilClosed(port, (write) =>
-      write(`POST /getDataRows HTTP/1.1\r\nHost: localhost\r\nsite-id: ${siteId}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`),
+      write(
+        `POST /getDataRows HTTP/1.1\r\nHost: localhost\r\nsite-id: ${siteId}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`,
+      ),
     );
     expect(ms).toBeLessThan(REQUEST_TIMEOUT_MS + SLACK_MS);
     expect(text).toMatch(/^HTTP\/1\.1 408 /);
@@ -58,7 +64,9 @@ describe('slow clients cannot hold sockets (HTTP_REQUEST_TIMEOUT_MS, HTTP_HEADER
   });
 
   it('answers 408 and closes a request head that stops halfway', async () => {
-    const { text, ms } = await untilClosed(port, (write) => write(`POST /getDataRows HTTP/1.1\r\nHost: localhost\r\nsite-id: ${siteId}\r\n`));
+    const { text, ms } = await untilClosed(port, (write) =>
+      write(`POST /getDataRows HTTP/1.1\r\nHost: localhost\r\nsite-id: ${siteId}\r\n`),
+    );
     expect(ms).toBeLessThan(HEADERS_TIMEOUT_MS + SLACK_MS);
     expectTimeoutAnswer(text);
   });

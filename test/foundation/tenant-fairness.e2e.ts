@@ -20,7 +20,7 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-describe('no tenant can starve another: statement timeout and each tenant\'s share of the pool', () => {
+describe("no tenant can starve another: statement timeout and each tenant's share of the pool", () => {
   let t: TestApp;
   let a: Tenant;
   let b: Tenant;
@@ -50,7 +50,7 @@ describe('no tenant can starve another: statement timeout and each tenant\'s sha
     expect(performance.now() - started).toBeLessThan(3000); // the statement alone takes ~2 s or more
   });
 
-  it('keeps another tenant\'s small reads fast while one tenant floods the pool with slow reads; the flood\'s excess gets 503', async () => {
+  it("keeps another tenant's small reads fast while one tenant floods the pool with slow reads; the flood's excess gets 503", async () => {
     for (let i = 0; i < 5; i++) await smallRead(); // warm
     const quiet: number[] = [];
     for (let i = 0; i < 30; i++) quiet.push(await smallRead());
@@ -91,7 +91,7 @@ describe('no tenant can starve another: statement timeout and each tenant\'s sha
   });
 });
 
-describe('with REDIS_URL unreachable, the instance\'s own share still holds', () => {
+describe("with REDIS_URL unreachable, the instance's own share still holds", () => {
   let t: TestApp;
   let a: Tenant;
 
@@ -103,7 +103,7 @@ describe('with REDIS_URL unreachable, the instance\'s own share still holds', ()
   }, 60_000);
   afterAll(() => t?.close());
 
-  it('answers 503, never 500, and runs at most DB_TENANT_MAX_CONNECTIONS of the tenant\'s statements at once', async () => {
+  it("answers 503, never 500, and runs at most DB_TENANT_MAX_CONNECTIONS of the tenant's statements at once", async () => {
     const answers = Promise.all(Array.from({ length: 8 }, () => t.post('/getDataRows', SLOW_READ, a.headers)));
     const peak = await peakActive(t.database.url, t.database.name, '%ILIKE%', 300, answers);
     expect(peak).toBeLessThanOrEqual(2);

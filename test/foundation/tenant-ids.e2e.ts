@@ -10,7 +10,12 @@ describe('encrypted ids are bound to their tenant', () => {
 
   beforeAll(async () => {
     t = await startTestApp({ NOTIFY_SENDER_ENABLED: 'false' });
-    appA = (await t.seed({ site: siteFixture(), tables: { core_notifications: [template], core_customers: [{ email: 'a@example.test', password: 'Cust@1234' }] } })).appID;
+    appA = (
+      await t.seed({
+        site: siteFixture(),
+        tables: { core_notifications: [template], core_customers: [{ email: 'a@example.test', password: 'Cust@1234' }] },
+      })
+    ).appID;
     appB = (await t.seed({ site: siteFixture(), tables: { core_notifications: [template] } })).appID;
   });
   afterAll(() => t.close());
@@ -20,11 +25,19 @@ describe('encrypted ids are bound to their tenant', () => {
 
   it("merge data: app A's id decrypts under A, and is the unknown id 0 under B (the plain id never reaches B's mail)", async () => {
     const idOfA = t.get(IdCipher).encryptId(appA, 987654);
-    const underA = await t.post('/message/notification', { event: 'echo', email: 'x@example.test', data: { _id: idOfA } }, { 'site-id': String(appA) });
+    const underA = await t.post(
+      '/message/notification',
+      { event: 'echo', email: 'x@example.test', data: { _id: idOfA } },
+      { 'site-id': String(appA) },
+    );
     expect(underA.status).toBe(200);
     expect(await lastMail(appA)).toEqual({ subject: 'Id 987654', body: '<p>record 987654</p>' });
 
-    const underB = await t.post('/message/notification', { event: 'echo', email: 'x@example.test', data: { _id: idOfA } }, { 'site-id': String(appB) });
+    const underB = await t.post(
+      '/message/notification',
+      { event: 'echo', email: 'x@example.test', data: { _id: idOfA } },
+      { 'site-id': String(appB) },
+    );
     expect(underB.status).toBe(200);
     expect(await lastMail(appB)).toEqual({ subject: 'Id 0', body: '<p>record 0</p>' });
   });

@@ -73,7 +73,7 @@ describe('TransactionalConnection', () => {
     expect(connection.manager(scope)).toBe(connection.dataSource.manager);
   });
 
-  it('retries the whole use case on a serialization failure, running only the last attempt\'s effects once', async () => {
+  it("retries the whole use case on a serialization failure, running only the last attempt's effects once", async () => {
     const scope = new TransactionScope();
     const effects: number[] = [];
     let attempts = 0;

@@ -18,7 +18,8 @@ class Child extends Base {
 describe('memoizeTargetValidationMetadatas', () => {
   const storage = getMetadataStorage();
   const original = storage.getTargetValidationMetadatas;
-  const fresh = (groups?: string[]) => original.call(storage, Child, '', false, false, groups).map((m) => `${m.propertyName}:${m.name ?? m.type}`);
+  const fresh = (groups?: string[]) =>
+    original.call(storage, Child, '', false, false, groups).map((m) => `${m.propertyName}:${m.name ?? m.type}`);
 
   beforeAll(() => memoizeTargetValidationMetadatas());
 

@@ -62,29 +62,55 @@ describe('fuzzed requests to every operation of the OpenAPI document', () => {
     peer = await PaymentPeer.start();
     idp = await OidcPeer.start({ clients: [CONFIDENTIAL] });
     idp.trustInProcess();
-    t = await startTestApp({ ...ssoEnv(idp), PAYMENT_API_URL: peer.url, NOTIFY_SENDER_ENABLED: 'false', CONTENT_EXPIRY_TICK_MS: '0', DATA_DIR: dataDir });
+    t = await startTestApp({
+      ...ssoEnv(idp),
+      PAYMENT_API_URL: peer.url,
+      NOTIFY_SENDER_ENABLED: 'false',
+      CONTENT_EXPIRY_TICK_MS: '0',
+      DATA_DIR: dataDir,
+    });
     shop = await seedShop(t);
     const other = await seedShop(t);
     const tokens = t.get(SessionTokens);
     const sql = <T = any>(query: string, params: unknown[] = []): Promise<T[]> => t.dataSource.query(query, params);
 
     // Real ids and tokens, so that generated requests also get past lookups and reach deeper checks.
-    const [admin] = await sql(`SELECT id, user_email FROM core_users WHERE app_id = $1 AND primary_role = 'admin' ORDER BY id LIMIT 1`, [shop.appId]);
+    const [admin] = await sql(`SELECT id, user_email FROM core_users WHERE app_id = $1 AND primary_role = 'admin' ORDER BY id LIMIT 1`, [
+      shop.appId,
+    ]);
     await sql(`UPDATE core_users SET mobile = '+61400000001' WHERE id = $1`, [admin.id]); // for /auth/user-sms-code
     const sso = await t.post('/auth/oauth/idp/start', {}, shop.headers);
     if (sso.status !== 200) throw new Error(`idp start: ${JSON.stringify(sso.body)}`);
     const ssoState = new URL(sso.body.authorizationUrl).searchParams.get('state')!;
     const adminLogin = await t.post('/auth/login', { email: admin.user_email, password: 'Admin@1234' }, shop.headers);
-    const customerLogin = await t.post('/auth/login', { email: shop.customerEmail, password: 'Cust@1234', authTable: 'core_customers' }, shop.headers);
-    if (adminLogin.status !== 200 || customerLogin.status !== 200) throw new Error(`login: ${JSON.stringify([adminLogin.body, customerLogin.body])}`);
-    const order = await t.post('/ecommerce/createOrder', { items: [{ productID: shop.ebook, quantity: 1, price: 1500 }] }, shop.customerHeaders);
-    const paidOrder = await t.post('/ecommerce/createOrder', { items: [{ productID: shop.ebook, quantity: 1, price: 1500 }] }, shop.customerHeaders);
+    const customerLogin = await t.post(
+      '/auth/login',
+      { email: shop.customerEmail, password: 'Cust@1234', authTable: 'core_customers' },
+      shop.headers,
+    );
+    if (adminLogin.status !== 200 || customerLogin.status !== 200)
+      throw new Error(`login: ${JSON.stringify([adminLogin.body, customerLogin.body])}`);
+    const order = await t.post(
+      '/ecommerce/createOrder',
+      { items: [{ productID: shop.ebook, quantity: 1, price: 1500 }] },
+      shop.customerHeaders,
+    );
+    const paidOrder = await t.post(
+      '/ecommerce/createOrder',
+      { items: [{ productID: shop.ebook, quantity: 1, price: 1500 }] },
+      shop.customerHeaders,
+    );
     await t.post('/ecommerce/submitOrder', { _orderID: paidOrder.body.data._id, paymentMethod: 'Order Only' }, shop.customerHeaders);
-    const tokenRows = await sql<{ id: number; token_value: string }>('SELECT id, token_value FROM core_tokens WHERE app_id = $1', [shop.appId]);
+    const tokenRows = await sql<{ id: number; token_value: string }>('SELECT id, token_value FROM core_tokens WHERE app_id = $1', [
+      shop.appId,
+    ]);
     const rows = await t.post('/getDataRows', { table: 'core_products', fields: 'title' }, shop.headers);
     const productIds: string[] = (rows.body.data ?? []).map((r: { _id: string }) => r._id);
     const links = t.get(UserLinkTokens);
-    const userId = [links.issue({ userId: admin.id, appId: shop.appId, expires: new Date(Date.now() + 3_600_000) }), links.issue({ userId: admin.id, appId: shop.appId, expires: new Date(Date.now() - 1000) })];
+    const userId = [
+      links.issue({ userId: admin.id, appId: shop.appId, expires: new Date(Date.now() + 3_600_000) }),
+      links.issue({ userId: admin.id, appId: shop.appId, expires: new Date(Date.now() - 1000) }),
+    ];
     const refresh = tokens.sign({ userId: admin.id, appId: shop.appId, authTable: 'core_users', role: 'admin' }, 'refresh');
 
     const known: Known = {
@@ -106,15 +132,36 @@ describe('fuzzed requests to every operation of the OpenAPI document', () => {
       email: [admin.user_email, shop.customerEmail, 'nobody@example.test', 'NONE'],
       password: ['Admin@1234', 'Cust@1234', 'Fuzz@12345'],
       confirmPassword: ['Admin@1234', 'Fuzz@12345'],
-      table: ['core_products', 'core_token_template', 'core_orders', 'core_customers', 'core_users', 'core_sites', 'core_folders', 'typeorm_migrations', 'pg_user'],
+      table: [
+        'core_products',
+        'core_token_template',
+        'core_orders',
+        'core_customers',
+        'core_users',
+        'core_sites',
+        'core_folders',
+        'typeorm_migrations',
+        'pg_user',
+      ],
       parent_table: ['core_products', 'core_orders'],
       name: ['core_token_template', 'core_products'],
       fields: ['title,price', '*', 'password', 'title,password', 'meta_status', 'id,_id'],
       field: ['title', 'price', 'password', 'meta_status', 'created'],
       orderBy: ['price DESC', 'title ASC, price DESC', 'password', 'price; DROP TABLE core_users', 'random()'],
       event: ['welcome', 'order_confirmation', 'nope'],
-      SQL: ['SELECT 1 AS x', 'SELECT firstname, email FROM core_customers', 'SELECT * FROM pg_user', 'DELETE FROM core_orders', 'SELECT pg_sleep(10)', 'SELECT'],
-      payload: [adminLogin.body.token, customerLogin.body.token, { access_token: adminLogin.body.token.access_token, refresh_token: refresh }],
+      SQL: [
+        'SELECT 1 AS x',
+        'SELECT firstname, email FROM core_customers',
+        'SELECT * FROM pg_user',
+        'DELETE FROM core_orders',
+        'SELECT pg_sleep(10)',
+        'SELECT',
+      ],
+      payload: [
+        adminLogin.body.token,
+        customerLogin.body.token,
+        { access_token: adminLogin.body.token.access_token, refresh_token: refresh },
+      ],
       refreshToken: [adminLogin.body.token.refresh_token, refresh],
       customerID: productIds,
       domain: [`t${shop.appId}.example.test`, shop.domain],
@@ -147,16 +194,54 @@ describe('fuzzed requests to every operation of the OpenAPI document', () => {
       value: ['Book', 2500, ['Book', 'E-book'], null],
     };
     const bearer = (token: string) => `Bearer ${token}`;
-    const forged = jwt.sign({ sub: String(admin.id), app: shop.appId, tbl: 'core_users', role: 'admin', typ: 'access' }, 'not-the-secret-not-the-secret-not-the-secret', { algorithm: 'HS256' });
-    const unsigned = jwt.sign({ sub: String(admin.id), app: shop.appId, tbl: 'core_users', role: 'admin', typ: 'access' }, '', { algorithm: 'none' });
-    const expired = jwt.sign({ sub: String(admin.id), app: shop.appId, tbl: 'core_users', role: 'admin', typ: 'access', exp: Math.floor(Date.now() / 1000) - 60 }, t.config.jwt.accessSecret!, { algorithm: 'HS256' });
+    const forged = jwt.sign(
+      { sub: String(admin.id), app: shop.appId, tbl: 'core_users', role: 'admin', typ: 'access' },
+      'not-the-secret-not-the-secret-not-the-secret',
+      { algorithm: 'HS256' },
+    );
+    const unsigned = jwt.sign({ sub: String(admin.id), app: shop.appId, tbl: 'core_users', role: 'admin', typ: 'access' }, '', {
+      algorithm: 'none',
+    });
+    const expired = jwt.sign(
+      { sub: String(admin.id), app: shop.appId, tbl: 'core_users', role: 'admin', typ: 'access', exp: Math.floor(Date.now() / 1000) - 60 },
+      t.config.jwt.accessSecret!,
+      { algorithm: 'HS256' },
+    );
     const adminToken = adminLogin.body.token.access_token as string;
     const authorizations = [
-      shop.adminHeaders.authorization, shop.customerHeaders.authorization, other.adminHeaders.authorization, other.customerHeaders.authorization,
-      bearer(refresh), bearer(forged), bearer(unsigned), bearer(expired), bearer(`${adminToken.slice(0, -2)}xx`), bearer(adminToken.split('.').slice(0, 2).join('.')),
-      `bearer ${adminToken}`, `Bearer  ${adminToken}`, `Bearer ${adminToken} extra`, 'Bearer', 'Bearer ', 'Basic YWRtaW46YWRtaW4=', bearer('null'), bearer('a.b.c'),
+      shop.adminHeaders.authorization,
+      shop.customerHeaders.authorization,
+      other.adminHeaders.authorization,
+      other.customerHeaders.authorization,
+      bearer(refresh),
+      bearer(forged),
+      bearer(unsigned),
+      bearer(expired),
+      bearer(`${adminToken.slice(0, -2)}xx`),
+      bearer(adminToken.split('.').slice(0, 2).join('.')),
+      `bearer ${adminToken}`,
+      `Bearer  ${adminToken}`,
+      `Bearer ${adminToken} extra`,
+      'Bearer',
+      'Bearer ',
+      'Basic YWRtaW46YWRtaW4=',
+      bearer('null'),
+      bearer('a.b.c'),
     ];
-    const siteIds = [String(other.appId), '0', '-1', '1e3', ` ${shop.appId} `, `${shop.appId}.0`, `0${shop.appId}`, '99999999999999999999', '2147483648', 'NaN', '', `${shop.appId},${other.appId}`];
+    const siteIds = [
+      String(other.appId),
+      '0',
+      '-1',
+      '1e3',
+      ` ${shop.appId} `,
+      `${shop.appId}.0`,
+      `0${shop.appId}`,
+      '99999999999999999999',
+      '2147483648',
+      'NaN',
+      '',
+      `${shop.appId},${other.appId}`,
+    ];
     identities = {
       anonymous: { headers: shop.headers, siteIds, authorizations },
       admin: { headers: { ...shop.headers, authorization: bearer(adminToken) }, siteIds, authorizations },
@@ -172,7 +257,12 @@ describe('fuzzed requests to every operation of the OpenAPI document', () => {
 
   afterAll(async () => {
     // FUZZ_STATS=1: how often each operation answered each status (a route that only ever says 400 is not fuzzed deeply).
-    if (process.env.FUZZ_STATS) console.log(Object.entries(statuses).map(([op, counts]) => `${op.padEnd(48)} ${JSON.stringify(counts)}`).join('\n'));
+    if (process.env.FUZZ_STATS)
+      console.log(
+        Object.entries(statuses)
+          .map(([op, counts]) => `${op.padEnd(48)} ${JSON.stringify(counts)}`)
+          .join('\n'),
+      );
     await fingerprint?.close();
     await t?.close();
     await peer?.stop();
@@ -185,9 +275,15 @@ describe('fuzzed requests to every operation of the OpenAPI document', () => {
   /** The answer, or status 0 when none came within 10 s (a hang is a failure too). */
   async function send(request: FuzzRequest): Promise<Answer> {
     const headers = { ...request.headers };
-    if (headers['stripe-signature'] === SIGNED) headers['stripe-signature'] = Stripe.webhooks.generateTestHeaderString({ payload: request.payload?.toString('utf8') ?? '', secret: shop.secret });
+    if (headers['stripe-signature'] === SIGNED)
+      headers['stripe-signature'] = Stripe.webhooks.generateTestHeaderString({
+        payload: request.payload?.toString('utf8') ?? '',
+        secret: shop.secret,
+      });
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<Answer>((resolve) => (timer = setTimeout(() => resolve({ status: 0, headers: {}, body: 'no answer within 10 s' }), 10_000)));
+    const timeout = new Promise<Answer>(
+      (resolve) => (timer = setTimeout(() => resolve({ status: 0, headers: {}, body: 'no answer within 10 s' }), 10_000)),
+    );
     const answer = t.app
       .inject({ method: request.method as 'POST', url: request.url, headers, payload: request.payload })
       .then((response) => ({ status: response.statusCode, headers: response.headers, body: response.body }));
@@ -209,18 +305,22 @@ describe('fuzzed requests to every operation of the OpenAPI document', () => {
           const problems = answerProblems(op, request, answer);
           // And the answer the OpenAPI document describes for it (status, media type, body schema), as for every e2e request.
           if (answer.status !== 0) {
-            const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), [value].flat()[0]]));
+            const headers = Object.fromEntries(
+              Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), [value].flat()[0]]),
+            );
             problems.push(...contract.check({ method: request.method, url: request.url, headers }, answer));
           }
           const counts = (statuses[op.name] ??= {});
           counts[answer.status] = (counts[answer.status] ?? 0) + 1;
-          if (process.env.FUZZ_TRACE) console.log(`${op.name} ${answer.status} ${answer.body.slice(0, 250)} <= ${request.what.join('; ').slice(0, 200)}`);
+          if (process.env.FUZZ_TRACE)
+            console.log(`${op.name} ${answer.status} ${answer.body.slice(0, 250)} <= ${request.what.join('; ').slice(0, 200)}`);
           if (answer.status >= 400 && answer.status < 500) {
             const allowed = (WRITES_ON_REFUSAL[op.name] ?? []).filter((w) => w.status === answer.status).map((w) => w.table);
             const changed = RowFingerprint.changed(before, await fingerprint.take());
             const written = changed.filter((change) => !allowed.includes(change.split(' ')[0]));
             if (written.length) problems.push(`a ${answer.status} answer wrote rows: ${written.join(', ')}`);
-            if (changed.length > written.length) statuses[op.name][`${answer.status} wrote (allowed)`] = (statuses[op.name][`${answer.status} wrote (allowed)`] ?? 0) + 1;
+            if (changed.length > written.length)
+              statuses[op.name][`${answer.status} wrote (allowed)`] = (statuses[op.name][`${answer.status} wrote (allowed)`] ?? 0) + 1;
           }
           covered.set(op.name, (covered.get(op.name) ?? 0) + 1);
           if (problems.length) {
@@ -229,7 +329,10 @@ describe('fuzzed requests to every operation of the OpenAPI document', () => {
         }),
         { numRuns: RUNS, seed: SEED, path: PATH, plugins: [fc.interruptAfterTimeLimit(30_000)] },
       );
-      if (details.failed) failures.push(`${label} ${op.name}: ${String((details.errorInstance as Error)?.message ?? details.errorInstance)}\n${fc.defaultReportMessage(details) ?? ''}`);
+      if (details.failed)
+        failures.push(
+          `${label} ${op.name}: ${String((details.errorInstance as Error)?.message ?? details.errorInstance)}\n${fc.defaultReportMessage(details) ?? ''}`,
+        );
     }
     return failures;
   }
@@ -249,21 +352,40 @@ describe('fuzzed requests to every operation of the OpenAPI document', () => {
     expect(await changedBy(() => sql(`UPDATE core_sites SET name = name WHERE id = ${shop.appId}`))).toEqual(['core_sites']);
     expect(await changedBy(() => sql(`INSERT INTO core_folders (app_id, name) VALUES (${shop.appId}, 'fuzz')`))).toEqual(['core_folders']);
     expect(await changedBy(() => sql(`DELETE FROM core_folders WHERE name = 'fuzz'`))).toEqual(['core_folders']);
-    const rolledBack = () => t.dataSource.transaction(async (em) => {
-      await em.query(`UPDATE core_sites SET name = 'x' WHERE id = ${shop.appId}`);
-      throw new Error('roll back');
-    });
+    const rolledBack = () =>
+      t.dataSource.transaction(async (em) => {
+        await em.query(`UPDATE core_sites SET name = 'x' WHERE id = ${shop.appId}`);
+        throw new Error('roll back');
+      });
     expect(await changedBy(() => rolledBack().catch(() => undefined))).toEqual([]);
-    expect(fingerprint.tables).toEqual(expect.arrayContaining(['core_orders', 'core_order_items', 'core_customers', 'core_users', 'core_tokens', 'core_data', 'core_notification_log']));
+    expect(fingerprint.tables).toEqual(
+      expect.arrayContaining([
+        'core_orders',
+        'core_order_items',
+        'core_customers',
+        'core_users',
+        'core_tokens',
+        'core_data',
+        'core_notification_log',
+      ]),
+    );
   });
 
-  it.each(['anonymous', 'admin', 'customer'] as const)('%s: no 500, no leak, no row written by a refused request', async (who) => {
-    const failures = await fuzz(identities[who], who);
-    expect(failures).toEqual([]);
-  }, 600_000);
+  it.each(['anonymous', 'admin', 'customer'] as const)(
+    '%s: no 500, no leak, no row written by a refused request',
+    async (who) => {
+      const failures = await fuzz(identities[who], who);
+      expect(failures).toEqual([]);
+    },
+    600_000,
+  );
 
   it('sent requests to every operation', () => {
-    expect(operations().filter((op) => !covered.has(op.name)).map((op) => op.name)).toEqual([]);
+    expect(
+      operations()
+        .filter((op) => !covered.has(op.name))
+        .map((op) => op.name),
+    ).toEqual([]);
   });
 });
 
@@ -278,6 +400,9 @@ function printable(request: FuzzRequest): FuzzRequest {
 }
 
 function escapeBytes(buffer: Buffer): string {
-  const text = buffer.subarray(0, 600).toString('latin1').replace(/[^\x20-\x7e]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  const text = buffer
+    .subarray(0, 600)
+    .toString('latin1')
+    .replace(/[^\x20-\x7e]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
   return buffer.length > 600 ? `${text}… (${buffer.length} bytes)` : text;
 }

@@ -16,7 +16,9 @@ async function tenant(t: TestApp) {
 
 describe('SSO availability and configuration', () => {
   it('refuses to start when IDP_ALLOWED_AUTH_TABLES names a table that is not a user table', async () => {
-    await expect(startTestApp({ IDP_ALLOWED_AUTH_TABLES: 'core_customers,pg_authid' })).rejects.toThrow(/IDP_ALLOWED_AUTH_TABLES names unknown tables \(pg_authid\); allowed: core_users, core_customers, core_app_users/);
+    await expect(startTestApp({ IDP_ALLOWED_AUTH_TABLES: 'core_customers,pg_authid' })).rejects.toThrow(
+      /IDP_ALLOWED_AUTH_TABLES names unknown tables \(pg_authid\); allowed: core_users, core_customers, core_app_users/,
+    );
   });
 
   describe('without IDP_CLIENT_ID', () => {
@@ -58,8 +60,22 @@ describe('SSO availability and configuration', () => {
         expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(statuses));
       }
       const start = doc.components.schemas.IdpStartRequest.properties;
-      expect(Object.keys(start).sort()).toEqual(['appID', 'authTable', 'codeChallenge', 'codeChallengeMethod', 'flow', 'redirectUri', 'state']);
-      expect(Object.keys(doc.components.schemas.IdpCallbackRequest.properties).sort()).toEqual(['authTable', 'code', 'codeVerifier', 'redirectUri', 'state']);
+      expect(Object.keys(start).sort()).toEqual([
+        'appID',
+        'authTable',
+        'codeChallenge',
+        'codeChallengeMethod',
+        'flow',
+        'redirectUri',
+        'state',
+      ]);
+      expect(Object.keys(doc.components.schemas.IdpCallbackRequest.properties).sort()).toEqual([
+        'authTable',
+        'code',
+        'codeVerifier',
+        'redirectUri',
+        'state',
+      ]);
       expect(Object.keys(doc.components.schemas.IdpLogoutRequest.properties).sort()).toEqual(['appID', 'returnTo', 'sessionId']);
     });
   });
@@ -138,7 +154,9 @@ describe('SSO availability and configuration', () => {
         await peer.settled();
       }
       // The IdP never saw the exchange: the code still works.
-      expect((await t.post('/auth/oauth/idp/callback', { code: at.code, state: at.state, codeVerifier: at.verifier }, app.headers)).status).toBe(200);
+      expect(
+        (await t.post('/auth/oauth/idp/callback', { code: at.code, state: at.state, codeVerifier: at.verifier }, app.headers)).status,
+      ).toBe(200);
     });
   });
 
@@ -148,7 +166,14 @@ describe('SSO availability and configuration', () => {
     beforeAll(async () => {
       peer = await OidcPeer.start({ clients: [PUBLIC] });
       peer.trustInProcess();
-      t = await startTestApp(ssoEnv(peer, { IDP_CLIENT_ID: PUBLIC.client_id, IDP_API_KEY: '', IDP_REDIRECT_URI: RELAY_URI, IDP_ALLOWED_AUTH_TABLES: 'core_customers,core_users' }));
+      t = await startTestApp(
+        ssoEnv(peer, {
+          IDP_CLIENT_ID: PUBLIC.client_id,
+          IDP_API_KEY: '',
+          IDP_REDIRECT_URI: RELAY_URI,
+          IDP_ALLOWED_AUTH_TABLES: 'core_customers,core_users',
+        }),
+      );
     });
     afterAll(async () => {
       await t?.close();
@@ -159,7 +184,9 @@ describe('SSO availability and configuration', () => {
       const app = await tenant(t);
       const without = await t.post('/auth/oauth/idp/start', {}, app.headers);
       expect(without.status).toBe(400);
-      expect(without.body.errors).toEqual([{ field: 'codeChallenge', message: 'codeChallenge is required: this service is a public client of the identity provider (PKCE)' }]);
+      expect(without.body.errors).toEqual([
+        { field: 'codeChallenge', message: 'codeChallenge is required: this service is a public client of the identity provider (PKCE)' },
+      ]);
 
       const sub = peer.account('public-user', { email: 'public@example.test', email_verified: true });
       const res = await ssoLogin(t, peer, { headers: app.headers, account: sub });
@@ -168,7 +195,15 @@ describe('SSO availability and configuration', () => {
     });
 
     it('admin SSO into core_users when configured: a verified email logs into the admin (role kept); another email needs a free one', async () => {
-      const seeded = await t.seed({ site: siteFixture(), tables: { core_users: [{ user_email: 'root@example.test', password: 'Root@12345', primary_role: 'admin' }, { user_email: 'taken@example.test', password: 'Taken@1234' }] } });
+      const seeded = await t.seed({
+        site: siteFixture(),
+        tables: {
+          core_users: [
+            { user_email: 'root@example.test', password: 'Root@12345', primary_role: 'admin' },
+            { user_email: 'taken@example.test', password: 'Taken@1234' },
+          ],
+        },
+      });
       const headers = { 'site-id': String(seeded.appID) };
       const admin = peer.account('admin-sso', { email: 'ROOT@example.test', email_verified: true });
       const res = await ssoLogin(t, peer, { headers, account: admin, authTable: 'core_users' });
@@ -181,14 +216,18 @@ describe('SSO availability and configuration', () => {
       const newcomer = peer.account('new-admin-user', { email: 'new-user@example.test', email_verified: false });
       const created = await ssoLogin(t, peer, { headers, account: newcomer, authTable: 'core_users' });
       expect(created.status).toBe(200);
-      const [row] = await t.dataSource.query('SELECT user_email, password, primary_role FROM core_users WHERE id = $1', [t.get(IdCipher).decryptId(seeded.appID, created.body.user._id)]);
+      const [row] = await t.dataSource.query('SELECT user_email, password, primary_role FROM core_users WHERE id = $1', [
+        t.get(IdCipher).decryptId(seeded.appID, created.body.user._id),
+      ]);
       expect(row).toEqual({ user_email: 'new-user@example.test', password: null, primary_role: 'user' });
 
       const squatter = peer.account('squatter', { email: 'taken@example.test', email_verified: false });
       const refused = await ssoLogin(t, peer, { headers, account: squatter, authTable: 'core_users' });
       expect(refused.status).toBe(400);
       expect(refused.body.message).toBe('The identity provider gave no email address that can be used for a new account of this table');
-      expect(await t.dataSource.query('SELECT 1 FROM core_identities WHERE app_id = $1 AND provider_user_id = $2', [seeded.appID, 'squatter'])).toHaveLength(0);
+      expect(
+        await t.dataSource.query('SELECT 1 FROM core_identities WHERE app_id = $1 AND provider_user_id = $2', [seeded.appID, 'squatter']),
+      ).toHaveLength(0);
     });
   });
 
@@ -201,15 +240,26 @@ describe('SSO availability and configuration', () => {
 
     // What the README tells operators: a process started with NODE_EXTRA_CA_CERTS trusts the IdP; without it, discovery fails on TLS.
     const discover = (env: Record<string, string>) =>
-      run(process.execPath, ['-e', `require('openid-client').discovery(new URL(process.argv[1]), 'x').then((c) => console.log(c.serverMetadata().issuer), (e) => { console.log('failed:', e.cause?.code ?? e.message); process.exit(2); })`, peer.issuer], {
-        env: { PATH: process.env.PATH ?? '', ...env },
-        cwd: process.cwd(),
-      });
+      run(
+        process.execPath,
+        [
+          '-e',
+          `require('openid-client').discovery(new URL(process.argv[1]), 'x').then((c) => console.log(c.serverMetadata().issuer), (e) => { console.log('failed:', e.cause?.code ?? e.message); process.exit(2); })`,
+          peer.issuer,
+        ],
+        {
+          env: { PATH: process.env.PATH ?? '', ...env },
+          cwd: process.cwd(),
+        },
+      );
 
     it('is trusted through NODE_EXTRA_CA_CERTS', async () => {
       const trusted = await discover({ NODE_EXTRA_CA_CERTS: peer.caFile });
       expect(trusted.stdout.trim()).toBe(peer.issuer);
-      await expect(discover({})).rejects.toMatchObject({ code: 2, stdout: expect.stringMatching(/failed: (SELF_SIGNED_CERT|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE)/) });
+      await expect(discover({})).rejects.toMatchObject({
+        code: 2,
+        stdout: expect.stringMatching(/failed: (SELF_SIGNED_CERT|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE)/),
+      });
     });
   });
 });

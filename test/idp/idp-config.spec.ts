@@ -11,7 +11,12 @@ const PRODUCTION = {
   SMTP_URL: 'smtps://mailer:pw@smtp.example.test:465',
   SMS_WEBHOOK_URL: 'https://sms.example.test/send',
 };
-const SSO = { IDP_CLIENT_ID: 'client', IDP_ISSUER_URL: 'https://idp.example.test', IDP_REDIRECT_URI: 'https://api.example.test', IDP_COOKIE_PASSWORD: PASSWORD };
+const SSO = {
+  IDP_CLIENT_ID: 'client',
+  IDP_ISSUER_URL: 'https://idp.example.test',
+  IDP_REDIRECT_URI: 'https://api.example.test',
+  IDP_COOKIE_PASSWORD: PASSWORD,
+};
 
 function errorOf(env: Record<string, string | undefined>): string {
   try {
@@ -41,32 +46,49 @@ describe('IdP configuration', () => {
     expect(config.idp.tokenAuthMethod).toBe('client_secret_basic');
     expect(config.idp.clientId).toBeNull();
     expect(config.idp.cookiePassword).toBeNull();
-    expect(loadConfig({ IDP_ALLOWED_AUTH_TABLES: ' core_customers , core_users ' }).idp.allowedAuthTables).toEqual(['core_customers', 'core_users']);
+    expect(loadConfig({ IDP_ALLOWED_AUTH_TABLES: ' core_customers , core_users ' }).idp.allowedAuthTables).toEqual([
+      'core_customers',
+      'core_users',
+    ]);
   });
 
   it('refuses an IDP_COOKIE_PASSWORD under 32 characters, and a sample one in production', () => {
     expect(errorOf({ IDP_COOKIE_PASSWORD: 'x'.repeat(31) })).toMatch(/IDP_COOKIE_PASSWORD must be at least 32 characters/);
     expect(loadConfig({ IDP_COOKIE_PASSWORD: 'x'.repeat(32) }).idp.cookiePassword).toBe('x'.repeat(32));
-    expect(errorOf({ ...PRODUCTION, ...SSO, IDP_COOKIE_PASSWORD: 'change-me-change-me-change-me-change-me' })).toMatch(/IDP_COOKIE_PASSWORD holds a sample value/);
+    expect(errorOf({ ...PRODUCTION, ...SSO, IDP_COOKIE_PASSWORD: 'change-me-change-me-change-me-change-me' })).toMatch(
+      /IDP_COOKIE_PASSWORD holds a sample value/,
+    );
   });
 
   it('with IDP_CLIENT_ID: issuer and redirect URI are required; the cookie password too in production, generated with a warning outside it', () => {
     const message = errorOf({ IDP_CLIENT_ID: 'client' });
     expect(message).toMatch(/IDP_ISSUER_URL is required when IDP_CLIENT_ID is set/);
     expect(message).toMatch(/IDP_REDIRECT_URI is required when IDP_CLIENT_ID is set/);
-    expect(errorOf({ ...PRODUCTION, ...SSO, IDP_COOKIE_PASSWORD: undefined })).toMatch(/IDP_COOKIE_PASSWORD is required in production when IDP_CLIENT_ID is set/);
+    expect(errorOf({ ...PRODUCTION, ...SSO, IDP_COOKIE_PASSWORD: undefined })).toMatch(
+      /IDP_COOKIE_PASSWORD is required in production when IDP_CLIENT_ID is set/,
+    );
     const dev = loadConfig({ ...SSO, IDP_COOKIE_PASSWORD: undefined });
     expect(dev.idp.cookiePassword).toHaveLength(64);
     expect(dev.warnings.join(' ')).toMatch(/IDP_COOKIE_PASSWORD/);
   });
 
   it('refuses plain http in production, a redirect URI with a query, an unknown token auth method', () => {
-    expect(errorOf({ ...PRODUCTION, ...SSO, IDP_ISSUER_URL: 'http://idp.example.test' })).toMatch(/IDP_ISSUER_URL must be an https URL in production/);
-    expect(errorOf({ ...PRODUCTION, ...SSO, IDP_REDIRECT_URI: 'http://api.example.test' })).toMatch(/IDP_REDIRECT_URI must be an https URL in production/);
+    expect(errorOf({ ...PRODUCTION, ...SSO, IDP_ISSUER_URL: 'http://idp.example.test' })).toMatch(
+      /IDP_ISSUER_URL must be an https URL in production/,
+    );
+    expect(errorOf({ ...PRODUCTION, ...SSO, IDP_REDIRECT_URI: 'http://api.example.test' })).toMatch(
+      /IDP_REDIRECT_URI must be an https URL in production/,
+    );
     expect(loadConfig({ ...SSO, IDP_ISSUER_URL: 'http://127.0.0.1:8080' }).idp.issuerUrl).toBe('http://127.0.0.1:8080');
-    expect(errorOf({ ...SSO, IDP_REDIRECT_URI: 'https://api.example.test/?x=1' })).toMatch(/IDP_REDIRECT_URI must have no query, fragment or user info/);
-    expect(errorOf({ ...SSO, IDP_ISSUER_URL: 'ftp://idp.example.test' })).toMatch(/IDP_ISSUER_URL must be a URL with protocol http: or https:/);
-    expect(errorOf({ IDP_TOKEN_AUTH_METHOD: 'private_key_jwt' })).toMatch(/IDP_TOKEN_AUTH_METHOD must be client_secret_basic or client_secret_post/);
+    expect(errorOf({ ...SSO, IDP_REDIRECT_URI: 'https://api.example.test/?x=1' })).toMatch(
+      /IDP_REDIRECT_URI must have no query, fragment or user info/,
+    );
+    expect(errorOf({ ...SSO, IDP_ISSUER_URL: 'ftp://idp.example.test' })).toMatch(
+      /IDP_ISSUER_URL must be a URL with protocol http: or https:/,
+    );
+    expect(errorOf({ IDP_TOKEN_AUTH_METHOD: 'private_key_jwt' })).toMatch(
+      /IDP_TOKEN_AUTH_METHOD must be client_secret_basic or client_secret_post/,
+    );
   });
 });
 
@@ -92,7 +114,8 @@ describe('IdpSealer (state, cookie and logout state)', () => {
       altered[i] ^= 1;
       expect(sealer.open('idp-state', altered.toString('base64url'), now)).toBeNull();
     }
-    for (const value of [undefined, null, 7, '', 'not base64!', 'A'.repeat(5000), sealed.slice(0, 20)]) expect(sealer.open('idp-state', value, now)).toBeNull();
+    for (const value of [undefined, null, 7, '', 'not base64!', 'A'.repeat(5000), sealed.slice(0, 20)])
+      expect(sealer.open('idp-state', value, now)).toBeNull();
   });
 
   it('seals the same payload differently each time (random nonce)', () => {

@@ -2,7 +2,18 @@ import { IdCipher } from '../../src/common/id-cipher.service';
 import { IdpSealer } from '../../src/idp/idp-seal';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 import { OidcPeer, PeerBrowser } from './support/oidc-peer';
-import { codeForApp, CONFIDENTIAL, COOKIE_PASSWORD, getAt, LOGOUT_RELAY_URI, pkcePair, RELAY_URI, refreshTarget, ssoEnv, ssoLogin } from './support/sso-helpers';
+import {
+  codeForApp,
+  CONFIDENTIAL,
+  COOKIE_PASSWORD,
+  getAt,
+  LOGOUT_RELAY_URI,
+  pkcePair,
+  RELAY_URI,
+  refreshTarget,
+  ssoEnv,
+  ssoLogin,
+} from './support/sso-helpers';
 
 /**
  * SSO through a real OpenID Connect provider (oidc-provider 9 over HTTPS on loopback), logged into headlessly
@@ -34,12 +45,26 @@ describe('SSO login (IdP facade) against a real OpenID Connect provider', () => 
     await peer?.close();
   });
 
-  const identities = (appId: number) => t.dataSource.query('SELECT auth_table, provider, provider_user_id, user_id, email FROM core_identities WHERE app_id = $1 ORDER BY id', [appId]);
-  const customers = (appId: number) => t.dataSource.query('SELECT id, email, password, firstname, lastname, displayname, photourl, emailverified FROM core_customers WHERE app_id = $1 ORDER BY id', [appId]);
+  const identities = (appId: number) =>
+    t.dataSource.query('SELECT auth_table, provider, provider_user_id, user_id, email FROM core_identities WHERE app_id = $1 ORDER BY id', [
+      appId,
+    ]);
+  const customers = (appId: number) =>
+    t.dataSource.query(
+      'SELECT id, email, password, firstname, lastname, displayname, photourl, emailverified FROM core_customers WHERE app_id = $1 ORDER BY id',
+      [appId],
+    );
 
   describe('the whole flow', () => {
     it('start → IdP login → relay page → callback gives service tokens for a new customer and its identity', async () => {
-      const sub = peer.account(unique('ada'), { email: `${unique('ada')}@example.test`, email_verified: true, given_name: 'Ada', family_name: 'Lovelace', name: 'Ada L', picture: 'https://img.example.test/ada.png' });
+      const sub = peer.account(unique('ada'), {
+        email: `${unique('ada')}@example.test`,
+        email_verified: true,
+        given_name: 'Ada',
+        family_name: 'Lovelace',
+        name: 'Ada L',
+        picture: 'https://img.example.test/ada.png',
+      });
       const { email } = peer.accounts.get(sub)!;
       const at = await codeForApp(t, peer, { headers: siteA.headers, account: sub, flow: 'signup', state: 'client-state-1' });
 
@@ -86,12 +111,25 @@ describe('SSO login (IdP facade) against a real OpenID Connect provider', () => 
 
       const [customer] = (await customers(siteA.appId)).filter((c: { id: number }) => c.id === userId);
       expect(customer).toMatchObject({ email, password: null, firstname: 'Ada', emailverified: true });
-      expect(await identities(siteA.appId)).toContainEqual({ auth_table: 'core_customers', provider: 'idp', provider_user_id: sub, user_id: userId, email });
-      const versions = await t.dataSource.query(`SELECT 1 FROM core_data WHERE "Shop_ID" = $1 AND "Source_Table" = 'core_customers' AND "Current_ID" = $2`, [siteA.appId, userId]);
+      expect(await identities(siteA.appId)).toContainEqual({
+        auth_table: 'core_customers',
+        provider: 'idp',
+        provider_user_id: sub,
+        user_id: userId,
+        email,
+      });
+      const versions = await t.dataSource.query(
+        `SELECT 1 FROM core_data WHERE "Shop_ID" = $1 AND "Source_Table" = 'core_customers' AND "Current_ID" = $2`,
+        [siteA.appId, userId],
+      );
       expect(versions).toHaveLength(1);
 
       // The service's own tokens: the refresh token renews them.
-      const refreshed = await t.post('/auth/refresh-token', { payload: { access_token: res.body.token.access_token, refresh_token: res.body.token.refresh_token } }, siteA.headers);
+      const refreshed = await t.post(
+        '/auth/refresh-token',
+        { payload: { access_token: res.body.token.access_token, refresh_token: res.body.token.refresh_token } },
+        siteA.headers,
+      );
       expect(refreshed.status).toBe(200);
 
       // The next login of the same IdP account is the same customer, with nothing new written.
@@ -108,7 +146,11 @@ describe('SSO login (IdP facade) against a real OpenID Connect provider', () => 
       expect(noApp.status).toBe(400);
       expect(noApp.body).toMatchObject({ status: 'Failed', message: 'Missing app context: provide appID/site-id for OAuth start' });
 
-      const wrong = await t.post('/auth/oauth/idp/start', { redirectUri: 'https://evil.test/auth/oauth/idp/redirect', codeChallenge: pkcePair().challenge }, siteA.headers);
+      const wrong = await t.post(
+        '/auth/oauth/idp/start',
+        { redirectUri: 'https://evil.test/auth/oauth/idp/redirect', codeChallenge: pkcePair().challenge },
+        siteA.headers,
+      );
       expect(wrong.status).toBe(400);
       expect(wrong.body.message).toBe(`redirectUri must match server configuration (${RELAY_URI})`);
       // The configured value itself, or the relay URI it stands for, are accepted.
@@ -124,17 +166,27 @@ describe('SSO login (IdP facade) against a real OpenID Connect provider', () => 
     });
 
     it('takes code_challenge with S256 only, naming the field otherwise', async () => {
-      const plain = await t.post('/auth/oauth/idp/start', { codeChallenge: pkcePair().challenge, codeChallengeMethod: 'plain' }, siteA.headers);
+      const plain = await t.post(
+        '/auth/oauth/idp/start',
+        { codeChallenge: pkcePair().challenge, codeChallengeMethod: 'plain' },
+        siteA.headers,
+      );
       expect(plain.status).toBe(400);
       expect(plain.body.errors).toEqual([{ field: 'codeChallengeMethod', message: 'codeChallengeMethod must be S256' }]);
       const methodOnly = await t.post('/auth/oauth/idp/start', { codeChallengeMethod: 'S256' }, siteA.headers);
-      expect(methodOnly.body.errors).toEqual([{ field: 'codeChallenge', message: 'codeChallenge is required when codeChallengeMethod is given' }]);
+      expect(methodOnly.body.errors).toEqual([
+        { field: 'codeChallenge', message: 'codeChallenge is required when codeChallengeMethod is given' },
+      ]);
       const malformed = await t.post('/auth/oauth/idp/start', { codeChallenge: 'short' }, siteA.headers);
       expect(malformed.body.errors[0].field).toBe('codeChallenge');
       const flow = await t.post('/auth/oauth/idp/start', { flow: 'register' }, siteA.headers);
       expect(flow.body.errors).toEqual([{ field: 'flow', message: 'flow must be signin or signup' }]);
 
-      const explicit = await t.post('/auth/oauth/idp/start', { codeChallenge: pkcePair().challenge, codeChallengeMethod: 'S256', flow: 'signin' }, siteA.headers);
+      const explicit = await t.post(
+        '/auth/oauth/idp/start',
+        { codeChallenge: pkcePair().challenge, codeChallengeMethod: 'S256', flow: 'signin' },
+        siteA.headers,
+      );
       expect(explicit.status).toBe(200);
       const url = new URL(explicit.body.authorizationUrl);
       expect(url.searchParams.get('code_challenge_method')).toBe('S256');
@@ -145,7 +197,9 @@ describe('SSO login (IdP facade) against a real OpenID Connect provider', () => 
       const one = await t.post('/auth/oauth/idp/start', { state: 'same' }, siteA.headers);
       const two = await t.post('/auth/oauth/idp/start', { state: 'same' }, siteA.headers);
       expect(one.body.state).not.toBe(two.body.state);
-      expect(new URL(one.body.authorizationUrl).searchParams.get('nonce')).not.toBe(new URL(two.body.authorizationUrl).searchParams.get('nonce'));
+      expect(new URL(one.body.authorizationUrl).searchParams.get('nonce')).not.toBe(
+        new URL(two.body.authorizationUrl).searchParams.get('nonce'),
+      );
       expect(Buffer.from(one.body.state, 'base64url').toString('latin1')).not.toContain('same');
     });
   });
@@ -156,29 +210,37 @@ describe('SSO login (IdP facade) against a real OpenID Connect provider', () => 
     const res = await ssoLogin(t, peer, { headers: siteA.headers, account: sub, state: clientState });
     expect(res.status).toBe(200);
     expect(res.body.clientState).toBe(clientState);
-    expect((await t.post('/auth/oauth/idp/start', { state: clientState + 'x' }, siteA.headers)).body.errors).toEqual([{ field: 'state', message: 'state must be at most 512 characters' }]);
+    expect((await t.post('/auth/oauth/idp/start', { state: clientState + 'x' }, siteA.headers)).body.errors).toEqual([
+      { field: 'state', message: 'state must be at most 512 characters' },
+    ]);
   });
 
   describe('PKCE and codes', () => {
-    it('right verifier logs in; a wrong one gets the IdP\'s invalid_grant; a missing one is refused before the code is spent', async () => {
+    it("right verifier logs in; a wrong one gets the IdP's invalid_grant; a missing one is refused before the code is spent", async () => {
       const sub = peer.account(unique('pkce'), { email: `${unique('pkce')}@example.test`, email_verified: true });
       const at = await codeForApp(t, peer, { headers: siteA.headers, account: sub });
 
       const missing = await t.post('/auth/oauth/idp/callback', { code: at.code, state: at.state }, siteA.headers);
       expect(missing.status).toBe(400);
-      expect(missing.body.errors).toEqual([{ field: 'codeVerifier', message: 'codeVerifier is required when codeChallenge was sent to start' }]);
+      expect(missing.body.errors).toEqual([
+        { field: 'codeVerifier', message: 'codeVerifier is required when codeChallenge was sent to start' },
+      ]);
 
       const right = await t.post('/auth/oauth/idp/callback', { code: at.code, state: at.state, codeVerifier: at.verifier }, siteA.headers);
       expect(right.status).toBe(200);
 
       const other = await codeForApp(t, peer, { headers: siteA.headers, account: sub });
-      const wrong = await t.post('/auth/oauth/idp/callback', { code: other.code, state: other.state, codeVerifier: pkcePair().verifier }, siteA.headers);
+      const wrong = await t.post(
+        '/auth/oauth/idp/callback',
+        { code: other.code, state: other.state, codeVerifier: pkcePair().verifier },
+        siteA.headers,
+      );
       expect(wrong.status).toBe(400);
       expect(wrong.body.status).toBe('Failed');
       expect(wrong.body.message).toMatch(/^invalid_grant: /);
     });
 
-    it('a used code answers the IdP\'s invalid_grant, and so does a made-up one', async () => {
+    it("a used code answers the IdP's invalid_grant, and so does a made-up one", async () => {
       const sub = peer.account(unique('used'), { email: `${unique('used')}@example.test`, email_verified: true });
       const at = await codeForApp(t, peer, { headers: siteA.headers, account: sub });
       const body = { code: at.code, state: at.state, codeVerifier: at.verifier };
@@ -196,7 +258,11 @@ describe('SSO login (IdP facade) against a real OpenID Connect provider', () => 
       const sub = peer.account(unique('conf'), { email: `${unique('conf')}@example.test`, email_verified: false });
       const at = await codeForApp(t, peer, { headers: siteA.headers, account: sub, pkce: false });
       expect(at.authorizationUrl.searchParams.has('code_challenge')).toBe(false);
-      const extra = await t.post('/auth/oauth/idp/callback', { code: at.code, state: at.state, codeVerifier: pkcePair().verifier }, siteA.headers);
+      const extra = await t.post(
+        '/auth/oauth/idp/callback',
+        { code: at.code, state: at.state, codeVerifier: pkcePair().verifier },
+        siteA.headers,
+      );
       expect(extra.body.errors).toEqual([{ field: 'codeVerifier', message: 'codeVerifier was given but start got no codeChallenge' }]);
       const res = await t.post('/auth/oauth/idp/callback', { code: at.code, state: at.state }, siteA.headers);
       expect(res.status).toBe(200);
@@ -216,16 +282,24 @@ describe('SSO login (IdP facade) against a real OpenID Connect provider', () => 
       const sealer = new IdpSealer(COOKIE_PASSWORD);
       const expired = sealer.seal('idp-state', { app: siteA.appId, tbl: 'core_customers', cs: null, n: 'n', pkce: false }, -1);
       const otherPurpose = sealer.seal('idp-app-ctx', { app: siteA.appId }, 600);
-      const otherKey = new IdpSealer('another-cookie-password-0123456789abcdef').seal('idp-state', { app: siteA.appId, tbl: 'core_customers', cs: null, n: 'n', pkce: false }, 600);
+      const otherKey = new IdpSealer('another-cookie-password-0123456789abcdef').seal(
+        'idp-state',
+        { app: siteA.appId, tbl: 'core_customers', cs: null, n: 'n', pkce: false },
+        600,
+      );
       for (const state of [undefined, '', flipped, at.state.slice(0, -2), expired, otherPurpose, otherKey, 'not-a-state']) {
         const res = await t.post('/auth/oauth/idp/callback', { code: at.code, state, codeVerifier: at.verifier }, siteA.headers);
         expect(res.status).toBe(400);
         expect(res.body.message).toBe('Missing app context in OAuth state payload');
         expect(res.body.errors[0].field).toBe('state');
       }
-      expect((await t.post('/auth/oauth/idp/callback', { code: at.code, state: expired }, siteA.headers)).body.errors[0].message).toMatch(/expired/);
+      expect((await t.post('/auth/oauth/idp/callback', { code: at.code, state: expired }, siteA.headers)).body.errors[0].message).toMatch(
+        /expired/,
+      );
       // None of those spent the code.
-      expect((await t.post('/auth/oauth/idp/callback', { code: at.code, state: at.state, codeVerifier: at.verifier }, siteA.headers)).status).toBe(200);
+      expect(
+        (await t.post('/auth/oauth/idp/callback', { code: at.code, state: at.state, codeVerifier: at.verifier }, siteA.headers)).status,
+      ).toBe(200);
     });
 
     it('authTable must be allowed and the one of start; redirectUri must be the configured one', async () => {
@@ -236,12 +310,19 @@ describe('SSO login (IdP facade) against a real OpenID Connect provider', () => 
       expect(denied.body.message).toBe("OAuth login into authTable 'core_users' is not allowed by configuration.");
       const other = await t.post('/auth/oauth/idp/callback', { ...base, authTable: 'core_customers' }, siteA.headers);
       expect(other.body.errors).toEqual([{ field: 'authTable', message: 'authTable must be the one given to start (core_app_users)' }]);
-      const redirect = await t.post('/auth/oauth/idp/callback', { ...base, authTable: 'core_app_users', redirectUri: 'https://evil.test/' }, siteA.headers);
+      const redirect = await t.post(
+        '/auth/oauth/idp/callback',
+        { ...base, authTable: 'core_app_users', redirectUri: 'https://evil.test/' },
+        siteA.headers,
+      );
       expect(redirect.body.message).toBe(`redirectUri must match server configuration (${RELAY_URI})`);
 
       const res = await t.post('/auth/oauth/idp/callback', { ...base, authTable: 'core_app_users', redirectUri: RELAY_URI }, siteA.headers);
       expect(res.status).toBe(200);
-      const appUsers = await t.dataSource.query('SELECT id FROM core_app_users WHERE app_id = $1 AND email = $2', [siteA.appId, peer.accounts.get(sub)!.email]);
+      const appUsers = await t.dataSource.query('SELECT id FROM core_app_users WHERE app_id = $1 AND email = $2', [
+        siteA.appId,
+        peer.accounts.get(sub)!.email,
+      ]);
       expect(appUsers).toHaveLength(1);
       expect(t.get(IdCipher).decryptId(siteA.appId, res.body.user._id)).toBe(appUsers[0].id);
     });
@@ -274,7 +355,15 @@ describe('SSO login (IdP facade) against a real OpenID Connect provider', () => 
       expect(t.get(IdCipher).decryptId(owner.appId, res.body.user._id)).toBe(owner.ids.core_customers[0]);
       expect(res.body.user).toMatchObject({ email, firstname: 'Grace' });
       expect(await customers(owner.appId)).toHaveLength(1);
-      expect(await identities(owner.appId)).toEqual([{ auth_table: 'core_customers', provider: 'idp', provider_user_id: sub, user_id: owner.ids.core_customers[0], email: email.toUpperCase() }]);
+      expect(await identities(owner.appId)).toEqual([
+        {
+          auth_table: 'core_customers',
+          provider: 'idp',
+          provider_user_id: sub,
+          user_id: owner.ids.core_customers[0],
+          email: email.toUpperCase(),
+        },
+      ]);
       expect((await t.post('/auth/login', { email, password: 'Grace@1234', authTable: 'core_customers' }, owner.headers)).status).toBe(200);
     });
   });
@@ -296,7 +385,11 @@ describe('SSO login (IdP facade) against a real OpenID Connect provider', () => 
 
       // A state of app A with B's site-id is refused; with no header it logs into A, never B.
       const at = await codeForApp(t, peer, { headers: siteA.headers, account: sub });
-      const crossed = await t.post('/auth/oauth/idp/callback', { code: at.code, state: at.state, codeVerifier: at.verifier }, siteB.headers);
+      const crossed = await t.post(
+        '/auth/oauth/idp/callback',
+        { code: at.code, state: at.state, codeVerifier: at.verifier },
+        siteB.headers,
+      );
       expect(crossed.status).toBe(400);
       expect(crossed.body.errors).toEqual([{ field: 'state', message: "state was issued for another app than this request's" }]);
       const plain = await t.post('/auth/oauth/idp/callback', { code: at.code, state: at.state, codeVerifier: at.verifier });
@@ -311,16 +404,24 @@ describe('SSO login (IdP facade) against a real OpenID Connect provider', () => 
       ['without an email', false],
     ])('%s create one user and one identity', async (_label, withEmail) => {
       const app = await tenant();
-      const sub = peer.account(unique('race'), withEmail ? { email: `${unique('race')}@example.test`, email_verified: false } : { given_name: 'Noemail' });
+      const sub = peer.account(
+        unique('race'),
+        withEmail ? { email: `${unique('race')}@example.test`, email_verified: false } : { given_name: 'Noemail' },
+      );
       // Four browsers (four IdP sessions), each with a fresh code for the same IdP account.
       const codes = [];
       for (let i = 0; i < 4; i++) codes.push(await codeForApp(t, peer, { headers: app.headers, account: sub }));
-      const answers = await Promise.all(codes.map((at) => t.post('/auth/oauth/idp/callback', { code: at.code, state: at.state, codeVerifier: at.verifier }, app.headers)));
+      const answers = await Promise.all(
+        codes.map((at) => t.post('/auth/oauth/idp/callback', { code: at.code, state: at.state, codeVerifier: at.verifier }, app.headers)),
+      );
       expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
       expect(new Set(answers.map((a) => a.body.user._id)).size).toBe(1);
       expect(await customers(app.appId)).toHaveLength(1);
       expect(await identities(app.appId)).toHaveLength(1);
-      const versions = await t.dataSource.query(`SELECT count(*)::int AS n FROM core_data WHERE "Shop_ID" = $1 AND "Source_Table" = 'core_customers'`, [app.appId]);
+      const versions = await t.dataSource.query(
+        `SELECT count(*)::int AS n FROM core_data WHERE "Shop_ID" = $1 AND "Source_Table" = 'core_customers'`,
+        [app.appId],
+      );
       expect(versions[0].n).toBe(1);
     });
   });
@@ -359,9 +460,15 @@ describe('SSO login (IdP facade) against a real OpenID Connect provider', () => 
 
     it("the app's logout URL wins over returnTo; without returnTo it is /index.html on the app's domain", async () => {
       const configured = await tenant({ idp_app_logout_url: '/signed-out', auth_logout_url: 'https://elsewhere.example.test/x' });
-      const first = await t.post('/auth/oauth/idp/logout', { sessionId: 's1', returnTo: `https://${configured.domain}/ignored` }, configured.headers);
+      const first = await t.post(
+        '/auth/oauth/idp/logout',
+        { sessionId: 's1', returnTo: `https://${configured.domain}/ignored` },
+        configured.headers,
+      );
       const state = new URL(first.body.logoutUrl).searchParams.get('state')!;
-      expect(refreshTarget((await getAt(t, `${LOGOUT_RELAY_URI}?state=${state}`)).body).href).toBe(`https://${configured.domain}/signed-out`);
+      expect(refreshTarget((await getAt(t, `${LOGOUT_RELAY_URI}?state=${state}`)).body).href).toBe(
+        `https://${configured.domain}/signed-out`,
+      );
 
       const fallback = await tenant({ auth_logout_url: 'https://elsewhere.example.test/x' });
       const second = await t.post('/auth/oauth/idp/logout', { sessionId: 's1' }, fallback.headers);
@@ -398,10 +505,19 @@ describe('SSO login (IdP facade) against a real OpenID Connect provider', () => 
       const missing = await t.post('/auth/oauth/idp/logout', {}, siteA.headers);
       expect(missing.status).toBe(400);
       expect(missing.body).toMatchObject({ status: 'Failed', message: 'sessionId is required' });
-      for (const returnTo of ['https://evil.test/', '//evil.test/x', '/\\evil.test', 'javascript:alert(1)', `https://${siteA.domain}.evil.test/`, `https://user@${siteA.domain}/`]) {
+      for (const returnTo of [
+        'https://evil.test/',
+        '//evil.test/x',
+        '/\\evil.test',
+        'javascript:alert(1)',
+        `https://${siteA.domain}.evil.test/`,
+        `https://user@${siteA.domain}/`,
+      ]) {
         const res = await t.post('/auth/oauth/idp/logout', { sessionId: 's', returnTo }, siteA.headers);
         expect(res.status).toBe(400);
-        expect(res.body.errors).toEqual([{ field: 'returnTo', message: `returnTo must be a path or a URL on the app's domain (${siteA.domain})` }]);
+        expect(res.body.errors).toEqual([
+          { field: 'returnTo', message: `returnTo must be a path or a URL on the app's domain (${siteA.domain})` },
+        ]);
       }
     });
   });

@@ -1,4 +1,12 @@
-import { escapeHtml, relayPage, resolveAppUrl, resolveConfigured, tenantOrigin, tenantReturnUrl, withParams } from '../../src/idp/relay-page';
+import {
+  escapeHtml,
+  relayPage,
+  resolveAppUrl,
+  resolveConfigured,
+  tenantOrigin,
+  tenantReturnUrl,
+  withParams,
+} from '../../src/idp/relay-page';
 
 const site = (extra: Record<string, string | null> = {}) =>
   ({
@@ -18,7 +26,8 @@ describe('relay targets', () => {
   it("the tenant's origin is https://<domain>, only for a plain host name", () => {
     expect(tenantOrigin({ domain: 'Shop.Example.test' })).toBe('https://shop.example.test');
     expect(tenantOrigin({ domain: 'localhost:8443' })).toBe('https://localhost:8443');
-    for (const domain of ['', 'shop.example.test/x', 'a b', 'user@shop.test', 'shop.test?x', 'shop.test#x']) expect(tenantOrigin({ domain })).toBeNull();
+    for (const domain of ['', 'shop.example.test/x', 'a b', 'user@shop.test', 'shop.test?x', 'shop.test#x'])
+      expect(tenantOrigin({ domain })).toBeNull();
   });
 
   it('resolves relative paths on the origin, keeps absolute http(s) URLs, refuses the rest', () => {
@@ -26,16 +35,32 @@ describe('relay targets', () => {
     expect(resolveConfigured('cb', origin)?.href).toBe('https://shop.example.test/cb');
     expect(resolveConfigured('../../cb', origin)?.href).toBe('https://shop.example.test/cb');
     expect(resolveConfigured('https://app.partner.test/cb', origin)?.href).toBe('https://app.partner.test/cb');
-    for (const value of ['//evil.test', '/\\evil.test', '\\\\evil.test', 'javascript:alert(1)', 'JaVaScRiPt:alert(1)', 'data:text/html,x', 'https://u:p@evil.test', 'https://', ' ', '/cb\nx', 'mailto:a@b.test']) {
+    for (const value of [
+      '//evil.test',
+      '/\\evil.test',
+      '\\\\evil.test',
+      'javascript:alert(1)',
+      'JaVaScRiPt:alert(1)',
+      'data:text/html,x',
+      'https://u:p@evil.test',
+      'https://',
+      ' ',
+      '/cb\nx',
+      'mailto:a@b.test',
+    ]) {
       expect(resolveConfigured(value, origin)).toBeNull();
     }
     expect(resolveConfigured('/cb', null)).toBeNull();
   });
 
-  it("takes the first column the tenant sets, else the fallback path on its domain", () => {
+  it('takes the first column the tenant sets, else the fallback path on its domain', () => {
     const columns = ['idp_app_callback_url', 'oauth_callback_url', 'auth_callback_url'] as const;
-    expect(resolveAppUrl(site({ oauth_callback_url: '/o', auth_callback_url: '/a' }), columns, '/auth/callback')?.href).toBe('https://shop.example.test/o');
-    expect(resolveAppUrl(site({ idp_app_callback_url: '', auth_callback_url: '/a' }), columns, '/auth/callback')?.href).toBe('https://shop.example.test/a');
+    expect(resolveAppUrl(site({ oauth_callback_url: '/o', auth_callback_url: '/a' }), columns, '/auth/callback')?.href).toBe(
+      'https://shop.example.test/o',
+    );
+    expect(resolveAppUrl(site({ idp_app_callback_url: '', auth_callback_url: '/a' }), columns, '/auth/callback')?.href).toBe(
+      'https://shop.example.test/a',
+    );
     expect(resolveAppUrl(site(), columns, '/auth/callback')?.href).toBe('https://shop.example.test/auth/callback');
     // A broken first setting is an error, not a reason to use the next one.
     expect(resolveAppUrl(site({ idp_app_callback_url: '//evil.test', auth_callback_url: '/a' }), columns, '/auth/callback')).toBeNull();
@@ -46,13 +71,24 @@ describe('relay targets', () => {
     expect(tenantReturnUrl(configured, '/bye')?.href).toBe('https://shop.example.test/bye');
     expect(tenantReturnUrl(configured, 'https://shop.example.test/bye')?.href).toBe('https://shop.example.test/bye');
     expect(tenantReturnUrl(configured, 'https://www.shop.example.test/x')?.href).toBe('https://www.shop.example.test/x');
-    for (const value of ['https://evil.test', 'http://shop.example.test/bye', 'https://shop.example.test.evil.test/', '//evil.test', 'https://shop.example.test:444/']) {
+    for (const value of [
+      'https://evil.test',
+      'http://shop.example.test/bye',
+      'https://shop.example.test.evil.test/',
+      '//evil.test',
+      'https://shop.example.test:444/',
+    ]) {
       expect(tenantReturnUrl(configured, value)).toBeNull();
     }
   });
 
-  it('appends parameters after the URL\'s own, in order', () => {
-    expect(withParams(new URL('https://a.test/cb?x=1'), [['code', 'c d'], ['x', '2']]).href).toBe('https://a.test/cb?x=1&code=c+d&x=2');
+  it("appends parameters after the URL's own, in order", () => {
+    expect(
+      withParams(new URL('https://a.test/cb?x=1'), [
+        ['code', 'c d'],
+        ['x', '2'],
+      ]).href,
+    ).toBe('https://a.test/cb?x=1&code=c+d&x=2');
   });
 });
 

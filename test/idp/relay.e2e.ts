@@ -52,7 +52,11 @@ describe('SSO relay pages', () => {
     expect(res.body).not.toMatch(/<script|<style|\son\w+=|javascript:/i);
     const target = refreshTarget(res.body);
     expect(target.origin + target.pathname).toBe(`https://${app.domain}/auth/callback`);
-    expect([...target.searchParams]).toEqual([['code', 'abc'], ['state', state], ['iss', peer.issuer]]);
+    expect([...target.searchParams]).toEqual([
+      ['code', 'abc'],
+      ['state', state],
+      ['iss', peer.issuer],
+    ]);
 
     // The alias path does the same.
     const alias = await relay(`code=abc&state=${state}`, {}, RELAY_URI.replace(/redirect$/, 'callback'));
@@ -71,16 +75,23 @@ describe('SSO relay pages', () => {
     expect(String(secure.headers['set-cookie'])).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);
   });
 
-  it('forwards every query parameter, in order, repeated ones too, the IdP\'s errors included; every value HTML-escaped', async () => {
+  it("forwards every query parameter, in order, repeated ones too, the IdP's errors included; every value HTML-escaped", async () => {
     const app = await tenant();
     const state = await stateFor(app.headers);
-    const hostile = '"><script>alert(1)</script><a href=\'x\'>&amp;';
+    const hostile = "\"><script>alert(1)</script><a href='x'>&amp;";
     const res = await relay(`error=access_denied&error_description=${encodeURIComponent(hostile)}&state=${state}&x=1&x=2&empty=`);
     expect(res.status).toBe(200);
     expect(res.body).not.toContain('<script');
     expect(res.body).not.toContain('"><');
     const target = refreshTarget(res.body);
-    expect([...target.searchParams]).toEqual([['error', 'access_denied'], ['error_description', hostile], ['state', state], ['x', '1'], ['x', '2'], ['empty', '']]);
+    expect([...target.searchParams]).toEqual([
+      ['error', 'access_denied'],
+      ['error_description', hostile],
+      ['state', state],
+      ['x', '1'],
+      ['x', '2'],
+      ['empty', ''],
+    ]);
   });
 
   it("sends the browser to the app's callback URL in the spec's order: idp_app_callback_url, oauth_callback_url, auth_callback_url, then <domain>/auth/callback", async () => {
@@ -108,7 +119,14 @@ describe('SSO relay pages', () => {
   });
 
   it('refuses a configured callback that would leave the tenant, and a tenant without a usable domain: Unable to resolve app redirect URL', async () => {
-    for (const idp_app_callback_url of ['//evil.test/x', '/\\evil.test/x', 'javascript:alert(1)', 'data:text/html,hi', 'https://user:pw@evil.test/', 'ftp://files.test/']) {
+    for (const idp_app_callback_url of [
+      '//evil.test/x',
+      '/\\evil.test/x',
+      'javascript:alert(1)',
+      'data:text/html,hi',
+      'https://user:pw@evil.test/',
+      'ftp://files.test/',
+    ]) {
       const app = await tenant({ idp_app_callback_url });
       const res = await relay(`code=k&state=${await stateFor(app.headers)}`);
       expect(res.status).toBe(400);
@@ -123,10 +141,31 @@ describe('SSO relay pages', () => {
   it('never leaves the tenant whatever the query or headers say (open-redirect attempts through every parameter)', async () => {
     const app = await tenant();
     const state = await stateFor(app.headers);
-    const names = ['redirect_uri', 'redirectUri', 'returnTo', 'return_to', 'next', 'url', 'redirect', 'callback', 'callback_url', 'target', 'continue', 'domain', 'host', 'iss', 'code', 'error_uri'];
+    const names = [
+      'redirect_uri',
+      'redirectUri',
+      'returnTo',
+      'return_to',
+      'next',
+      'url',
+      'redirect',
+      'callback',
+      'callback_url',
+      'target',
+      'continue',
+      'domain',
+      'host',
+      'iss',
+      'code',
+      'error_uri',
+    ];
     for (const name of names) {
       for (const value of [EVIL, '//evil.test', '/\\evil.test', 'javascript:alert(1)']) {
-        const res = await relay(`${name}=${encodeURIComponent(value)}&state=${state}`, { host: 'evil.test', 'x-forwarded-host': 'evil.test', 'x-original-host': 'evil.test' });
+        const res = await relay(`${name}=${encodeURIComponent(value)}&state=${state}`, {
+          host: 'evil.test',
+          'x-forwarded-host': 'evil.test',
+          'x-original-host': 'evil.test',
+        });
         expect(res.status).toBe(200);
         const target = refreshTarget(res.body);
         expect(target.origin).toBe(`https://${app.domain}`);
@@ -138,10 +177,17 @@ describe('SSO relay pages', () => {
     const logout = await t.post('/auth/oauth/idp/logout', { sessionId: 's' }, app.headers);
     const logoutState = new URL(logout.body.logoutUrl).searchParams.get('state')!;
     for (const name of names.filter((n) => n !== 'code')) {
-      const res = await getAt(t, `${LOGOUT_RELAY_URI}?${name}=${encodeURIComponent(EVIL)}&state=${logoutState}`, { host: 'evil.test', 'x-forwarded-host': 'evil.test' });
+      const res = await getAt(t, `${LOGOUT_RELAY_URI}?${name}=${encodeURIComponent(EVIL)}&state=${logoutState}`, {
+        host: 'evil.test',
+        'x-forwarded-host': 'evil.test',
+      });
       expect(refreshTarget(res.body).href).toBe(`https://${app.domain}/index.html`);
     }
-    for (const path of [`${LOGOUT_RELAY_URI}/${encodeURIComponent(EVIL)}`, `${LOGOUT_RELAY_URI}/%2F%2Fevil.test`, `${LOGOUT_RELAY_URI}?state=${encodeURIComponent(EVIL)}`]) {
+    for (const path of [
+      `${LOGOUT_RELAY_URI}/${encodeURIComponent(EVIL)}`,
+      `${LOGOUT_RELAY_URI}/%2F%2Fevil.test`,
+      `${LOGOUT_RELAY_URI}?state=${encodeURIComponent(EVIL)}`,
+    ]) {
       const res = await getAt(t, path);
       expect(res.status).toBe(400);
       expect(res.body.message).toBe('Invalid or missing OAuth logout state');
@@ -153,9 +199,22 @@ describe('SSO relay pages', () => {
     const state = await stateFor(app.headers);
     const sealer = new IdpSealer(COOKIE_PASSWORD);
     const logoutState = sealer.seal('idp-logout', { app: app.appId, rt: null }, 600);
-    const otherKey = new IdpSealer('some-other-cookie-password-0123456789').seal('idp-state', { app: app.appId, tbl: 'core_customers', cs: null, n: 'n', pkce: false }, 600);
+    const otherKey = new IdpSealer('some-other-cookie-password-0123456789').seal(
+      'idp-state',
+      { app: app.appId, tbl: 'core_customers', cs: null, n: 'n', pkce: false },
+      600,
+    );
     const unknownApp = sealer.seal('idp-state', { app: 2147480000, tbl: 'core_customers', cs: null, n: 'n', pkce: false }, 600);
-    for (const query of ['code=c', 'code=c&state=', `code=c&state=${state}&state=${state}`, `code=c&state=${state.slice(0, -3)}`, `code=c&state=${logoutState}`, `code=c&state=${otherKey}`, `code=c&state=${unknownApp}`, `code=c&state=${EVIL}`]) {
+    for (const query of [
+      'code=c',
+      'code=c&state=',
+      `code=c&state=${state}&state=${state}`,
+      `code=c&state=${state.slice(0, -3)}`,
+      `code=c&state=${logoutState}`,
+      `code=c&state=${otherKey}`,
+      `code=c&state=${unknownApp}`,
+      `code=c&state=${EVIL}`,
+    ]) {
       const res = await relay(query);
       expect(res.status).toBe(400);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
@@ -166,7 +225,11 @@ describe('SSO relay pages', () => {
 
   it('still relays an authentic state past its expiry (the callback then refuses it), so a slow login lands on the app', async () => {
     const app = await tenant();
-    const expired = new IdpSealer(COOKIE_PASSWORD).seal('idp-state', { app: app.appId, tbl: 'core_customers', cs: null, n: 'n', pkce: false }, -60);
+    const expired = new IdpSealer(COOKIE_PASSWORD).seal(
+      'idp-state',
+      { app: app.appId, tbl: 'core_customers', cs: null, n: 'n', pkce: false },
+      -60,
+    );
     const res = await relay(`code=c&state=${expired}`);
     expect(res.status).toBe(200);
     expect(refreshTarget(res.body).origin).toBe(`https://${app.domain}`);

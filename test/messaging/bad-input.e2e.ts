@@ -31,7 +31,8 @@ describe('Messaging endpoints with bad input', () => {
   afterAll(() => t.close());
 
   const notify = (body: unknown) => t.post('/message/notification', body, { 'site-id': String(appId) });
-  const lastRow = async () => (await t.dataSource.query(`SELECT * FROM core_notification_log WHERE app_id = $1 ORDER BY id DESC LIMIT 1`, [appId]))[0];
+  const lastRow = async () =>
+    (await t.dataSource.query(`SELECT * FROM core_notification_log WHERE app_id = $1 ORDER BY id DESC LIMIT 1`, [appId]))[0];
   const ok = { event: 'welcome', email: 'a@example.test' };
   const long = 'x'.repeat(20_000); // huge for any field, within the route's 64 KB body limit
 
@@ -85,7 +86,9 @@ describe('Messaging endpoints with bad input', () => {
   it('names the problem of a missing or mistyped event', async () => {
     expect((await notify({ email: 'a@example.test' })).body.errors).toEqual([{ field: 'event', message: 'event is required' }]);
     expect((await notify({ ...ok, event: 5 })).body.errors).toEqual([{ field: 'event', message: 'event must be a string' }]);
-    expect((await notify({ ...ok, table: 'nope', master_id: 1 })).body.errors).toEqual([{ field: 'table', message: 'Unknown table "nope"' }]);
+    expect((await notify({ ...ok, table: 'nope', master_id: 1 })).body.errors).toEqual([
+      { field: 'table', message: 'Unknown table "nope"' },
+    ]);
   });
 
   it('merges odd placeholder names only from own data fields, objects as escaped JSON, NUL dropped', async () => {

@@ -36,8 +36,25 @@ describe('mail outbox', () => {
     const html = await outbox.render('reset-password', { appName: 'Shop <&>', link: 'https://shop.example.test/r?a=1&b=2', minutes: 30 });
     expect(html).toContain('Shop &lt;&amp;&gt;');
     await inTransaction(async (scope) => {
-      await outbox.enqueue(scope, { appId, event: 'order_admin', from: 'shop@example.test', to: 'admin@example.test', subject: 'Order 1 Submitted', text: 'Order ID: 1\nCustomer ID: 2', linkedTable: 'core_orders', masterId: 1 });
-      await outbox.enqueue(scope, { appId, event: 'order_confirmation', from: 'shop@example.test', to: 'ann@example.test', cc: ['admin@example.test', 'boss@example.test'], subject: 'Your order', html });
+      await outbox.enqueue(scope, {
+        appId,
+        event: 'order_admin',
+        from: 'shop@example.test',
+        to: 'admin@example.test',
+        subject: 'Order 1 Submitted',
+        text: 'Order ID: 1\nCustomer ID: 2',
+        linkedTable: 'core_orders',
+        masterId: 1,
+      });
+      await outbox.enqueue(scope, {
+        appId,
+        event: 'order_confirmation',
+        from: 'shop@example.test',
+        to: 'ann@example.test',
+        cc: ['admin@example.test', 'boss@example.test'],
+        subject: 'Your order',
+        html,
+      });
     });
 
     const run = await t.get(NotificationSender).drain();
@@ -49,7 +66,10 @@ describe('mail outbox', () => {
     expect(admin.parsed.html).toBe(false);
     expect(customer.envelope.to.sort()).toEqual(['admin@example.test', 'ann@example.test', 'boss@example.test']);
     expect(String(customer.parsed.html)).toContain('https://shop.example.test/r?a=1&amp;b=2');
-    const rows = await t.dataSource.query(`SELECT event, status, content_type, linked_table, master_id FROM core_notification_log WHERE app_id = $1 ORDER BY id`, [appId]);
+    const rows = await t.dataSource.query(
+      `SELECT event, status, content_type, linked_table, master_id FROM core_notification_log WHERE app_id = $1 ORDER BY id`,
+      [appId],
+    );
     expect(rows).toEqual([
       { event: 'order_admin', status: 'Sent', content_type: 'text', linked_table: 'core_orders', master_id: 1 },
       { event: 'order_confirmation', status: 'Sent', content_type: 'html', linked_table: null, master_id: null },
@@ -59,7 +79,16 @@ describe('mail outbox', () => {
   it('writes nothing when the transaction rolls back', async () => {
     await expect(
       inTransaction(async (scope) => {
-        await t.get(MailOutbox).enqueue(scope, { appId, event: 'order_admin', from: 'shop@example.test', to: 'x@example.test', subject: 'rolled back', text: 'x' });
+        await t
+          .get(MailOutbox)
+          .enqueue(scope, {
+            appId,
+            event: 'order_admin',
+            from: 'shop@example.test',
+            to: 'x@example.test',
+            subject: 'rolled back',
+            text: 'x',
+          });
         throw new Error('the use case failed');
       }),
     ).rejects.toThrow('the use case failed');
@@ -68,7 +97,11 @@ describe('mail outbox', () => {
   });
 
   it('refuses a mail with both or neither body, and a template that does not exist', async () => {
-    await expect(inTransaction((scope) => t.get(MailOutbox).enqueue(scope, { appId, event: 'x', from: 'a@example.test', to: 'b@example.test', subject: 's' }))).rejects.toThrow(/exactly one of html and text/);
+    await expect(
+      inTransaction((scope) =>
+        t.get(MailOutbox).enqueue(scope, { appId, event: 'x', from: 'a@example.test', to: 'b@example.test', subject: 's' }),
+      ),
+    ).rejects.toThrow(/exactly one of html and text/);
     await expect(t.get(MailOutbox).render('no-such-template', {})).rejects.toThrow(/no-such-template/);
     await expect(t.get(MailOutbox).render('reset-password', { appName: 'x' })).rejects.toThrow(/link/); // strict: a missing field
   });

@@ -1,6 +1,12 @@
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 
-const welcome = { event: 'welcome', enabled: true, subject: 'Hi [firstname]', content: '<p>Hello [firstname], order [order]</p>', bcc: 'tpl-bcc@example.test' };
+const welcome = {
+  event: 'welcome',
+  enabled: true,
+  subject: 'Hi [firstname]',
+  content: '<p>Hello [firstname], order [order]</p>',
+  bcc: 'tpl-bcc@example.test',
+};
 
 describe('POST /message/notification', () => {
   let t: TestApp;
@@ -18,12 +24,18 @@ describe('POST /message/notification', () => {
             { id: 501, user_email: 'cc-admin@example.test', password: 'Admin@1234' },
             { id: 502, user_email: 'bcc-admin@example.test', password: 'Admin@1234' },
           ],
-          core_notifications: [welcome, { event: 'off', enabled: false, subject: 'x', content: 'x' }, { event: 'custom-from', subject: 's', content: 'c', from: 'tpl@example.test' }],
+          core_notifications: [
+            welcome,
+            { event: 'off', enabled: false, subject: 'x', content: 'x' },
+            { event: 'custom-from', subject: 's', content: 'c', from: 'tpl@example.test' },
+          ],
         },
       })
     ).appID;
     disabledAppId = (await t.seed({ site: siteFixture({ disable_email: true }), tables: { core_notifications: [welcome] } })).appID;
-    otherAppId = (await t.seed({ site: siteFixture(), tables: { core_notifications: [{ event: 'other-only', subject: 's', content: 'c' }] } })).appID;
+    otherAppId = (
+      await t.seed({ site: siteFixture(), tables: { core_notifications: [{ event: 'other-only', subject: 's', content: 'c' }] } })
+    ).appID;
   });
   afterAll(() => t.close());
 
@@ -57,7 +69,10 @@ describe('POST /message/notification', () => {
     await send({ event: 'welcome', email: 'cust@example.test', table: 'core_customers', master_id: 42 });
     const row = await logRow();
     expect(row).toMatchObject({ linked_table: 'core_customers', master_id: 42 });
-    const links = await t.dataSource.query(`SELECT * FROM core_related WHERE app_id = $1 AND name = 'core_notification_log' AND linked = $2`, [appId, row.id]);
+    const links = await t.dataSource.query(
+      `SELECT * FROM core_related WHERE app_id = $1 AND name = 'core_notification_log' AND linked = $2`,
+      [appId, row.id],
+    );
     expect(links).toEqual([expect.objectContaining({ parent_table: 'core_customers', parent_id: 42, master_id: 42 })]);
   });
 
@@ -101,7 +116,9 @@ describe('POST /message/notification', () => {
     const off = await send({ event: 'off', email: 'cust@example.test' });
     expect(off.status).toBe(400);
     expect(off.body).toMatchObject({ status: 'Failed', message: 'Validation error', errors: [{ field: 'event' }] });
-    expect((await send({ event: 'welcome' })).body.errors).toEqual([{ field: 'email', message: 'email is required (an address, NONE, or setEmailField)' }]);
+    expect((await send({ event: 'welcome' })).body.errors).toEqual([
+      { field: 'email', message: 'email is required (an address, NONE, or setEmailField)' },
+    ]);
     expect((await send({ event: 'welcome', email: 'not-an-address' })).body.errors[0].field).toBe('email');
     expect((await send({ event: 'welcome', setEmailField: 'missing', data: {} })).body.errors[0].field).toBe('setEmailField');
     expect((await send({ email: 'a@example.test' })).body.errors[0].field).toBe('event');

@@ -24,8 +24,14 @@ describe('POST /message/sendPush', () => {
     await peer.stop();
   });
 
-  async function customer(site: Record<string, unknown>, push: Record<string, unknown>): Promise<{ appId: number; customerID: string; id: number }> {
-    const seeded = await t.seed({ site: siteFixture(site), tables: { core_customers: [{ email: 'c@example.test', password: 'Cust@1234', ...push }] } });
+  async function customer(
+    site: Record<string, unknown>,
+    push: Record<string, unknown>,
+  ): Promise<{ appId: number; customerID: string; id: number }> {
+    const seeded = await t.seed({
+      site: siteFixture(site),
+      tables: { core_customers: [{ email: 'c@example.test', password: 'Cust@1234', ...push }] },
+    });
     const id = seeded.ids.core_customers[0];
     return { appId: seeded.appID, id, customerID: t.get(IdCipher).encryptId(seeded.appID, id) };
   }
@@ -49,7 +55,10 @@ describe('POST /message/sendPush', () => {
 
   it('falls back to the VAPID_* keys and reads a subscription stored as JSON', async () => {
     const sub = peer.subscribe();
-    const { appId, customerID } = await customer({}, { pushsubscription: JSON.stringify({ endpoint: sub.endpoint, keys: { p256dh: sub.p256dh, auth: sub.auth } }) });
+    const { appId, customerID } = await customer(
+      {},
+      { pushsubscription: JSON.stringify({ endpoint: sub.endpoint, keys: { p256dh: sub.p256dh, auth: sub.auth } }) },
+    );
     const res = await sendPush(appId, { customerID, title: 'Hello', message: 'Hi' });
     expect(res.body).toEqual({ status: 'Success' });
     expect(peer.received.at(-1)!.payload).toMatchObject({ title: 'Hello', body: 'Hi' });
@@ -88,8 +97,15 @@ describe('POST /message/sendPush without any VAPID keys', () => {
     const t = await startTestApp({ NOTIFY_SENDER_ENABLED: 'false', PUSH_INSECURE_TLS: 'true' });
     try {
       const sub = peer.subscribe();
-      const seeded = await t.seed({ site: siteFixture(), tables: { core_customers: [{ email: 'c@example.test', pushsubscription: sub.endpoint, p256dh: sub.p256dh, auth: sub.auth }] } });
-      const res = await t.post('/message/sendPush', { customerID: t.get(IdCipher).encryptId(seeded.appID, seeded.ids.core_customers[0]), message: 'x' }, { 'site-id': String(seeded.appID) });
+      const seeded = await t.seed({
+        site: siteFixture(),
+        tables: { core_customers: [{ email: 'c@example.test', pushsubscription: sub.endpoint, p256dh: sub.p256dh, auth: sub.auth }] },
+      });
+      const res = await t.post(
+        '/message/sendPush',
+        { customerID: t.get(IdCipher).encryptId(seeded.appID, seeded.ids.core_customers[0]), message: 'x' },
+        { 'site-id': String(seeded.appID) },
+      );
       expect(res.body).toEqual({ status: 'Error' });
       expect(peer.received).toHaveLength(0);
     } finally {

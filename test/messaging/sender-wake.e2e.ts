@@ -8,7 +8,12 @@ const LONG_POLL = { NOTIFY_POLL_INTERVAL_MS: '60000' };
 const WITHIN_MS = 3000;
 
 async function tenant(t: TestApp): Promise<number> {
-  return (await t.seed({ site: siteFixture(), tables: { core_notifications: [{ event: 'plain', subject: 'Plain [n]', content: '<p>n=[n]</p>' }] } })).appID;
+  return (
+    await t.seed({
+      site: siteFixture(),
+      tables: { core_notifications: [{ event: 'plain', subject: 'Plain [n]', content: '<p>n=[n]</p>' }] },
+    })
+  ).appID;
 }
 
 async function notify(t: TestApp, appId: number, email: string, n: number): Promise<void> {
@@ -48,7 +53,12 @@ describe('notification sender woken by queued rows', () => {
     await waitFor(() => smtp.mails.length === 1, WITHIN_MS);
     expect(recipients(smtp)).toEqual(['woken@example.test']);
     // The sender marks the row Sent once the SMTP server has taken the mail: the row follows the mail by a moment.
-    const status = async () => (await acceptor.dataSource.query(`SELECT status FROM core_notification_log WHERE app_id = $1 AND email = 'woken@example.test'`, [appId]))[0].status;
+    const status = async () =>
+      (
+        await acceptor.dataSource.query(`SELECT status FROM core_notification_log WHERE app_id = $1 AND email = 'woken@example.test'`, [
+          appId,
+        ])
+      )[0].status;
     await waitFor(async () => (await status()) === 'Sent', WITHIN_MS);
     expect(await status()).toBe('Sent');
   });
@@ -79,7 +89,9 @@ describe('two woken sender instances on one database', () => {
         const n = 60;
         // Both instances accept, a few requests at once, so both senders are woken while the other claims.
         for (let batch = 0; batch < n; batch += 6) {
-          await Promise.all(Array.from({ length: 6 }, (_, i) => notify(i % 2 ? second : first, appId, `r${batch + i}@example.test`, batch + i)));
+          await Promise.all(
+            Array.from({ length: 6 }, (_, i) => notify(i % 2 ? second : first, appId, `r${batch + i}@example.test`, batch + i)),
+          );
         }
         await waitFor(() => smtp.mails.length >= n, 10_000);
         await new Promise((r) => setTimeout(r, 300)); // a duplicate would arrive by now

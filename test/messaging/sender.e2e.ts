@@ -33,8 +33,10 @@ async function notify(t: TestApp, appId: number, body: Record<string, unknown>):
 }
 
 const rows = (t: TestApp, appId: number) =>
-  t.dataSource.query(`SELECT id, status, attempts, sent, last_error, next_attempt, claim_token FROM core_notification_log WHERE app_id = $1 ORDER BY id`, [appId]);
-
+  t.dataSource.query(
+    `SELECT id, status, attempts, sent, last_error, next_attempt, claim_token FROM core_notification_log WHERE app_id = $1 ORDER BY id`,
+    [appId],
+  );
 
 describe('notification sender', () => {
   let smtp: SmtpPeer;
@@ -74,7 +76,7 @@ describe('notification sender', () => {
     expect(row.sent).toBeInstanceOf(Date);
   });
 
-  it('NONE mails only the BCC addresses, not the app\'s CC user', async () => {
+  it("NONE mails only the BCC addresses, not the app's CC user", async () => {
     const appId = await tenant(t); // with an email_cc user, whose address must not get the mail
     await notify(t, appId, { event: 'welcome', email: 'NONE' });
     await t.get(NotificationSender).drain();
@@ -138,7 +140,11 @@ describe('notification sender', () => {
     const second = await startTestApp({ SMTP_URL: smtp.url, NOTIFY_SENDER_ENABLED: 'false', NOTIFY_BATCH_SIZE: '5' }, t.database);
     try {
       for (let n = 0; n < 40; n++) await notify(t, appId, { event: 'plain', email: `r${n}@example.test`, data: { n } });
-      await Promise.all([t.get(NotificationSender).drain(), second.get(NotificationSender).drain(), second.get(NotificationSender).drain()]);
+      await Promise.all([
+        t.get(NotificationSender).drain(),
+        second.get(NotificationSender).drain(),
+        second.get(NotificationSender).drain(),
+      ]);
     } finally {
       await second.close();
     }
@@ -183,7 +189,10 @@ describe('notification sender with the SMTP server down, then up', () => {
       for (let n = 0; n < 3; n++) await notify(writer, appId, { event: 'plain', email: `later${n}@example.test`, data: { n } });
       expect(smtp.mails).toHaveLength(0);
 
-      const background = await startTestApp({ SMTP_URL: smtp.url, NOTIFY_SENDER_ENABLED: 'true', NOTIFY_POLL_INTERVAL_MS: '50' }, writer.database);
+      const background = await startTestApp(
+        { SMTP_URL: smtp.url, NOTIFY_SENDER_ENABLED: 'true', NOTIFY_POLL_INTERVAL_MS: '50' },
+        writer.database,
+      );
       try {
         await waitFor(async () => (await rows(writer, appId)).every((r: { status: string }) => r.status === 'Sent'));
         await notify(writer, appId, { event: 'plain', email: 'after@example.test', data: { n: 9 } });
@@ -191,7 +200,12 @@ describe('notification sender with the SMTP server down, then up', () => {
       } finally {
         await background.close();
       }
-      expect(smtp.mails.map((m) => m.envelope.to[0]).sort()).toEqual(['after@example.test', 'later0@example.test', 'later1@example.test', 'later2@example.test']);
+      expect(smtp.mails.map((m) => m.envelope.to[0]).sort()).toEqual([
+        'after@example.test',
+        'later0@example.test',
+        'later1@example.test',
+        'later2@example.test',
+      ]);
     } finally {
       await writer.close();
       await smtp.stop();

@@ -40,7 +40,9 @@ describe('SQL merges under load', () => {
           ...extra,
         },
       });
-      const token = t.get(SessionTokens).sign({ userId: seeded.ids.core_users[0], appId: seeded.appID, authTable: 'core_users', role: 'admin' }, 'access');
+      const token = t
+        .get(SessionTokens)
+        .sign({ userId: seeded.ids.core_users[0], appId: seeded.appID, authTable: 'core_users', role: 'admin' }, 'access');
       tenants[name] = { appId: seeded.appID, headers: { 'site-id': String(seeded.appID), authorization: `Bearer ${token}` } };
     }
     observer = new Client({ connectionString: t.database.url });
@@ -51,8 +53,13 @@ describe('SQL merges under load', () => {
     await t.close();
   });
 
-  const merge = (tenant: 'a' | 'b', SQL: string) => t.post('/message/notification', { event: 'greet', setEmailField: 'email', SQL }, tenants[tenant].headers);
-  const slowMerge = () => merge('a', `SELECT 'a@example.test' AS email, count(*)::text AS firstname FROM core_related a, core_related b, core_related c, core_related d`);
+  const merge = (tenant: 'a' | 'b', SQL: string) =>
+    t.post('/message/notification', { event: 'greet', setEmailField: 'email', SQL }, tenants[tenant].headers);
+  const slowMerge = () =>
+    merge(
+      'a',
+      `SELECT 'a@example.test' AS email, count(*)::text AS firstname FROM core_related a, core_related b, core_related c, core_related d`,
+    );
 
   async function timed(request: () => Promise<TestResponse>): Promise<{ ms: number; res: TestResponse }> {
     const start = performance.now();
@@ -70,7 +77,10 @@ describe('SQL merges under load', () => {
           [MERGE_APPLICATION_NAME],
         );
         const isMerge = (r: { state: string; query: string }) => r.state === 'active' && r.query.includes('merge_source');
-        seen.mergesOfA = Math.max(seen.mergesOfA, rows.filter((r) => r.merge_pool && isMerge(r) && r.query.includes('core_related')).length);
+        seen.mergesOfA = Math.max(
+          seen.mergesOfA,
+          rows.filter((r) => r.merge_pool && isMerge(r) && r.query.includes('core_related')).length,
+        );
         seen.connectionsOfPool = Math.max(seen.connectionsOfPool, rows.filter((r) => r.merge_pool).length);
         seen.mergesOnMainPool = Math.max(seen.mergesOnMainPool, rows.filter((r) => !r.merge_pool && isMerge(r)).length);
         await new Promise((r) => setTimeout(r, 20));
@@ -119,19 +129,33 @@ describe('SQL merges under load', () => {
   });
 
   const mergePoolConnections = async (): Promise<number> =>
-    (await observer.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1`, [MERGE_APPLICATION_NAME])).rows[0].n;
+    (
+      await observer.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1`, [
+        MERGE_APPLICATION_NAME,
+      ])
+    ).rows[0].n;
 
   it('answers 429 when a merge waits longer than NOTIFY_SQL_QUEUE_WAIT_MS for its turn; closes the merge pool on shutdown', async () => {
     const before = await mergePoolConnections(); // the first app's idle ones
     const impatient = await startTestApp(
-      { NOTIFY_SENDER_ENABLED: 'false', NOTIFY_SQL_TIMEOUT_MS: String(TIMEOUT_MS), NOTIFY_SQL_PER_APP: '1', NOTIFY_SQL_QUEUE: '5', NOTIFY_SQL_QUEUE_WAIT_MS: '300' },
+      {
+        NOTIFY_SENDER_ENABLED: 'false',
+        NOTIFY_SQL_TIMEOUT_MS: String(TIMEOUT_MS),
+        NOTIFY_SQL_PER_APP: '1',
+        NOTIFY_SQL_QUEUE: '5',
+        NOTIFY_SQL_QUEUE_WAIT_MS: '300',
+      },
       t.database,
     );
     try {
       const send = () =>
         impatient.post(
           '/message/notification',
-          { event: 'greet', setEmailField: 'email', SQL: `SELECT 'a@example.test' AS email, count(*)::text AS firstname FROM core_related a, core_related b, core_related c, core_related d` },
+          {
+            event: 'greet',
+            setEmailField: 'email',
+            SQL: `SELECT 'a@example.test' AS email, count(*)::text AS firstname FROM core_related a, core_related b, core_related c, core_related d`,
+          },
           tenants.a.headers,
         );
       const [first, second] = await Promise.all([send(), timed(send)]);

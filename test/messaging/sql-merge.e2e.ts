@@ -50,12 +50,18 @@ describe('POST /message/notification with the SQL merge source', () => {
   afterAll(() => t.close());
 
   const send = (SQL: string, extra: Record<string, unknown> = {}, site = appId, bearer: string | null = adminTokens.get(site)!) =>
-    t.post('/message/notification', { event: 'greet', setEmailField: 'email', SQL, ...extra }, {
-      'site-id': String(site),
-      ...(bearer === null ? {} : { authorization: `Bearer ${bearer}` }),
-    });
-  const logCount = async () => (await t.dataSource.query(`SELECT count(*)::int AS n FROM core_notification_log WHERE app_id = $1`, [appId]))[0].n;
-  const lastRow = async () => (await t.dataSource.query(`SELECT * FROM core_notification_log WHERE app_id = $1 ORDER BY id DESC LIMIT 1`, [appId]))[0];
+    t.post(
+      '/message/notification',
+      { event: 'greet', setEmailField: 'email', SQL, ...extra },
+      {
+        'site-id': String(site),
+        ...(bearer === null ? {} : { authorization: `Bearer ${bearer}` }),
+      },
+    );
+  const logCount = async () =>
+    (await t.dataSource.query(`SELECT count(*)::int AS n FROM core_notification_log WHERE app_id = $1`, [appId]))[0].n;
+  const lastRow = async () =>
+    (await t.dataSource.query(`SELECT * FROM core_notification_log WHERE app_id = $1 ORDER BY id DESC LIMIT 1`, [appId]))[0];
 
   // The merge reads every user's email, role and mobile of the app: the public site-id is not enough.
   describe('needs the bearer of an admin of the app', () => {
@@ -64,9 +70,15 @@ describe('POST /message/notification with the SQL merge source', () => {
     it.each([
       ['no bearer', () => null],
       ['a malformed bearer', () => 'not-a-jwt'],
-      ['an admin bearer with a forged signature', () => [...adminTokens.get(appId)!.split('.').slice(0, 2), adminTokens.get(otherAppId)!.split('.')[2]].join('.')],
-      ['the bearer of another app\'s admin', () => adminTokens.get(otherAppId)!],
-      ['a refresh token of the admin', () => t.get(SessionTokens).sign({ userId: adminId, appId, authTable: 'core_users', role: 'admin' }, 'refresh')],
+      [
+        'an admin bearer with a forged signature',
+        () => [...adminTokens.get(appId)!.split('.').slice(0, 2), adminTokens.get(otherAppId)!.split('.')[2]].join('.'),
+      ],
+      ["the bearer of another app's admin", () => adminTokens.get(otherAppId)!],
+      [
+        'a refresh token of the admin',
+        () => t.get(SessionTokens).sign({ userId: adminId, appId, authTable: 'core_users', role: 'admin' }, 'refresh'),
+      ],
     ])('answers 401 Error Unauthorized with %s, writing nothing', async (_name, bearer) => {
       const before = await logCount();
       const res = await send(sql, {}, appId, bearer());
@@ -79,7 +91,12 @@ describe('POST /message/notification with the SQL merge source', () => {
       const demoted = token(demotedId, appId);
       await t.dataSource.query(`UPDATE core_users SET primary_role = 'user' WHERE id = $1`, [demotedId]);
       const before = await logCount();
-      for (const bearer of [token(userId, appId, 'core_users', 'user'), token(userId, appId), token(customerId, appId, 'core_customers', null), demoted]) {
+      for (const bearer of [
+        token(userId, appId, 'core_users', 'user'),
+        token(userId, appId),
+        token(customerId, appId, 'core_customers', null),
+        demoted,
+      ]) {
         const res = await send(sql, {}, appId, bearer);
         expect(res.status).toBe(403);
         expect(res.body).toEqual({ status: 'Failed', message: 'Insufficient permissions' });
@@ -90,7 +107,11 @@ describe('POST /message/notification with the SQL merge source', () => {
     it('runs for an admin of the app; requests without SQL still need only the site-id', async () => {
       expect((await send(`${sql} ORDER BY id LIMIT 1`)).body).toEqual({ status: 'Success' });
       expect((await lastRow()).subject).toBe('Hi admin');
-      const plain = await t.post('/message/notification', { event: 'greet', email: 'a@example.test', data: { firstname: 'P' } }, { 'site-id': String(appId) });
+      const plain = await t.post(
+        '/message/notification',
+        { event: 'greet', email: 'a@example.test', data: { firstname: 'P' } },
+        { 'site-id': String(appId) },
+      );
       expect(plain.body).toEqual({ status: 'Success' });
     });
   });
@@ -98,11 +119,17 @@ describe('POST /message/notification with the SQL merge source', () => {
   it('is refused for a tenant that has not enabled it', async () => {
     const res = await send('SELECT email, firstname FROM core_customers', {}, offAppId);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ status: 'Failed', message: 'Validation error', errors: [{ field: 'SQL', message: 'The SQL merge source is not enabled for this app' }] });
+    expect(res.body).toEqual({
+      status: 'Failed',
+      message: 'Validation error',
+      errors: [{ field: 'SQL', message: 'The SQL merge source is not enabled for this app' }],
+    });
   });
 
   it('merges the first row of a SELECT over data, HTML-escaped, and takes the recipient from setEmailField', async () => {
-    const res = await send(`SELECT c.email, c.firstname, c.lastname FROM core_customers AS c WHERE c.id = ${customerId}`, { data: { x: 'from-data', firstname: 'overridden' } });
+    const res = await send(`SELECT c.email, c.firstname, c.lastname FROM core_customers AS c WHERE c.id = ${customerId}`, {
+      data: { x: 'from-data', firstname: 'overridden' },
+    });
     expect(res.body).toEqual({ status: 'Success' });
     expect(await lastRow()).toMatchObject({ email: 'cust@example.test', subject: 'Hi Cy', body: '<p>Cy &lt;Smith&gt; from-data</p>' });
   });
@@ -125,9 +152,17 @@ describe('POST /message/notification with the SQL merge source', () => {
     ['a locking clause', `SELECT email FROM core_customers FOR UPDATE`, 'Locking clauses are not allowed in SQL'],
     ['WITH', `WITH x AS (SELECT email FROM core_customers) SELECT * FROM x`, 'WITH is not allowed in SQL'],
     ['a catalog table', `SELECT rolname AS email FROM pg_roles`, 'Table pg_roles is not available to SQL merge queries'],
-    ['a catalog table in a subquery', `SELECT (SELECT usename FROM pg_user LIMIT 1) AS email`, 'Table pg_user is not available to SQL merge queries'],
+    [
+      'a catalog table in a subquery',
+      `SELECT (SELECT usename FROM pg_user LIMIT 1) AS email`,
+      'Table pg_user is not available to SQL merge queries',
+    ],
     ['a schema-qualified table', `SELECT email FROM public.core_customers`, 'Schema-qualified table names are not allowed in SQL'],
-    ['the notification log', `SELECT email FROM core_notification_log`, 'Table core_notification_log is not available to SQL merge queries'],
+    [
+      'the notification log',
+      `SELECT email FROM core_notification_log`,
+      'Table core_notification_log is not available to SQL merge queries',
+    ],
     ['pg_sleep', `SELECT pg_sleep(5), 'a@example.test' AS email`, 'Function pg_sleep is not allowed in SQL'],
     ['set_config', `SELECT set_config('app.x', '1', false) AS email`, 'Function set_config is not allowed in SQL'],
     ['a function in FROM', `SELECT 'a@example.test' AS email FROM generate_series(1, 10)`, null],
@@ -153,7 +188,9 @@ describe('POST /message/notification with the SQL merge source', () => {
   });
 
   it('stops a query that runs past NOTIFY_SQL_TIMEOUT_MS', async () => {
-    const res = await send(`SELECT 'a@example.test' AS email, count(*)::text AS firstname FROM core_related a, core_related b, core_related c, core_related d`);
+    const res = await send(
+      `SELECT 'a@example.test' AS email, count(*)::text AS firstname FROM core_related a, core_related b, core_related c, core_related d`,
+    );
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'SQL', message: 'SQL exceeded its time limit' }]);
   });
@@ -162,11 +199,15 @@ describe('POST /message/notification with the SQL merge source', () => {
   // expressions used to go unchecked, so a subquery there read the real, unscoped tables and leaked
   // another tenant's secrets through the "SQL failed: invalid input syntax ..." message.
   it('checks subqueries in DISTINCT ON like everywhere else (was a bypass)', async () => {
-    const secret = await send(`SELECT DISTINCT ON ((SELECT payment_webhook_secret::int FROM core_sites WHERE id = ${otherAppId})) 'a@example.test' AS email`);
+    const secret = await send(
+      `SELECT DISTINCT ON ((SELECT payment_webhook_secret::int FROM core_sites WHERE id = ${otherAppId})) 'a@example.test' AS email`,
+    );
     expect(secret.status).toBe(400);
     expect(secret.body.errors[0].message).toMatch(/^SQL failed: column .* does not exist$/);
     expect(JSON.stringify(secret.body)).not.toContain(`whsec_${otherAppId}`);
-    const otherTenant = await send(`SELECT DISTINCT ON ((SELECT firstname::int FROM core_customers WHERE id = ${otherCustomerId})) 'a@example.test' AS email`);
+    const otherTenant = await send(
+      `SELECT DISTINCT ON ((SELECT firstname::int FROM core_customers WHERE id = ${otherCustomerId})) 'a@example.test' AS email`,
+    );
     expect(otherTenant.body).toEqual({ status: 'Success' }); // the subquery sees no row of the other tenant: NULL
     expect(JSON.stringify(await lastRow())).not.toContain('Vic');
     const catalog = await send(`SELECT DISTINCT ON ((SELECT rolname FROM pg_roles LIMIT 1)) 'a@example.test' AS email`);
@@ -180,18 +221,54 @@ describe('POST /message/notification with the SQL merge source', () => {
     ['a schema-qualified function', `SELECT pg_catalog.lower('A@example.test') AS email`, 'Function lower is not allowed in SQL'],
     ['lo_import', `SELECT lo_import('/etc/passwd') AS email`, 'Function lo_import is not allowed in SQL'],
     ['dblink in FROM', `SELECT a AS email FROM dblink('host=x', 'select 1') AS t(a text)`, null],
-    ['set_config in a subquery in ORDER BY', `SELECT email FROM core_customers ORDER BY (SELECT set_config('a.b', 'c', false))`, 'Function set_config is not allowed in SQL'],
-    ['a catalog table in a CASE', `SELECT CASE WHEN (SELECT count(*) FROM pg_authid) > 0 THEN 'a@example.test' END AS email`, 'Table pg_authid is not available to SQL merge queries'],
-    ['a catalog table in a LATERAL join', `SELECT c.email FROM core_customers c JOIN LATERAL (SELECT usename FROM pg_user) u ON true`, 'Table pg_user is not available to SQL merge queries'],
-    ['a catalog table in VALUES', `SELECT x AS email FROM (VALUES ((SELECT usename FROM pg_user LIMIT 1))) v(x)`, 'Table pg_user is not available to SQL merge queries'],
-    ['a catalog table in LIMIT', `SELECT email FROM core_customers LIMIT (SELECT 1 FROM pg_user LIMIT 1)`, 'Table pg_user is not available to SQL merge queries'],
-    ['UNION with the notification log', `SELECT email FROM core_customers UNION SELECT email FROM core_notification_log`, 'Table core_notification_log is not available to SQL merge queries'],
-    ['UNION with core_data', `SELECT email FROM core_customers UNION SELECT 'x' FROM core_data`, 'Table core_data is not available to SQL merge queries'],
+    [
+      'set_config in a subquery in ORDER BY',
+      `SELECT email FROM core_customers ORDER BY (SELECT set_config('a.b', 'c', false))`,
+      'Function set_config is not allowed in SQL',
+    ],
+    [
+      'a catalog table in a CASE',
+      `SELECT CASE WHEN (SELECT count(*) FROM pg_authid) > 0 THEN 'a@example.test' END AS email`,
+      'Table pg_authid is not available to SQL merge queries',
+    ],
+    [
+      'a catalog table in a LATERAL join',
+      `SELECT c.email FROM core_customers c JOIN LATERAL (SELECT usename FROM pg_user) u ON true`,
+      'Table pg_user is not available to SQL merge queries',
+    ],
+    [
+      'a catalog table in VALUES',
+      `SELECT x AS email FROM (VALUES ((SELECT usename FROM pg_user LIMIT 1))) v(x)`,
+      'Table pg_user is not available to SQL merge queries',
+    ],
+    [
+      'a catalog table in LIMIT',
+      `SELECT email FROM core_customers LIMIT (SELECT 1 FROM pg_user LIMIT 1)`,
+      'Table pg_user is not available to SQL merge queries',
+    ],
+    [
+      'UNION with the notification log',
+      `SELECT email FROM core_customers UNION SELECT email FROM core_notification_log`,
+      'Table core_notification_log is not available to SQL merge queries',
+    ],
+    [
+      'UNION with core_data',
+      `SELECT email FROM core_customers UNION SELECT 'x' FROM core_data`,
+      'Table core_data is not available to SQL merge queries',
+    ],
     ['current_user', `SELECT current_user AS email`, 'current_user is not allowed in SQL'],
-    ['a schema-qualified operator', `SELECT email OPERATOR(pg_catalog.||) 'x' AS email FROM core_customers`, 'Schema-qualified operators are not allowed in SQL'],
+    [
+      'a schema-qualified operator',
+      `SELECT email OPERATOR(pg_catalog.||) 'x' AS email FROM core_customers`,
+      'Schema-qualified operators are not allowed in SQL',
+    ],
     ['a schema-qualified column', `SELECT public.core_customers.email FROM core_customers`, null],
     ['dollar quoting', `SELECT $q$ x $q$ AS email`, null],
-    ['a statement after a comment', `SELECT email FROM core_customers /* x */; DELETE FROM core_customers`, 'SQL must be exactly one SELECT statement'],
+    [
+      'a statement after a comment',
+      `SELECT email FROM core_customers /* x */; DELETE FROM core_customers`,
+      'SQL must be exactly one SELECT statement',
+    ],
     ['SELECT INTO', `SELECT email INTO stolen FROM core_customers`, null],
     ['an array cast', `SELECT '{a}'::text[] AS email`, 'This cast is not allowed in SQL'],
     ['a regproc cast', `SELECT CAST('pg_sleep' AS regproc) AS email`, 'This cast is not allowed in SQL'],
@@ -219,7 +296,9 @@ describe('POST /message/notification with the SQL merge source', () => {
   });
 
   it('runs harmless comments and quoted identifiers as parsed', async () => {
-    const res = await send(`SELECT /* a /* nested */ comment */ c.email AS "email", c.firstname AS "x"";DROP TABLE core_users;--" FROM core_customers AS c -- tail`);
+    const res = await send(
+      `SELECT /* a /* nested */ comment */ c.email AS "email", c.firstname AS "x"";DROP TABLE core_users;--" FROM core_customers AS c -- tail`,
+    );
     expect(res.body).toEqual({ status: 'Success' });
     expect((await lastRow()).subject).toBe('Hi [firstname]');
   });

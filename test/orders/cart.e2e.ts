@@ -32,7 +32,8 @@ describe('orders and cart', () => {
   const addCart = (body: Record<string, unknown>, headers = a.headers) => t.post('/ecommerce/addCart', body, headers);
   const removeCart = (body: Record<string, unknown>, headers = a.headers) => t.post('/ecommerce/removeCart', body, headers);
   const getOrder = (body: Record<string, unknown>, headers = a.headers) => t.post('/ecommerce/getOrder', body, headers);
-  const newOrder = async (headers = a.headers) => (await createOrder({}, headers)).body.data as { _id: string; orderID: number; total: number };
+  const newOrder = async (headers = a.headers) =>
+    (await createOrder({}, headers)).body.data as { _id: string; orderID: number; total: number };
   const fieldsOf = (res: TestResponse) => (res.body.errors ?? []).map((e: { field: string }) => e.field);
   const orderRow = async (id: number) => (await sql('SELECT * FROM core_orders WHERE id = $1', [id]))[0];
 
@@ -57,8 +58,13 @@ describe('orders and cart', () => {
     [book, tent, ebook, draft, expired] = a.products;
     b = await seedTenant(t, [product('Foreign', { price: 2500, meta_status: 'Published' })]);
     otherAppProduct = b.products[0];
-    await sql(`UPDATE core_data SET "Publish_Expire_Date" = now() - interval '1 minute' WHERE "Shop_ID" = $1 AND "Master_ID" = $2 AND "Source_Table" = 'core_products'`, [a.appId, expired]);
-    const ids = await sql<{ id: number; email: string }>(`SELECT id, email FROM core_customers WHERE app_id = $1 ORDER BY email`, [a.appId]);
+    await sql(
+      `UPDATE core_data SET "Publish_Expire_Date" = now() - interval '1 minute' WHERE "Shop_ID" = $1 AND "Master_ID" = $2 AND "Source_Table" = 'core_products'`,
+      [a.appId, expired],
+    );
+    const ids = await sql<{ id: number; email: string }>(`SELECT id, email FROM core_customers WHERE app_id = $1 ORDER BY email`, [
+      a.appId,
+    ]);
     [customer1Id, customer2Id] = ids.map((r) => r.id);
     const tokens = t.get(SessionTokens);
     customer1 = tokens.sign({ userId: customer1Id, appId: a.appId, authTable: 'core_customers', role: 'customer' }, 'access');
@@ -77,7 +83,14 @@ describe('orders and cart', () => {
       expect(t.get(IdCipher).decryptId(a.appId, data._id)).toBe(data.orderID);
 
       const row = await orderRow(data.orderID);
-      expect(row).toMatchObject({ app_id: a.appId, customer_is_placeholder: true, orderstatus: 'New', orderstatuslabel: 'New', payment_status: null, total: 0 });
+      expect(row).toMatchObject({
+        app_id: a.appId,
+        customer_is_placeholder: true,
+        orderstatus: 'New',
+        orderstatuslabel: 'New',
+        payment_status: null,
+        total: 0,
+      });
       expect(row.customer_id).not.toBe(customer1Id); // the body's customerID is ignored
       const [placeholder] = await sql('SELECT app_id, email, password FROM core_customers WHERE id = $1', [row.customer_id]);
       expect(placeholder).toEqual({ app_id: a.appId, email: null, password: null });
@@ -93,15 +106,29 @@ describe('orders and cart', () => {
       const address = { street: '1 Main St', city: 'Hobart', state: 'TAS', zip: '7000', country: 'AU' };
       const res = await createOrder({ appID: a.appId, shippingAddress: address, billingAddress: { city: 'Perth' } }, {});
       expect(res.status).toBe(201);
-      expect(await orderRow(res.body.data.orderID)).toMatchObject({ app_id: a.appId, shipping_address: address, billing_address: { city: 'Perth' } });
+      expect(await orderRow(res.body.data.orderID)).toMatchObject({
+        app_id: a.appId,
+        shipping_address: address,
+        billing_address: { city: 'Perth' },
+      });
     });
 
     it('takes first items, checked like addCart, and answers their total', async () => {
-      const res = await createOrder({ items: [{ productID: book, quantity: 2, price: 2500 }, { productID: tent, quantity: 1, price: 10000 }] });
+      const res = await createOrder({
+        items: [
+          { productID: book, quantity: 2, price: 2500 },
+          { productID: tent, quantity: 1, price: 10000 },
+        ],
+      });
       expect(res.status).toBe(201);
       expect(res.body.data.total).toBe(2 * 2500 + 10000 + 5000);
 
-      const tampered = await createOrder({ items: [{ productID: book, quantity: 1, price: 2500 }, { productID: tent, quantity: 1, price: 1 }] });
+      const tampered = await createOrder({
+        items: [
+          { productID: book, quantity: 1, price: 2500 },
+          { productID: tent, quantity: 1, price: 1 },
+        ],
+      });
       expect(tampered.status).toBe(400);
       expect(tampered.body.message).toBe('Validation error');
       expect(fieldsOf(tampered)).toEqual(['items[1].price']);
@@ -141,22 +168,59 @@ describe('orders and cart', () => {
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ status: 'Success', message: 'Added to cart' });
       const data = res.body.data;
-      expect(data).toMatchObject({ _id: order._id, orderID: order.orderID, status: 'New', orderStatusLabel: 'New', paymentStatus: null, total: 5000, currency: 'aud' });
+      expect(data).toMatchObject({
+        _id: order._id,
+        orderID: order.orderID,
+        status: 'New',
+        orderStatusLabel: 'New',
+        paymentStatus: null,
+        total: 5000,
+        currency: 'aud',
+      });
       expect(data.items).toEqual([
-        expect.objectContaining({ product_mid: book, title: 'Book', Qty: 2, Price: 2500, tax: 227, bond: 0, subtotal: 5000, ItemStatus: 'Pending', IsDigital: 0, IsEvent: 0, RedeemStatus: null }),
+        expect.objectContaining({
+          product_mid: book,
+          title: 'Book',
+          Qty: 2,
+          Price: 2500,
+          tax: 227,
+          bond: 0,
+          subtotal: 5000,
+          ItemStatus: 'Pending',
+          IsDigital: 0,
+          IsEvent: 0,
+          RedeemStatus: null,
+        }),
       ]);
       expect(data).not.toHaveProperty('customer_id');
       const [item] = await sql('SELECT * FROM core_order_items WHERE "Order_ID" = $1', [order.orderID]);
-      const [version] = await sql(`SELECT "Current_ID" FROM core_data WHERE "Source_Table" = 'core_products' AND "Master_ID" = $1 AND "Published" = 1`, [book]);
+      const [version] = await sql(
+        `SELECT "Current_ID" FROM core_data WHERE "Source_Table" = 'core_products' AND "Master_ID" = $1 AND "Published" = 1`,
+        [book],
+      );
       expect(item).toMatchObject({ app_id: a.appId, product_ID: version.Current_ID, product_mid: book, ItemStatus: 'Pending' });
       expect((await orderRow(order.orderID)).total).toBe(5000);
     });
 
     it('shape B adds items by _orderID (or an encrypted orderID string); the same product raises its line, a gift is a line of its own', async () => {
       const order = await newOrder();
-      const first = await addCart({ appID: a.appId, _orderID: order._id, items: [{ productID: ebook, Qty: 1, Price: 1500 }, { productID: tent, Qty: 1, Price: 10000 }] });
+      const first = await addCart({
+        appID: a.appId,
+        _orderID: order._id,
+        items: [
+          { productID: ebook, Qty: 1, Price: 1500 },
+          { productID: tent, Qty: 1, Price: 10000 },
+        ],
+      });
       expect(first.status).toBe(200);
-      const second = await addCart({ appID: a.appId, orderID: order._id, items: [{ productID: ebook, Qty: 2, Price: 1500 }, { productID: ebook, Qty: 1, Price: 1500, redeemStatus: 'gift' }] });
+      const second = await addCart({
+        appID: a.appId,
+        orderID: order._id,
+        items: [
+          { productID: ebook, Qty: 2, Price: 1500 },
+          { productID: ebook, Qty: 1, Price: 1500, redeemStatus: 'gift' },
+        ],
+      });
       expect(second.status).toBe(200);
       const items = second.body.data.items;
       expect(items.map((i: any) => [i.product_mid, i.Qty, i.RedeemStatus, i.IsDigital, i.IsEvent])).toEqual([
@@ -165,12 +229,21 @@ describe('orders and cart', () => {
         [ebook, 1, 'gift', 1, 0],
       ]);
       expect(second.body.data.total).toBe(3 * 1500 + (10000 + 5000) + 1500);
-      expect((await addCart({ _orderID: order._id, items: [{ productID: ebook, Qty: 1, Price: 1500, redeemStatus: 'gift_pending' }] })).body.data.items).toHaveLength(4);
+      expect(
+        (await addCart({ _orderID: order._id, items: [{ productID: ebook, Qty: 1, Price: 1500, redeemStatus: 'gift_pending' }] })).body.data
+          .items,
+      ).toHaveLength(4);
     });
 
-    it('refuses a price that is not the product\'s current published price, naming the item, and adds nothing', async () => {
+    it("refuses a price that is not the product's current published price, naming the item, and adds nothing", async () => {
       const order = await newOrder();
-      const res = await addCart({ _orderID: order._id, items: [{ productID: book, Qty: 1, Price: 2500 }, { productID: tent, Qty: 1, Price: 1 }] });
+      const res = await addCart({
+        _orderID: order._id,
+        items: [
+          { productID: book, Qty: 1, Price: 2500 },
+          { productID: tent, Qty: 1, Price: 1 },
+        ],
+      });
       expect(res.status).toBe(400);
       expect(res.body.message).toBe('Validation error');
       expect(fieldsOf(res)).toEqual(['items[1].Price']);
@@ -180,21 +253,29 @@ describe('orders and cart', () => {
       expect((await orderRow(order.orderID)).total).toBe(0);
     });
 
-    it('refuses unpublished, expired, unknown and another app\'s products with 400 naming the item', async () => {
+    it("refuses unpublished, expired, unknown and another app's products with 400 naming the item", async () => {
       const order = await newOrder();
       for (const productID of [draft, expired, otherAppProduct, 999999]) {
-        const res = await addCart({ _orderID: order._id, items: [{ productID: book, Qty: 1, Price: 2500 }, { productID, Qty: 1, Price: 2500 }] });
+        const res = await addCart({
+          _orderID: order._id,
+          items: [
+            { productID: book, Qty: 1, Price: 2500 },
+            { productID, Qty: 1, Price: 2500 },
+          ],
+        });
         expect([res.status, fieldsOf(res)]).toEqual([400, ['items[1].productID']]);
       }
       const shapeA = await addCart({ sessionID: order._id, productID: otherAppProduct, quantity: 1, price: 2500 });
       expect([shapeA.status, fieldsOf(shapeA)]).toEqual([400, ['productID']]);
     });
 
-    it('takes a new published version\'s price only, and adds it as its own line', async () => {
+    it("takes a new published version's price only, and adds it as its own line", async () => {
       const order = await newOrder();
       await addCart({ sessionID: order._id, productID: book, quantity: 1, price: 2500 });
       const republish = async (price: number) => {
-        expect((await t.post('/content/edit', { table: 'core_products', masterId: book, data: { price } }, a.adminHeaders)).status).toBe(200);
+        expect((await t.post('/content/edit', { table: 'core_products', masterId: book, data: { price } }, a.adminHeaders)).status).toBe(
+          200,
+        );
         expect((await t.post('/content/publish', { table: 'core_products', masterId: book }, a.adminHeaders)).status).toBe(200);
       };
       await republish(2700);
@@ -202,7 +283,10 @@ describe('orders and cart', () => {
         const old = await addCart({ sessionID: order._id, productID: book, quantity: 1, price: 2500 });
         expect([old.status, fieldsOf(old)]).toEqual([400, ['price']]);
         const res = await addCart({ sessionID: order._id, productID: book, quantity: 1, price: 2700 });
-        expect(res.body.data.items.map((i: any) => [i.Price, i.Qty])).toEqual([[2500, 1], [2700, 1]]);
+        expect(res.body.data.items.map((i: any) => [i.Price, i.Qty])).toEqual([
+          [2500, 1],
+          [2700, 1],
+        ]);
         expect(res.body.data.total).toBe(5200);
       } finally {
         await republish(2500);
@@ -211,7 +295,10 @@ describe('orders and cart', () => {
 
     it('validates quantities and shapes with 400 naming the field', async () => {
       const order = await newOrder();
-      const item = (extra: Record<string, unknown>) => ({ _orderID: order._id, items: [{ productID: book, Qty: 1, Price: 2500, ...extra }] });
+      const item = (extra: Record<string, unknown>) => ({
+        _orderID: order._id,
+        items: [{ productID: book, Qty: 1, Price: 2500, ...extra }],
+      });
       const cases: [Record<string, unknown>, string][] = [
         [item({ Qty: 0 }), 'items[0].Qty'],
         [item({ Qty: -1 }), 'items[0].Qty'],
@@ -248,7 +335,13 @@ describe('orders and cart', () => {
 
     it('keeps the total at Σ Qty × (Price + bond) over the items that are not Cancelled', async () => {
       const order = await newOrder();
-      await addCart({ _orderID: order._id, items: [{ productID: tent, Qty: 2, Price: 10000 }, { productID: book, Qty: 3, Price: 2500 }] });
+      await addCart({
+        _orderID: order._id,
+        items: [
+          { productID: tent, Qty: 2, Price: 10000 },
+          { productID: book, Qty: 3, Price: 2500 },
+        ],
+      });
       expect((await orderRow(order.orderID)).total).toBe(2 * 15000 + 3 * 2500);
       await sql(`UPDATE core_order_items SET "ItemStatus" = 'Cancelled' WHERE "Order_ID" = $1 AND product_mid = $2`, [order.orderID, tent]);
       const res = await addCart({ sessionID: order._id, productID: ebook, quantity: 1, price: 1500 });
@@ -273,12 +366,18 @@ describe('orders and cart', () => {
     it('refuses to change the cart of a paid order', async () => {
       const order = await newOrder();
       await addCart({ sessionID: order._id, productID: book, quantity: 1, price: 2500 });
-      await sql(`UPDATE core_orders SET orderstatus = 'Paid', orderstatuslabel = 'Paid', payment_status = 'Success' WHERE id = $1`, [order.orderID]);
+      await sql(`UPDATE core_orders SET orderstatus = 'Paid', orderstatuslabel = 'Paid', payment_status = 'Success' WHERE id = $1`, [
+        order.orderID,
+      ]);
       const add = await addCart({ sessionID: order._id, productID: book, quantity: 1, price: 2500 });
       expect([add.status, add.body.message]).toEqual([400, 'Cannot change the cart of an order that is Paid']);
       const remove = await removeCart({ sessionID: order._id, productID: book });
       expect([remove.status, remove.body.message]).toEqual([400, 'Cannot change the cart of an order that is Paid']);
-      expect((await getOrder({ _orderID: order._id })).body.data).toMatchObject({ status: 'Paid', total: 2500, items: [expect.objectContaining({ Qty: 1 })] });
+      expect((await getOrder({ _orderID: order._id })).body.data).toMatchObject({
+        status: 'Paid',
+        total: 2500,
+        items: [expect.objectContaining({ Qty: 1 })],
+      });
     });
 
     it('gives a placeholder order to the first customer who adds with a bearer; another customer can then no longer use it', async () => {
@@ -295,7 +394,7 @@ describe('orders and cart', () => {
       expect(await orderRow(order.orderID)).toMatchObject({ customer_id: customer1Id, total: 2500 });
     });
 
-    it('answers unknown, tampered and another app\'s order ids exactly like a missing order', async () => {
+    it("answers unknown, tampered and another app's order ids exactly like a missing order", async () => {
       const order = await newOrder();
       const foreign = (await createOrder({}, b.headers)).body.data as { _id: string; orderID: number };
       const tampered = order._id.slice(0, -2) + (order._id.endsWith('AA') ? 'BB' : 'AA');
@@ -322,12 +421,19 @@ describe('orders and cart', () => {
       const order = await newOrder();
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          i % 2 ? addCart({ sessionID: order._id, productID: book, quantity: 1, price: 2500 }) : addCart({ _orderID: order._id, items: [{ productID: tent, Qty: 1, Price: 10000 }] }),
+          i % 2
+            ? addCart({ sessionID: order._id, productID: book, quantity: 1, price: 2500 })
+            : addCart({ _orderID: order._id, items: [{ productID: tent, Qty: 1, Price: 10000 }] }),
         ),
       );
       expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
       const view = (await getOrder({ _orderID: order._id })).body.data;
-      expect(view.items.map((i: any) => [i.product_mid, i.Qty])).toEqual(expect.arrayContaining([[book, 10], [tent, 10]]));
+      expect(view.items.map((i: any) => [i.product_mid, i.Qty])).toEqual(
+        expect.arrayContaining([
+          [book, 10],
+          [tent, 10],
+        ]),
+      );
       expect(view.items).toHaveLength(2);
       expect(view.total).toBe(10 * 2500 + 10 * 15000);
       expect((await orderRow(order.orderID)).total).toBe(view.total);
@@ -335,9 +441,16 @@ describe('orders and cart', () => {
   });
 
   describe('removeCart', () => {
-    it('removes a product\'s Pending items (gift lines too) and recomputes the total; the last removal resets the order to New', async () => {
+    it("removes a product's Pending items (gift lines too) and recomputes the total; the last removal resets the order to New", async () => {
       const order = await newOrder();
-      await addCart({ _orderID: order._id, items: [{ productID: book, Qty: 2, Price: 2500 }, { productID: ebook, Qty: 1, Price: 1500 }, { productID: book, Qty: 1, Price: 2500, redeemStatus: 'gift' }] });
+      await addCart({
+        _orderID: order._id,
+        items: [
+          { productID: book, Qty: 2, Price: 2500 },
+          { productID: ebook, Qty: 1, Price: 1500 },
+          { productID: book, Qty: 1, Price: 2500, redeemStatus: 'gift' },
+        ],
+      });
       await sql(`UPDATE core_orders SET orderstatuslabel = 'Cart' WHERE id = $1`, [order.orderID]);
 
       const first = await removeCart({ sessionID: order._id, productID: book });
@@ -371,7 +484,8 @@ describe('orders and cart', () => {
 
   it('documents the four routes and their answers in the OpenAPI document', async () => {
     const doc = (await t.request('GET', '/docs/openapi.json')).body;
-    for (const route of ['createOrder', 'addCart', 'removeCart', 'getOrder']) expect(doc.paths).toHaveProperty([`/ecommerce/${route}`, 'post']);
+    for (const route of ['createOrder', 'addCart', 'removeCart', 'getOrder'])
+      expect(doc.paths).toHaveProperty([`/ecommerce/${route}`, 'post']);
     expect(doc.paths['/ecommerce/createOrder'].post.responses['201'].description).toMatch(/orderNumber/);
     expect(doc.paths['/ecommerce/addCart'].post.responses['200'].description).toMatch(/items: \[\{ id, product_ID/);
     expect(doc.paths['/ecommerce/removeCart'].post.responses['200'].description).toMatch(/removed/);
@@ -390,7 +504,24 @@ describe('orders and cart', () => {
       expect(mine.status).toBe(200);
       const data = mine.body.data;
       expect(Object.keys(data).sort()).toEqual(
-        ['_id', 'billing', 'billingAddress', 'created', 'currency', 'items', 'notes', 'orderDate', 'orderID', 'orderNumber', 'orderStatusLabel', 'paymentMethod', 'paymentStatus', 'shippingAddress', 'status', 'total'].sort(),
+        [
+          '_id',
+          'billing',
+          'billingAddress',
+          'created',
+          'currency',
+          'items',
+          'notes',
+          'orderDate',
+          'orderID',
+          'orderNumber',
+          'orderStatusLabel',
+          'paymentMethod',
+          'paymentStatus',
+          'shippingAddress',
+          'status',
+          'total',
+        ].sort(),
       );
       expect(data).toMatchObject({
         _id: order._id,
@@ -403,7 +534,21 @@ describe('orders and cart', () => {
         shippingAddress: null,
       });
       expect(Object.keys(data.items[0]).sort()).toEqual(
-        ['IsDigital', 'IsEvent', 'ItemStatus', 'Price', 'Qty', 'RedeemStatus', 'bond', 'id', 'product_ID', 'product_mid', 'subtotal', 'tax', 'title'].sort(),
+        [
+          'IsDigital',
+          'IsEvent',
+          'ItemStatus',
+          'Price',
+          'Qty',
+          'RedeemStatus',
+          'bond',
+          'id',
+          'product_ID',
+          'product_mid',
+          'subtotal',
+          'tax',
+          'title',
+        ].sort(),
       );
       expect(data.items[0]).toMatchObject({ title: 'Tent hire', Qty: 1, Price: 10000, tax: 909, bond: 5000, subtotal: 15000, IsEvent: 1 });
 

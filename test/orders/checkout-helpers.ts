@@ -57,9 +57,18 @@ export async function seedShop(t: TestApp, options: { recipients?: boolean } = {
   const [site] = await sql('SELECT domain, email_from, payment_webhook_secret FROM core_sites WHERE id = $1', [tenant.appId]);
   const users: { id: number; user_email: string }[] = await sql('SELECT id, user_email FROM core_users WHERE app_id = $1', [tenant.appId]);
   const idOf = (email: string) => users.find((u) => u.user_email === email)!.id;
-  if (options.recipients !== false) await sql('UPDATE core_sites SET email_cc = $2, email_bcc = $3 WHERE id = $1', [tenant.appId, idOf(ccEmail), idOf(bccEmail)]);
+  if (options.recipients !== false)
+    await sql('UPDATE core_sites SET email_cc = $2, email_bcc = $3 WHERE id = $1', [tenant.appId, idOf(ccEmail), idOf(bccEmail)]);
   const [{ id: templateId }] = await sql('SELECT id FROM core_token_template WHERE app_id = $1', [tenant.appId]);
-  const linked = await t.post('/addrelated', { appID: tenant.appId, check: true, data: { parent_table: 'core_products', parent_id: ebook, name: 'core_token_template', linked: templateId } }, tenant.adminHeaders);
+  const linked = await t.post(
+    '/addrelated',
+    {
+      appID: tenant.appId,
+      check: true,
+      data: { parent_table: 'core_products', parent_id: ebook, name: 'core_token_template', linked: templateId },
+    },
+    tenant.adminHeaders,
+  );
   if (linked.status !== 200) throw new Error(`addrelated: ${JSON.stringify(linked.body)}`);
   const [{ id: customerId }] = await sql('SELECT id FROM core_customers WHERE app_id = $1', [tenant.appId]);
   const bearer = t.get(SessionTokens).sign({ userId: customerId, appId: tenant.appId, authTable: 'core_customers', role: null }, 'access');
@@ -113,11 +122,18 @@ export class ShopClient {
   }
 
   checkout(_orderID: string, amount: number, extra: Record<string, unknown> = {}, headers = this.shop.headers): Promise<TestResponse> {
-    return this.t.post('/ecommerce/checkout', { appID: this.shop.appId, _orderID, amount, data: billing(this.shop.customerEmail), ...extra }, headers);
+    return this.t.post(
+      '/ecommerce/checkout',
+      { appID: this.shop.appId, _orderID, amount, data: billing(this.shop.customerEmail), ...extra },
+      headers,
+    );
   }
 
   /** createOrder → addCart → checkout; the intent as the provider holds it. */
-  async checkedOut(lines: CartLine[], headers = this.shop.headers): Promise<{ _id: string; orderID: number; intent: PeerIntent; total: number }> {
+  async checkedOut(
+    lines: CartLine[],
+    headers = this.shop.headers,
+  ): Promise<{ _id: string; orderID: number; intent: PeerIntent; total: number }> {
     const order = await this.order(lines, headers);
     const total = Number((await this.orderRow(order.orderID)).total);
     const res = await this.checkout(order._id, total, {}, headers);
@@ -149,7 +165,10 @@ export class ShopClient {
   }
 
   mailRows(orderID: number): Promise<Record<string, any>[]> {
-    return this.t.dataSource.query(`SELECT * FROM core_notification_log WHERE linked_table = 'core_orders' AND master_id = $1 ORDER BY id`, [orderID]);
+    return this.t.dataSource.query(
+      `SELECT * FROM core_notification_log WHERE linked_table = 'core_orders' AND master_id = $1 ORDER BY id`,
+      [orderID],
+    );
   }
 
   eventRows(orderID: number): Promise<Record<string, any>[]> {

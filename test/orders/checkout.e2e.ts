@@ -40,14 +40,26 @@ describe('checkout', () => {
     const before = intentRequests().length;
     const res = await client.checkout(order._id, 20000, { data: { ...billing(shop.customerEmail), firstName: '  Ann ' } });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ status: 'Success', data: { clientSecret: expect.stringMatching(/^pi_\w+_secret_\w+$/), paymentIntentID: expect.stringMatching(/^pi_/) }, datetime: expect.any(String) });
+    expect(res.body).toEqual({
+      status: 'Success',
+      data: { clientSecret: expect.stringMatching(/^pi_\w+_secret_\w+$/), paymentIntentID: expect.stringMatching(/^pi_/) },
+      datetime: expect.any(String),
+    });
     const intent = peer.intents.get(res.body.data.paymentIntentID)!;
     expect(intent).toMatchObject({ amount: 20000, currency: 'aud', client_secret: res.body.data.clientSecret, livemode: false });
-    expect(intent.metadata).toEqual({ appID: String(shop.appId), orderID: String(order.orderID), customerID: expect.stringMatching(/^\d+$/), cartVersion: '1' });
+    expect(intent.metadata).toEqual({
+      appID: String(shop.appId),
+      orderID: String(order.orderID),
+      customerID: expect.stringMatching(/^\d+$/),
+      cartVersion: '1',
+    });
 
     const sent = intentRequests().slice(before);
     expect(sent).toHaveLength(1);
-    expect(sent[0]).toMatchObject({ apiKey: `sk_test_${shop.appId}`, idempotencyKey: expect.stringMatching(new RegExp(`^order-${shop.appId}-${order.orderID}-v1-20000-aud-\\d+$`)) });
+    expect(sent[0]).toMatchObject({
+      apiKey: `sk_test_${shop.appId}`,
+      idempotencyKey: expect.stringMatching(new RegExp(`^order-${shop.appId}-${order.orderID}-v1-20000-aud-\\d+$`)),
+    });
     expect(sent[0].body).toMatchObject({ amount: '20000', currency: 'aud', metadata: intent.metadata });
     expect(JSON.stringify(sent[0].body)).not.toMatch(/Shopper|Carlton|3053|1 Main St/); // billing fields stay with the order
 
@@ -73,10 +85,18 @@ describe('checkout', () => {
     const first = await client.checkout(order._id, 2500);
     const again = await Promise.all([client.checkout(order._id, 2500), client.checkout(order._id, 2500)]);
     for (const res of again) expect(res.body.data).toEqual(first.body.data);
-    expect([...peer.intents.values()].filter((i) => i.metadata.orderID === String(order.orderID) && i.metadata.appID === String(shop.appId))).toHaveLength(1);
+    expect(
+      [...peer.intents.values()].filter((i) => i.metadata.orderID === String(order.orderID) && i.metadata.appID === String(shop.appId)),
+    ).toHaveLength(1);
 
     await t.post('/ecommerce/addCart', { _orderID: order._id, items: [{ productID: shop.book, Qty: 1, Price: 2500 }] }, shop.headers);
-    expect(await client.checkout(order._id, 2500)).toMatchObject({ status: 400, body: { message: 'Validation error', errors: [{ field: 'amount', message: 'amount must equal the order total (5000 in the smallest currency unit)' }] } });
+    expect(await client.checkout(order._id, 2500)).toMatchObject({
+      status: 400,
+      body: {
+        message: 'Validation error',
+        errors: [{ field: 'amount', message: 'amount must equal the order total (5000 in the smallest currency unit)' }],
+      },
+    });
     const changed = await client.checkout(order._id, 5000);
     expect(changed.status).toBe(201);
     expect(changed.body.data.paymentIntentID).not.toBe(first.body.data.paymentIntentID);
@@ -88,12 +108,22 @@ describe('checkout', () => {
       { productID: shop.tent, Qty: 1, Price: 10000 },
       { productID: shop.book, Qty: 1, Price: 2500 },
     ]);
-    await sql(`UPDATE core_order_items SET "ItemStatus" = 'Cancelled' WHERE "Order_ID" = $1 AND product_mid = $2`, [order.orderID, shop.book]);
+    await sql(`UPDATE core_order_items SET "ItemStatus" = 'Cancelled' WHERE "Order_ID" = $1 AND product_mid = $2`, [
+      order.orderID,
+      shop.book,
+    ]);
     await sql('UPDATE core_orders SET total = 1 WHERE id = $1', [order.orderID]); // a stale total column is not trusted
     const before = intentRequests().length;
     for (const amount of [1, 10000, 12500, 15001, 17500]) {
       const res = await client.checkout(order._id, amount);
-      expect(res).toMatchObject({ status: 400, body: { status: 'Failed', message: 'Validation error', errors: [{ field: 'amount', message: 'amount must equal the order total (15000 in the smallest currency unit)' }] } });
+      expect(res).toMatchObject({
+        status: 400,
+        body: {
+          status: 'Failed',
+          message: 'Validation error',
+          errors: [{ field: 'amount', message: 'amount must equal the order total (15000 in the smallest currency unit)' }],
+        },
+      });
     }
     expect(intentRequests().length).toBe(before);
     expect(await client.orderRow(order.orderID)).toMatchObject({ paymentMethodRef: null, BillingEmail: null, payment_intent_id: null });
@@ -103,11 +133,21 @@ describe('checkout', () => {
   it('refuses card data in data with 400 naming it; nothing is stored and nothing reaches the provider', async () => {
     const order = await client.order([{ productID: shop.book, Qty: 1, Price: 2500 }]);
     const before = intentRequests().length;
-    for (const card of [{ cardNumber: '4242424242424242' }, { cvc: '123' }, { card: { number: '4242424242424242', exp_month: 12 } }, { number: '4242424242424242', exp: '12/30' }]) {
+    for (const card of [
+      { cardNumber: '4242424242424242' },
+      { cvc: '123' },
+      { card: { number: '4242424242424242', exp_month: 12 } },
+      { number: '4242424242424242', exp: '12/30' },
+    ]) {
       const res = await client.checkout(order._id, 2500, { data: { ...billing(shop.customerEmail), ...card } });
       expect(res.status).toBe(400);
       expect(res.body.message).toBe('Validation error');
-      expect(res.body.errors).toEqual([{ field: 'data', message: expect.stringMatching(new RegExp(`^data\\.${Object.keys(card)[0]} is not accepted: data takes only the billing fields`)) }]);
+      expect(res.body.errors).toEqual([
+        {
+          field: 'data',
+          message: expect.stringMatching(new RegExp(`^data\\.${Object.keys(card)[0]} is not accepted: data takes only the billing fields`)),
+        },
+      ]);
       expect(JSON.stringify(res.body)).not.toContain('4242');
     }
     expect(intentRequests().length).toBe(before);
@@ -150,10 +190,14 @@ describe('checkout', () => {
     // Only some billing fields, a currency in capitals: fine.
     const partial = await send({ ...base, currency: 'AUD', data: { email: shop.customerEmail } });
     expect(partial.status).toBe(201);
-    expect(await client.orderRow(order.orderID)).toMatchObject({ BillingEmail: shop.customerEmail, BillingFirstName: null, currency: 'aud' });
+    expect(await client.orderRow(order.orderID)).toMatchObject({
+      BillingEmail: shop.customerEmail,
+      BillingFirstName: null,
+      currency: 'aud',
+    });
   });
 
-  it('answers unknown, tampered and another app\'s order ids like a missing order', async () => {
+  it("answers unknown, tampered and another app's order ids like a missing order", async () => {
     const order = await client.order([{ productID: shop.book, Qty: 1, Price: 2500 }]);
     const foreign = await new ShopClient(t, peer, other).order([{ productID: other.book, Qty: 1, Price: 2500 }]);
     const tampered = order._id.slice(0, -2) + (order._id.endsWith('AA') ? 'BB' : 'AA');
@@ -161,9 +205,15 @@ describe('checkout', () => {
       expect(await client.checkout(_orderID, 2500)).toMatchObject({ status: 404, body: NOT_FOUND });
     }
     // Another app's order through its own app context, by this app's encrypted id: not found either.
-    expect(await t.post('/ecommerce/checkout', { _orderID: order._id, amount: 2500, data: {} }, other.headers)).toMatchObject({ status: 404, body: NOT_FOUND });
+    expect(await t.post('/ecommerce/checkout', { _orderID: order._id, amount: 2500, data: {} }, other.headers)).toMatchObject({
+      status: 404,
+      body: NOT_FOUND,
+    });
     // createPaymentIntent: a plain number only for the order's customer or an app admin.
-    expect(await t.post('/ecommerce/createPaymentIntent', { orderID: order.orderID, amount: 2500 }, shop.headers)).toMatchObject({ status: 404, body: NOT_FOUND });
+    expect(await t.post('/ecommerce/createPaymentIntent', { orderID: order.orderID, amount: 2500 }, shop.headers)).toMatchObject({
+      status: 404,
+      body: NOT_FOUND,
+    });
     expect((await t.post('/ecommerce/createPaymentIntent', { orderID: order.orderID, amount: 2500 }, shop.adminHeaders)).status).toBe(200);
     expect((await client.orderRow(foreign.orderID)).paymentMethodRef).toBeNull();
   });
@@ -171,20 +221,33 @@ describe('checkout', () => {
   it('refuses an order that is paid or has nothing to pay for, and an app without the key for the mode', async () => {
     const paid = await client.checkedOut([{ productID: shop.book, Qty: 1, Price: 2500 }]);
     await client.deliver(client.paid(paid.intent));
-    expect(await client.checkout(paid._id, 2500)).toMatchObject({ status: 400, body: { status: 'Failed', message: 'Cannot check out an order that is Paid' } });
+    expect(await client.checkout(paid._id, 2500)).toMatchObject({
+      status: 400,
+      body: { status: 'Failed', message: 'Cannot check out an order that is Paid' },
+    });
 
     const empty = await client.order([]);
-    expect(await client.checkout(empty._id, 2500)).toMatchObject({ status: 400, body: { status: 'Failed', message: 'The order has no items to pay for' } });
+    expect(await client.checkout(empty._id, 2500)).toMatchObject({
+      status: 400,
+      body: { status: 'Failed', message: 'The order has no items to pay for' },
+    });
 
     const order = await client.order([{ productID: shop.book, Qty: 1, Price: 2500 }]);
     const before = await client.orderRow(order.orderID);
     expect(await client.checkout(order._id, 2500, { production: true })).toMatchObject({
       status: 400,
-      body: { status: 'Failed', message: expect.stringMatching(/^Payments? (is|are) not configured for this app.*payment_live_private_key/) },
+      body: {
+        status: 'Failed',
+        message: expect.stringMatching(/^Payments? (is|are) not configured for this app.*payment_live_private_key/),
+      },
     });
     // Refused before anything is written (the billing fields and paymentMethodRef were saved first).
     expect(await client.orderRow(order.orderID)).toEqual(before);
-    const intentRefused = await t.post('/ecommerce/createPaymentIntent', { _orderID: order._id, amount: 2500, production: true }, shop.headers);
+    const intentRefused = await t.post(
+      '/ecommerce/createPaymentIntent',
+      { _orderID: order._id, amount: 2500, production: true },
+      shop.headers,
+    );
     expect(intentRefused.status).toBe(400);
     expect(await client.orderRow(order.orderID)).toEqual(before);
     await sql(`UPDATE core_sites SET payment_live_private_key = $2 WHERE id = $1`, [shop.appId, `sk_live_${shop.appId}`]);
@@ -196,7 +259,13 @@ describe('checkout', () => {
     await sql('UPDATE core_sites SET payment_test_private_key = NULL WHERE id = $1', [keyless.appId]);
     const keylessClient = new ShopClient(t, peer, keyless);
     const k = await keylessClient.order([{ productID: keyless.book, Qty: 1, Price: 2500 }]);
-    expect(await keylessClient.checkout(k._id, 2500)).toMatchObject({ status: 400, body: { status: 'Failed', message: expect.stringMatching(/^Payments? (is|are) not configured for this app.*payment_test_private_key/) } });
+    expect(await keylessClient.checkout(k._id, 2500)).toMatchObject({
+      status: 400,
+      body: {
+        status: 'Failed',
+        message: expect.stringMatching(/^Payments? (is|are) not configured for this app.*payment_test_private_key/),
+      },
+    });
   });
 
   it('links a placeholder order to the customer of the bearer: the intent names that customer', async () => {
@@ -205,7 +274,13 @@ describe('checkout', () => {
     expect(res.status).toBe(201);
     expect(peer.intents.get(res.body.data.paymentIntentID)!.metadata.customerID).toBe(String(shop.customerId));
     expect(await client.orderRow(order.orderID)).toMatchObject({ customer_id: shop.customerId, customer_is_placeholder: false });
-    expect(await t.post('/ecommerce/checkout', { _orderID: order._id, amount: 2500, data: {} }, { ...shop.headers, authorization: 'Bearer nonsense' })).toMatchObject({ status: 401 });
+    expect(
+      await t.post(
+        '/ecommerce/checkout',
+        { _orderID: order._id, amount: 2500, data: {} },
+        { ...shop.headers, authorization: 'Bearer nonsense' },
+      ),
+    ).toMatchObject({ status: 401 });
   });
 
   it('does not hold the order while the provider answers, and a provider failure is 502 with the billing fields kept for the retry', async () => {
@@ -215,7 +290,9 @@ describe('checkout', () => {
     await new Promise((resolve) => setTimeout(resolve, 400)); // the checkout is waiting for the provider now
     const started = Date.now();
     const read = await t.post('/ecommerce/getOrder', { orderID: order._id }, shop.headers);
-    const locked = await t.dataSource.transaction(async (em) => em.query('SELECT id FROM core_orders WHERE id = $1 FOR UPDATE NOWAIT', [order.orderID]));
+    const locked = await t.dataSource.transaction(async (em) =>
+      em.query('SELECT id FROM core_orders WHERE id = $1 FOR UPDATE NOWAIT', [order.orderID]),
+    );
     expect(read.status).toBe(200);
     expect(locked).toHaveLength(1); // NOWAIT: nobody holds the row
     expect(Date.now() - started).toBeLessThan(1000);
@@ -227,7 +304,11 @@ describe('checkout', () => {
     const res = await client.checkout(failing._id, 2500);
     expect(res.status).toBe(502);
     expect(res.body).toMatchObject({ status: 'Failed', message: expect.stringMatching(/^Payment provider error: /) });
-    expect(await client.orderRow(failing.orderID)).toMatchObject({ orderstatus: 'New', BillingEmail: shop.customerEmail, payment_intent_id: null });
+    expect(await client.orderRow(failing.orderID)).toMatchObject({
+      orderstatus: 'New',
+      BillingEmail: shop.customerEmail,
+      payment_intent_id: null,
+    });
     peer.heal();
     expect((await client.checkout(failing._id, 2500)).status).toBe(201);
   });
@@ -236,10 +317,19 @@ describe('checkout', () => {
     it('answers 200 with the intent, without billing fields; validates its body', async () => {
       const order = await client.order([{ productID: shop.book, Qty: 1, Price: 2500 }]);
       const res = await t.post('/ecommerce/createPaymentIntent', { amount: 2500, orderID: order._id }, shop.headers);
-      expect(res).toMatchObject({ status: 200, body: { status: 'Success', data: { clientSecret: expect.any(String), paymentIntentID: expect.stringMatching(/^pi_/) } } });
+      expect(res).toMatchObject({
+        status: 200,
+        body: { status: 'Success', data: { clientSecret: expect.any(String), paymentIntentID: expect.stringMatching(/^pi_/) } },
+      });
       expect(peer.intents.get(res.body.data.paymentIntentID)).toMatchObject({ amount: 2500, currency: 'aud' });
-      expect(await client.orderRow(order.orderID)).toMatchObject({ paymentMethodRef: 'Card', BillingEmail: null, payment_intent_id: res.body.data.paymentIntentID });
-      expect((await t.post('/ecommerce/createPaymentIntent', { amount: 2500, _orderID: order._id }, shop.headers)).body.data).toEqual(res.body.data);
+      expect(await client.orderRow(order.orderID)).toMatchObject({
+        paymentMethodRef: 'Card',
+        BillingEmail: null,
+        payment_intent_id: res.body.data.paymentIntentID,
+      });
+      expect((await t.post('/ecommerce/createPaymentIntent', { amount: 2500, _orderID: order._id }, shop.headers)).body.data).toEqual(
+        res.body.data,
+      );
 
       const fields = async (body: Record<string, unknown>) => fieldsOf(await t.post('/ecommerce/createPaymentIntent', body, shop.headers));
       expect(await fields({ amount: 2500 })).toEqual(['orderID']);

@@ -26,7 +26,12 @@ function newest(dir: string): number {
 
 /** `npm test` builds first (pretest); a run of this file alone builds when dist/ is older than src/. */
 function ensureBuilt(): void {
-  if (existsSync(MAIN) && statSync(join(ROOT, 'dist/src/orders/order-completion.service.js'), { throwIfNoEntry: false }) && newest(join(ROOT, 'dist/src')) >= newest(join(ROOT, 'src'))) return;
+  if (
+    existsSync(MAIN) &&
+    statSync(join(ROOT, 'dist/src/orders/order-completion.service.js'), { throwIfNoEntry: false }) &&
+    newest(join(ROOT, 'dist/src')) >= newest(join(ROOT, 'src'))
+  )
+    return;
   execFileSync(join(ROOT, 'node_modules/.bin/nest'), ['build'], { cwd: ROOT, stdio: 'inherit' });
 }
 
@@ -67,7 +72,13 @@ describe('order completion survives a crash between commit and send', () => {
     running.push(instance);
     for (let i = 0; i < 600; i++) {
       if (child.exitCode !== null) throw new Error(`service exited: ${instance.lines.join('')}`);
-      if (await fetch(`${instance.url}/health/ready`).then((r) => r.ok, () => false)) return instance;
+      if (
+        await fetch(`${instance.url}/health/ready`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        return instance;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     throw new Error(`service did not start: ${instance.lines.join('')}`);
@@ -81,8 +92,17 @@ describe('order completion survives a crash between commit and send', () => {
     });
   }
 
-  async function post(instance: Instance, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
-    const res = await fetch(`${instance.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  async function post(
+    instance: Instance,
+    path: string,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; body: any }> {
+    const res = await fetch(`${instance.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
     return { status: res.status, body: await res.json() };
   }
 
@@ -118,7 +138,22 @@ describe('order completion survives a crash between commit and send', () => {
     const created = await post(first, '/ecommerce/createOrder', {}, headers);
     expect(created.status).toBe(201);
     const { _id, orderID } = created.body.data;
-    expect((await post(first, '/ecommerce/addCart', { _orderID: _id, items: [{ productID: shop.ebook, Qty: 1, Price: 1500 }, { productID: shop.tent, Qty: 1, Price: 10000 }] }, headers)).status).toBeLessThan(300);
+    expect(
+      (
+        await post(
+          first,
+          '/ecommerce/addCart',
+          {
+            _orderID: _id,
+            items: [
+              { productID: shop.ebook, Qty: 1, Price: 1500 },
+              { productID: shop.tent, Qty: 1, Price: 10000 },
+            ],
+          },
+          headers,
+        )
+      ).status,
+    ).toBeLessThan(300);
     const checkout = await post(first, '/ecommerce/checkout', { _orderID: _id, amount: 16500, data: billing(shop.customerEmail) }, headers);
     expect(checkout.status).toBe(201);
     const intent = peer.succeed(checkout.body.data.paymentIntentID);
@@ -130,7 +165,11 @@ describe('order completion survives a crash between commit and send', () => {
     const sql = <T = any>(query: string, params: unknown[] = []): Promise<T[]> => t.dataSource.query(query, params);
     expect((await sql('SELECT orderstatus FROM core_orders WHERE id = $1', [orderID]))[0].orderstatus).toBe('Paid');
     expect(await sql('SELECT count(*)::int AS n FROM core_tokens WHERE order_id = $1', [orderID])).toEqual([{ n: 1 }]);
-    const outbox = () => sql<{ event: string; status: string }>(`SELECT event, status FROM core_notification_log WHERE linked_table = 'core_orders' AND master_id = $1 ORDER BY id`, [orderID]);
+    const outbox = () =>
+      sql<{ event: string; status: string }>(
+        `SELECT event, status FROM core_notification_log WHERE linked_table = 'core_orders' AND master_id = $1 ORDER BY id`,
+        [orderID],
+      );
     expect(await outbox()).toEqual([
       { event: 'order_admin', status: 'Pending' },
       { event: 'order_confirmation', status: 'Pending' },
@@ -142,7 +181,10 @@ describe('order completion survives a crash between commit and send', () => {
     await Promise.all([start({ NOTIFY_SENDER_ENABLED: 'true' }), start({ NOTIFY_SENDER_ENABLED: 'true' })]);
     await until(async () => (await outbox()).every((row) => row.status === 'Sent') && smtp.mails.length >= 2, 'both emails to be sent');
     await new Promise((resolve) => setTimeout(resolve, 1500)); // several more sender rounds of both instances
-    expect(smtp.mails.map((mail) => mail.parsed.subject).sort()).toEqual([`${shop.domain} - Order confirmation #${orderID}`, `${shop.domain} - Order#:${orderID} Submitted`]);
+    expect(smtp.mails.map((mail) => mail.parsed.subject).sort()).toEqual([
+      `${shop.domain} - Order confirmation #${orderID}`,
+      `${shop.domain} - Order#:${orderID} Submitted`,
+    ]);
     expect(smtp.mails.find((mail) => mail.parsed.subject!.includes('confirmation'))!.envelope.to).toContain(shop.customerEmail);
 
     // A redelivery of the event to the new instances changes nothing.

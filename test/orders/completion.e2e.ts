@@ -22,8 +22,10 @@ describe('order completion', () => {
 
   const NOT_FOUND = { status: 'Failed', message: 'Order not found' };
   const sql = <T = any>(query: string, params: unknown[] = []): Promise<T[]> => t.dataSource.query(query, params);
-  const orderStatus = (id: string, headers = shop.headers) => t.request('GET', `/ecommerce/orderStatus/${encodeURIComponent(id)}`, undefined, headers);
-  const submitOrder = (body: Record<string, unknown>, headers = shop.headers) => t.post('/ecommerce/submitOrder', { appID: shop.appId, ...body }, headers);
+  const orderStatus = (id: string, headers = shop.headers) =>
+    t.request('GET', `/ecommerce/orderStatus/${encodeURIComponent(id)}`, undefined, headers);
+  const submitOrder = (body: Record<string, unknown>, headers = shop.headers) =>
+    t.post('/ecommerce/submitOrder', { appID: shop.appId, ...body }, headers);
 
   beforeAll(async () => ({ peer, smtp, t, shop, other, client } = await startShopHarness()));
   afterAll(() => stopShopHarness({ t, smtp, peer }));
@@ -75,7 +77,13 @@ describe('order completion', () => {
     const ebookTokens = tokens.filter((tk) => tk.order_item_id === ebookItem.id);
     expect(ebookTokens).toHaveLength(2);
     for (const token of ebookTokens) {
-      expect(token).toMatchObject({ status: 'pending', customer_id: shop.customerId, maximum_activations: 5, activations: 0, product_id: ebookItem.product_ID });
+      expect(token).toMatchObject({
+        status: 'pending',
+        customer_id: shop.customerId,
+        maximum_activations: 5,
+        activations: 0,
+        product_id: ebookItem.product_ID,
+      });
       expect(token.token_value).toMatch(/^[0-9a-f]{64}$/);
       const days = (new Date(token.expiry_date).getTime() - Date.now()) / 86_400_000;
       expect(days).toBeGreaterThan(29.9);
@@ -133,7 +141,16 @@ describe('order completion', () => {
       orderStatusLabel: 'Paid',
       paymentStatus: 'Success',
       refundedTotal: 0,
-      giftTokens: [{ id: gift.id, token_value: gift.token_value, product_id: giftItem.product_ID, order_item_id: giftItem.id, status: 'gift_pending', product_title: 'Gift voucher' }],
+      giftTokens: [
+        {
+          id: gift.id,
+          token_value: gift.token_value,
+          product_id: giftItem.product_ID,
+          order_item_id: giftItem.id,
+          status: 'gift_pending',
+          product_title: 'Gift voucher',
+        },
+      ],
     });
     expect(await drain(t)).toMatchObject({ claimed: 0 });
   });
@@ -143,7 +160,10 @@ describe('order completion', () => {
       { productID: shop.book, Qty: 1, Price: 2500 },
       { productID: shop.tent, Qty: 1, Price: 10000 },
     ]);
-    await sql(`UPDATE core_order_items SET "ItemStatus" = 'Cancelled' WHERE "Order_ID" = $1 AND product_mid = $2`, [order.orderID, shop.tent]);
+    await sql(`UPDATE core_order_items SET "ItemStatus" = 'Cancelled' WHERE "Order_ID" = $1 AND product_mid = $2`, [
+      order.orderID,
+      shop.tent,
+    ]);
     const res = await client.checkout(order._id, 2500);
     expect(res.status).toBe(201);
     expect((await client.deliver(client.paid(peer.intents.get(res.body.data.paymentIntentID)!))).status).toBe(200);
@@ -154,7 +174,12 @@ describe('order completion', () => {
     expect(html).not.toContain('Tent hire');
     expect(html).toContain('Total (inc GST): $25.00');
     expect((await client.itemRows(order.orderID)).map((i) => i.ItemStatus)).toEqual(['Ordered', 'Cancelled']);
-    expect((await orderStatus(order._id)).body.data).toEqual({ orderStatus: 'Paid', orderStatusLabel: 'Paid', paymentStatus: 'Success', refundedTotal: 0 });
+    expect((await orderStatus(order._id)).body.data).toEqual({
+      orderStatus: 'Paid',
+      orderStatusLabel: 'Paid',
+      paymentStatus: 'Success',
+      refundedTotal: 0,
+    });
   });
 
   it('sends the admin email only when the order has no BillingEmail (legacy createPaymentIntent flow)', async () => {
@@ -167,7 +192,7 @@ describe('order completion', () => {
     expect(smtp.mails.map((m) => m.parsed.subject)).toEqual([`${shop.domain} - Order#:${order.orderID} Submitted`]);
   });
 
-  it('writes no email for an app with disable_email, and mails the app\'s email_from when no administrator user is configured', async () => {
+  it("writes no email for an app with disable_email, and mails the app's email_from when no administrator user is configured", async () => {
     const quiet = await seedShop(t);
     await sql('UPDATE core_sites SET disable_email = true WHERE id = $1', [quiet.appId]);
     const quietClient = new ShopClient(t, peer, quiet);
@@ -200,7 +225,11 @@ describe('order completion', () => {
       } finally {
         await sql('ALTER TABLE core_tokens DROP CONSTRAINT test_tokens_blocked');
       }
-      expect(await client.orderRow(order.orderID)).toMatchObject({ orderstatus: 'Paid', payment_status: 'Success', AuthCode: order.intent.id });
+      expect(await client.orderRow(order.orderID)).toMatchObject({
+        orderstatus: 'Paid',
+        payment_status: 'Success',
+        AuthCode: order.intent.id,
+      });
       expect((await client.itemRows(order.orderID)).map((i) => i.ItemStatus)).toEqual(['Ordered', 'Ordered']);
       expect(await client.tokenRows(order.orderID)).toEqual([]);
       expect((await client.mailRows(order.orderID)).map((m) => m.event)).toEqual(['order_admin', 'order_confirmation']);
@@ -212,10 +241,18 @@ describe('order completion', () => {
       smtp.mails.length = 0;
       const redo = await submitOrder({ orderID: order._id, paymentMethod: 'REDO' }, shop.adminHeaders);
       expect(redo.status).toBe(200);
-      expect(redo.body).toMatchObject({ status: 'Success', message: 'Order completion re-run', data: { orderStatus: 'Paid', orderStatusLabel: 'Paid', paymentStatus: 'Success' } });
+      expect(redo.body).toMatchObject({
+        status: 'Success',
+        message: 'Order completion re-run',
+        data: { orderStatus: 'Paid', orderStatusLabel: 'Paid', paymentStatus: 'Success' },
+      });
       const tokens = await client.tokenRows(order.orderID);
       expect(tokens.map((tk) => tk.status).sort()).toEqual(['gift_pending', 'pending', 'pending']);
-      expect(await client.orderRow(order.orderID)).toMatchObject({ orderstatus: 'Paid', paymentMethodRef: 'Card', AuthCode: order.intent.id });
+      expect(await client.orderRow(order.orderID)).toMatchObject({
+        orderstatus: 'Paid',
+        paymentMethodRef: 'Card',
+        AuthCode: order.intent.id,
+      });
 
       expect((await submitOrder({ orderID: order.orderID, paymentMethod: 'REDO' }, shop.adminHeaders)).status).toBe(200);
       expect((await client.tokenRows(order.orderID)).map((tk) => tk.id)).toEqual(tokens.map((tk) => tk.id));
@@ -232,8 +269,19 @@ describe('order completion', () => {
       await client.checkout(order._id, 2500); // billing fields saved (and an intent nobody pays)
       const res = await submitOrder({ orderID: order._id, paymentMethod: 'Order Only', notes: 'Pay on pickup' });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ status: 'Success', message: 'Order submitted', data: { orderStatus: 'Ordered', orderStatusLabel: 'Ordered', paymentStatus: 'Success' } });
-      expect(await client.orderRow(order.orderID)).toMatchObject({ orderstatus: 'Ordered', payment_status: 'Success', paymentMethodRef: 'Order Only', AuthCode: null, TrxnReference: null, notes: 'Pay on pickup' });
+      expect(res.body).toMatchObject({
+        status: 'Success',
+        message: 'Order submitted',
+        data: { orderStatus: 'Ordered', orderStatusLabel: 'Ordered', paymentStatus: 'Success' },
+      });
+      expect(await client.orderRow(order.orderID)).toMatchObject({
+        orderstatus: 'Ordered',
+        payment_status: 'Success',
+        paymentMethodRef: 'Order Only',
+        AuthCode: null,
+        TrxnReference: null,
+        notes: 'Pay on pickup',
+      });
       expect((await client.itemRows(order.orderID)).map((i) => i.ItemStatus)).toEqual(['Ordered']);
       expect((await client.mailRows(order.orderID)).map((m) => m.event)).toEqual(['order_admin', 'order_confirmation']);
 
@@ -254,7 +302,9 @@ describe('order completion', () => {
       const order = await client.order([{ productID: shop.ebook, Qty: 1, Price: 1500 }]);
       const res = await submitOrder({ orderID: order._id, paymentMethod: 'Order Only' });
       expect(res.status).toBe(400);
-      expect(res.body.errors).toEqual([{ field: 'paymentMethod', message: expect.stringContaining('Order Only cannot complete an order with digital items') }]);
+      expect(res.body.errors).toEqual([
+        { field: 'paymentMethod', message: expect.stringContaining('Order Only cannot complete an order with digital items') },
+      ]);
       expect((await client.orderRow(order.orderID)).orderstatus).toBe('New');
 
       const admin = await submitOrder({ orderID: order.orderID, paymentMethod: 'Order Only' }, shop.adminHeaders);
@@ -265,17 +315,31 @@ describe('order completion', () => {
     it('refuses a paid order, REDO of a New order, REDO without an admin bearer, other methods and bad bodies', async () => {
       const paid = await client.checkedOut([{ productID: shop.book, Qty: 1, Price: 2500 }]);
       await client.deliver(client.paid(paid.intent));
-      expect(await submitOrder({ orderID: paid._id, paymentMethod: 'Order Only' })).toMatchObject({ status: 400, body: { status: 'Failed', message: 'Cannot submit an order that is Paid' } });
+      expect(await submitOrder({ orderID: paid._id, paymentMethod: 'Order Only' })).toMatchObject({
+        status: 400,
+        body: { status: 'Failed', message: 'Cannot submit an order that is Paid' },
+      });
 
       const fresh = await client.order([{ productID: shop.book, Qty: 1, Price: 2500 }]);
       expect(await submitOrder({ orderID: fresh._id, paymentMethod: 'REDO' }, shop.adminHeaders)).toMatchObject({
         status: 400,
         body: { status: 'Failed', message: 'Cannot redo the completion of an order that is New' },
       });
-      expect(await submitOrder({ orderID: paid._id, paymentMethod: 'REDO' })).toMatchObject({ status: 401, body: { status: 'Failed', message: 'Unauthorized' } });
-      expect(await submitOrder({ orderID: paid._id, paymentMethod: 'REDO' }, shop.customerHeaders)).toMatchObject({ status: 403, body: { status: 'Failed', message: 'Insufficient permissions' } });
-      expect(await submitOrder({ orderID: paid._id, paymentMethod: 'REDO' }, { ...shop.headers, authorization: 'Bearer nonsense' })).toMatchObject({ status: 401 });
-      expect(await submitOrder({ orderID: paid._id, paymentMethod: 'REDO' }, other.adminHeaders)).toMatchObject({ status: 404, body: NOT_FOUND }); // another app's admin, in its app
+      expect(await submitOrder({ orderID: paid._id, paymentMethod: 'REDO' })).toMatchObject({
+        status: 401,
+        body: { status: 'Failed', message: 'Unauthorized' },
+      });
+      expect(await submitOrder({ orderID: paid._id, paymentMethod: 'REDO' }, shop.customerHeaders)).toMatchObject({
+        status: 403,
+        body: { status: 'Failed', message: 'Insufficient permissions' },
+      });
+      expect(
+        await submitOrder({ orderID: paid._id, paymentMethod: 'REDO' }, { ...shop.headers, authorization: 'Bearer nonsense' }),
+      ).toMatchObject({ status: 401 });
+      expect(await submitOrder({ orderID: paid._id, paymentMethod: 'REDO' }, other.adminHeaders)).toMatchObject({
+        status: 404,
+        body: NOT_FOUND,
+      }); // another app's admin, in its app
 
       const fields = async (body: Record<string, unknown>) => {
         const res = await submitOrder(body);
@@ -292,7 +356,7 @@ describe('order completion', () => {
       expect((await client.orderRow(fresh.orderID)).orderstatus).toBe('New');
     });
 
-    it('answers unknown, tampered, another app\'s and guessed plain order ids like a missing order', async () => {
+    it("answers unknown, tampered, another app's and guessed plain order ids like a missing order", async () => {
       const order = await client.order([{ productID: shop.book, Qty: 1, Price: 2500 }]);
       const foreign = await new ShopClient(t, peer, other).order([{ productID: other.book, Qty: 1, Price: 2500 }]);
       const tampered = order._id.slice(0, -2) + (order._id.endsWith('AA') ? 'BB' : 'AA');
@@ -305,7 +369,7 @@ describe('order completion', () => {
   });
 
   describe('orderStatus and genCode', () => {
-    it('orderStatus answers unknown, tampered and another app\'s ids like a missing order', async () => {
+    it("orderStatus answers unknown, tampered and another app's ids like a missing order", async () => {
       const order = await client.order([]);
       const foreign = await new ShopClient(t, peer, other).order([]);
       const tampered = order._id.slice(0, -2) + (order._id.endsWith('AA') ? 'BB' : 'AA');
@@ -313,7 +377,10 @@ describe('order completion', () => {
         expect(await orderStatus(id)).toMatchObject({ status: 404, body: NOT_FOUND });
       }
       expect(t.get(IdCipher).decryptId(shop.appId, order._id)).toBe(order.orderID);
-      expect(await orderStatus(order._id)).toMatchObject({ status: 200, body: { status: 'Success', data: { orderStatus: 'New', orderStatusLabel: 'New', paymentStatus: '' } } });
+      expect(await orderStatus(order._id)).toMatchObject({
+        status: 200,
+        body: { status: 'Success', data: { orderStatus: 'New', orderStatusLabel: 'New', paymentStatus: '' } },
+      });
     });
 
     it('genCode answers a PNG QR code of https://<domain>/?code=<id>, and 400 for an id that is not a positive number', async () => {
@@ -330,7 +397,10 @@ describe('order completion', () => {
 
       for (const id of ['abc', '0', '-1', '1.5', '99999999999']) {
         const bad = await t.request('GET', `/ecommerce/genCode/${id}`, undefined, shop.headers);
-        expect(bad).toMatchObject({ status: 400, body: { status: 'Failed', message: 'Validation error', errors: [{ field: 'id', message: 'id must be a positive integer' }] } });
+        expect(bad).toMatchObject({
+          status: 400,
+          body: { status: 'Failed', message: 'Validation error', errors: [{ field: 'id', message: 'id must be a positive integer' }] },
+        });
       }
       const noApp = await t.request('GET', '/ecommerce/genCode/5');
       expect(noApp.status).toBe(400);

@@ -5,7 +5,10 @@ const STATUSES: OrderStatus[] = ['New', 'Paid', 'Ordered'];
 
 /** For each action, the statuses it applies to and what it sets (SPEC "Order status"). */
 function table(action: OrderAction): Record<OrderStatus, string> {
-  return Object.fromEntries(STATUSES.map((s) => [s, allows(action, s) ? `→ ${ORDER_TRANSITIONS[action].to ?? s}` : 'refused'])) as Record<OrderStatus, string>;
+  return Object.fromEntries(STATUSES.map((s) => [s, allows(action, s) ? `→ ${ORDER_TRANSITIONS[action].to ?? s}` : 'refused'])) as Record<
+    OrderStatus,
+    string
+  >;
 }
 
 describe('order transitions', () => {

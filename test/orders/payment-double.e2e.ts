@@ -44,7 +44,6 @@ function events(hook: { deliveries: { payload: string; signature: string }[] }):
   return hook.deliveries.map((d) => Stripe.webhooks.constructEvent(d.payload, d.signature, SECRET, 300));
 }
 
-
 /**
  * The payment double that `npm run cli -- payment:double` runs for trying the shop: confirming an intent
  * through the provider's SDK makes it succeeded and delivers a payment_intent.succeeded signed like the
@@ -76,7 +75,9 @@ describe('payment double', () => {
       expect(confirmed.status).toBe(200);
       expect(((await confirmed.json()) as { status: string }).status).toBe('succeeded');
       await waitFor(() => hook.deliveries.length === 2);
-      const refused = await fetch(`${double.url}/v1/payment_intents/${other.id}`, { headers: { authorization: `Basic ${Buffer.from('sk_test_other:').toString('base64')}` } });
+      const refused = await fetch(`${double.url}/v1/payment_intents/${other.id}`, {
+        headers: { authorization: `Basic ${Buffer.from('sk_test_other:').toString('base64')}` },
+      });
       expect(refused.status).toBe(404); // intents belong to the key that made them
     } finally {
       await double.stop();
@@ -85,7 +86,9 @@ describe('payment double', () => {
   });
 
   it('runs from the CLI until interrupted, and refuses half a webhook configuration', async () => {
-    const started = spawn(process.execPath, [join(ROOT, 'dist/src/cli.js'), 'payment:double', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const started = spawn(process.execPath, [join(ROOT, 'dist/src/cli.js'), 'payment:double', '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     started.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     await waitFor(() => out.includes('paymentApiUrl'));
@@ -95,20 +98,22 @@ describe('payment double', () => {
     started.kill('SIGINT');
     expect(await new Promise((resolve) => started.on('exit', resolve))).toBe(0);
 
-    const refused = spawn(process.execPath, [join(ROOT, 'dist/src/cli.js'), 'payment:double', '--webhook-url', 'http://127.0.0.1:1/x'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const refused = spawn(process.execPath, [join(ROOT, 'dist/src/cli.js'), 'payment:double', '--webhook-url', 'http://127.0.0.1:1/x'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     refused.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     expect(await new Promise((resolve) => refused.on('exit', resolve))).toBe(2);
     expect(err).toContain('--webhook-url and --webhook-secret go together');
   });
 
-  it('refunds a succeeded intent in the provider\'s shapes: create, replay, refusals, list, retrieve, the charge', async () => {
+  it("refunds a succeeded intent in the provider's shapes: create, replay, refusals, list, retrieve, the charge", async () => {
     const double = await PaymentPeer.start();
     try {
       const stripe = sdk(double.url);
       const intent = await stripe.paymentIntents.create({ amount: 2500, currency: 'aud', metadata: { appID: '7', orderID: '1' } });
       expect(intent).toMatchObject({ last_payment_error: null, cancellation_reason: null });
-      expect((await refusal(stripe.refunds.create({ payment_intent: intent.id })))).toMatchObject({
+      expect(await refusal(stripe.refunds.create({ payment_intent: intent.id }))).toMatchObject({
         type: 'StripeInvalidRequestError',
         statusCode: 400,
         code: 'charge_not_refundable',
@@ -116,7 +121,10 @@ describe('payment double', () => {
       });
       const paid = await stripe.paymentIntents.confirm(intent.id);
 
-      const first = await stripe.refunds.create({ payment_intent: intent.id, amount: 1000, reason: 'requested_by_customer', metadata: { refundID: '1' } }, { idempotencyKey: 'refund-1' });
+      const first = await stripe.refunds.create(
+        { payment_intent: intent.id, amount: 1000, reason: 'requested_by_customer', metadata: { refundID: '1' } },
+        { idempotencyKey: 'refund-1' },
+      );
       expect(first).toMatchObject({
         id: expect.stringMatching(/^re_\w+$/),
         object: 'refund',
@@ -129,16 +137,26 @@ describe('payment double', () => {
         metadata: { refundID: '1' },
         created: expect.any(Number),
       });
-      expect(double.requests.at(-1)).toMatchObject({ method: 'POST', path: '/v1/refunds', idempotencyKey: 'refund-1', body: { payment_intent: intent.id, amount: '1000', reason: 'requested_by_customer', metadata: { refundID: '1' } } });
+      expect(double.requests.at(-1)).toMatchObject({
+        method: 'POST',
+        path: '/v1/refunds',
+        idempotencyKey: 'refund-1',
+        body: { payment_intent: intent.id, amount: '1000', reason: 'requested_by_customer', metadata: { refundID: '1' } },
+      });
 
       // The provider's idempotency: the same key replays the first answer; other parameters or another endpoint are a 400.
-      const replayed = await stripe.refunds.create({ payment_intent: intent.id, amount: 1000, reason: 'requested_by_customer', metadata: { refundID: '1' } }, { idempotencyKey: 'refund-1' });
+      const replayed = await stripe.refunds.create(
+        { payment_intent: intent.id, amount: 1000, reason: 'requested_by_customer', metadata: { refundID: '1' } },
+        { idempotencyKey: 'refund-1' },
+      );
       expect(replayed.id).toBe(first.id);
       expect(replayed.lastResponse.headers['idempotent-replayed']).toBe('true');
       const changed = await refusal(stripe.refunds.create({ payment_intent: intent.id, amount: 900 }, { idempotencyKey: 'refund-1' }));
       expect(changed).toBeInstanceOf(Stripe.errors.StripeIdempotencyError);
       expect(changed.message).toMatch(/^Keys for idempotent requests can only be used with the same parameters/);
-      expect(await refusal(stripe.paymentIntents.create({ amount: 100, currency: 'aud' }, { idempotencyKey: 'refund-1' }))).toBeInstanceOf(Stripe.errors.StripeIdempotencyError);
+      expect(await refusal(stripe.paymentIntents.create({ amount: 100, currency: 'aud' }, { idempotencyKey: 'refund-1' }))).toBeInstanceOf(
+        Stripe.errors.StripeIdempotencyError,
+      );
       expect(double.refunds.size).toBe(1);
 
       // Refusals: more than is left, below 1, an unknown reason.
@@ -148,14 +166,27 @@ describe('payment double', () => {
         param: 'amount',
         message: 'Refund amount ($20.00) is greater than unrefunded amount on charge ($15.00)',
       });
-      expect(await refusal(stripe.refunds.create({ payment_intent: intent.id, amount: 0 }))).toMatchObject({ statusCode: 400, param: 'amount' });
-      expect(await refusal(stripe.refunds.create({ payment_intent: intent.id, reason: 'changed_mind' as 'duplicate' }))).toMatchObject({ statusCode: 400, param: 'reason' });
-      expect(await refusal(stripe.refunds.create({ amount: 100 }))).toMatchObject({ statusCode: 400, code: 'parameter_missing', param: 'payment_intent' });
+      expect(await refusal(stripe.refunds.create({ payment_intent: intent.id, amount: 0 }))).toMatchObject({
+        statusCode: 400,
+        param: 'amount',
+      });
+      expect(await refusal(stripe.refunds.create({ payment_intent: intent.id, reason: 'changed_mind' as 'duplicate' }))).toMatchObject({
+        statusCode: 400,
+        param: 'reason',
+      });
+      expect(await refusal(stripe.refunds.create({ amount: 100 }))).toMatchObject({
+        statusCode: 400,
+        code: 'parameter_missing',
+        param: 'payment_intent',
+      });
 
       // Without an amount, what is left; then nothing is left.
       const rest = await stripe.refunds.create({ payment_intent: intent.id });
       expect(rest).toMatchObject({ amount: 1500, reason: null, metadata: {} });
-      expect(await refusal(stripe.refunds.create({ payment_intent: intent.id, amount: 1 }))).toMatchObject({ statusCode: 400, code: 'charge_already_refunded' });
+      expect(await refusal(stripe.refunds.create({ payment_intent: intent.id, amount: 1 }))).toMatchObject({
+        statusCode: 400,
+        code: 'charge_already_refunded',
+      });
 
       // The list (query string), newest first; the SDK's pagination; one refund.
       const list = await stripe.refunds.list({ payment_intent: intent.id });
@@ -165,7 +196,9 @@ describe('payment double', () => {
       const page = await stripe.refunds.list({ payment_intent: intent.id, limit: 1 });
       expect(page.data.map((r) => r.id)).toEqual([rest.id]);
       expect(page.has_more).toBe(true);
-      expect((await stripe.refunds.list({ payment_intent: intent.id, limit: 1 }).autoPagingToArray({ limit: 10 })).map((r) => r.id)).toEqual([rest.id, first.id]);
+      expect(
+        (await stripe.refunds.list({ payment_intent: intent.id, limit: 1 }).autoPagingToArray({ limit: 10 })).map((r) => r.id),
+      ).toEqual([rest.id, first.id]);
       expect(await stripe.refunds.retrieve(first.id)).toMatchObject({ id: first.id, amount: 1000, payment_intent: intent.id });
 
       const charge = double.chargeOf(intent.id);
@@ -183,11 +216,20 @@ describe('payment double', () => {
         refunds: { object: 'list', has_more: false },
       });
       expect(charge.refunds.data.map((r) => r.id)).toEqual([rest.id, first.id]);
-      expect(await stripe.charges.retrieve(paid.latest_charge as string)).toMatchObject({ id: paid.latest_charge, amount_refunded: 2500, refunded: true });
+      expect(await stripe.charges.retrieve(paid.latest_charge as string)).toMatchObject({
+        id: paid.latest_charge,
+        amount_refunded: 2500,
+        refunded: true,
+      });
 
       // Another key (another account) sees none of it.
       const other = sdk(double.url, 'sk_test_other');
-      for (const refused of [other.refunds.create({ payment_intent: intent.id }), other.refunds.list({ payment_intent: intent.id }), other.refunds.retrieve(first.id), other.charges.retrieve(paid.latest_charge as string)]) {
+      for (const refused of [
+        other.refunds.create({ payment_intent: intent.id }),
+        other.refunds.list({ payment_intent: intent.id }),
+        other.refunds.retrieve(first.id),
+        other.charges.retrieve(paid.latest_charge as string),
+      ]) {
         expect(await refusal(refused)).toMatchObject({ type: 'StripeInvalidRequestError', statusCode: 404, code: 'resource_missing' });
       }
       expect((await other.refunds.list()).data).toEqual([]);
@@ -197,7 +239,13 @@ describe('payment double', () => {
       const another = await stripe.paymentIntents.create({ amount: 900, currency: 'aud' });
       expect(() => double.refund(another.id)).toThrow('This PaymentIntent does not have a successful charge to refund.');
       double.succeed(another.id);
-      expect(double.refund(another.id, 400)).toMatchObject({ amount: 400, reason: null, metadata: {}, payment_intent: another.id, charge: double.intents.get(another.id)!.latest_charge });
+      expect(double.refund(another.id, 400)).toMatchObject({
+        amount: 400,
+        reason: null,
+        metadata: {},
+        payment_intent: another.id,
+        charge: double.intents.get(another.id)!.latest_charge,
+      });
       expect(() => double.refund(another.id, 600)).toThrow('Refund amount ($6.00) is greater than unrefunded amount on charge ($5.00)');
       expect(double.refund(another.id, undefined, { by: 'dashboard' })).toMatchObject({ amount: 500, metadata: { by: 'dashboard' } });
       expect(double.chargeOf(another.id)).toMatchObject({ amount_refunded: 900, refunded: true });
@@ -207,7 +255,7 @@ describe('payment double', () => {
     }
   });
 
-  it('declines the provider\'s declining test cards with its 402 card_error; a later confirmation succeeds; cancels', async () => {
+  it("declines the provider's declining test cards with its 402 card_error; a later confirmation succeeds; cancels", async () => {
     const double = await PaymentPeer.start();
     try {
       const stripe = sdk(double.url);
@@ -215,36 +263,92 @@ describe('payment double', () => {
       for (const card of ['pm_card_chargeDeclined', 'pm_card_visa_chargeDeclined']) {
         const declined = await refusal(stripe.paymentIntents.confirm(intent.id, { payment_method: card }));
         expect(declined).toBeInstanceOf(Stripe.errors.StripeCardError);
-        expect(declined).toMatchObject({ statusCode: 402, code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' });
-        expect(declined.payment_intent).toMatchObject({ id: intent.id, status: 'requires_payment_method', last_payment_error: { type: 'card_error', code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' } });
+        expect(declined).toMatchObject({
+          statusCode: 402,
+          code: 'card_declined',
+          decline_code: 'generic_decline',
+          message: 'Your card was declined.',
+        });
+        expect(declined.payment_intent).toMatchObject({
+          id: intent.id,
+          status: 'requires_payment_method',
+          last_payment_error: {
+            type: 'card_error',
+            code: 'card_declined',
+            decline_code: 'generic_decline',
+            message: 'Your card was declined.',
+          },
+        });
         expect(declined.raw).toMatchObject({ type: 'card_error', payment_intent: { id: intent.id } });
       }
       const poor = await refusal(stripe.paymentIntents.confirm(intent.id, { payment_method: 'pm_card_chargeDeclinedInsufficientFunds' }));
-      expect(poor).toMatchObject({ code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card has insufficient funds.' });
-      expect(await stripe.paymentIntents.retrieve(intent.id)).toMatchObject({ status: 'requires_payment_method', amount_received: 0, latest_charge: null, last_payment_error: { decline_code: 'insufficient_funds' } });
+      expect(poor).toMatchObject({
+        code: 'card_declined',
+        decline_code: 'insufficient_funds',
+        message: 'Your card has insufficient funds.',
+      });
+      expect(await stripe.paymentIntents.retrieve(intent.id)).toMatchObject({
+        status: 'requires_payment_method',
+        amount_received: 0,
+        latest_charge: null,
+        last_payment_error: { decline_code: 'insufficient_funds' },
+      });
 
       const paid = await stripe.paymentIntents.confirm(intent.id, { payment_method: 'pm_card_visa' });
-      expect(paid).toMatchObject({ status: 'succeeded', amount_received: 2500, latest_charge: expect.stringMatching(/^ch_/), last_payment_error: null });
-      expect(await refusal(stripe.paymentIntents.confirm(intent.id, { payment_method: 'pm_card_chargeDeclined' }))).toMatchObject({ statusCode: 400, code: 'payment_intent_unexpected_state' });
-      expect(await refusal(stripe.paymentIntents.cancel(intent.id))).toMatchObject({ statusCode: 400, code: 'payment_intent_unexpected_state' });
+      expect(paid).toMatchObject({
+        status: 'succeeded',
+        amount_received: 2500,
+        latest_charge: expect.stringMatching(/^ch_/),
+        last_payment_error: null,
+      });
+      expect(await refusal(stripe.paymentIntents.confirm(intent.id, { payment_method: 'pm_card_chargeDeclined' }))).toMatchObject({
+        statusCode: 400,
+        code: 'payment_intent_unexpected_state',
+      });
+      expect(await refusal(stripe.paymentIntents.cancel(intent.id))).toMatchObject({
+        statusCode: 400,
+        code: 'payment_intent_unexpected_state',
+      });
 
       // The test helper's decline.
       const helped = await stripe.paymentIntents.create({ amount: 700, currency: 'aud' });
       expect(double.decline(helped.id, 'Your card was declined (test).')).toMatchObject({
         status: 'requires_payment_method',
-        last_payment_error: { type: 'card_error', code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined (test).' },
+        last_payment_error: {
+          type: 'card_error',
+          code: 'card_declined',
+          decline_code: 'generic_decline',
+          message: 'Your card was declined (test).',
+        },
       });
       expect(() => double.decline(intent.id)).toThrow('succeeded');
 
       // Cancel: through the API and the helper; a canceled intent is neither confirmed nor canceled again.
       const canceled = await stripe.paymentIntents.cancel(helped.id, { cancellation_reason: 'abandoned' });
-      expect(canceled).toMatchObject({ id: helped.id, status: 'canceled', cancellation_reason: 'abandoned', canceled_at: expect.any(Number) });
-      expect(await refusal(stripe.paymentIntents.confirm(helped.id))).toMatchObject({ statusCode: 400, code: 'payment_intent_unexpected_state' });
-      expect(await refusal(stripe.paymentIntents.cancel(helped.id))).toMatchObject({ statusCode: 400, code: 'payment_intent_unexpected_state' });
+      expect(canceled).toMatchObject({
+        id: helped.id,
+        status: 'canceled',
+        cancellation_reason: 'abandoned',
+        canceled_at: expect.any(Number),
+      });
+      expect(await refusal(stripe.paymentIntents.confirm(helped.id))).toMatchObject({
+        statusCode: 400,
+        code: 'payment_intent_unexpected_state',
+      });
+      expect(await refusal(stripe.paymentIntents.cancel(helped.id))).toMatchObject({
+        statusCode: 400,
+        code: 'payment_intent_unexpected_state',
+      });
       const third = await stripe.paymentIntents.create({ amount: 300, currency: 'aud' });
-      expect(await refusal(stripe.paymentIntents.cancel(third.id, { cancellation_reason: 'bored' as 'abandoned' }))).toMatchObject({ statusCode: 400, param: 'cancellation_reason' });
+      expect(await refusal(stripe.paymentIntents.cancel(third.id, { cancellation_reason: 'bored' as 'abandoned' }))).toMatchObject({
+        statusCode: 400,
+        param: 'cancellation_reason',
+      });
       expect(double.cancel(third.id)).toMatchObject({ status: 'canceled', cancellation_reason: null });
-      expect(await refusal(sdk(double.url, 'sk_test_other').paymentIntents.cancel(intent.id))).toMatchObject({ statusCode: 404, code: 'resource_missing' });
+      expect(await refusal(sdk(double.url, 'sk_test_other').paymentIntents.cancel(intent.id))).toMatchObject({
+        statusCode: 404,
+        code: 'resource_missing',
+      });
     } finally {
       await double.stop();
     }
@@ -261,22 +365,45 @@ describe('payment double', () => {
       // Delivered (and its answer awaited) before the confirmation was answered.
       expect(events(hook).map((e) => e.type)).toEqual(['payment_intent.payment_failed']);
       const failed = events(hook)[0].data.object as Stripe.PaymentIntent;
-      expect(failed).toMatchObject({ id: intent.id, status: 'requires_payment_method', metadata: { appID: '7', orderID: '3' }, last_payment_error: { code: 'card_declined', decline_code: 'generic_decline' } });
+      expect(failed).toMatchObject({
+        id: intent.id,
+        status: 'requires_payment_method',
+        metadata: { appID: '7', orderID: '3' },
+        last_payment_error: { code: 'card_declined', decline_code: 'generic_decline' },
+      });
       expect(reports.at(-1)).toBe(`webhook payment_intent.payment_failed for ${intent.id} → 200 {"received":true}`);
 
       await stripe.paymentIntents.confirm(intent.id, { payment_method: 'pm_card_visa' });
       expect(events(hook).map((e) => e.type)).toEqual(['payment_intent.payment_failed', 'payment_intent.succeeded']);
 
-      const refund = await stripe.refunds.create({ payment_intent: intent.id, amount: 1000, metadata: { refundID: '9' } }, { idempotencyKey: 'refund-9' });
+      const refund = await stripe.refunds.create(
+        { payment_intent: intent.id, amount: 1000, metadata: { refundID: '9' } },
+        { idempotencyKey: 'refund-9' },
+      );
       expect(hook.deliveries).toHaveLength(3);
       const refunded = events(hook)[2];
       expect(refunded).toMatchObject({ type: 'charge.refunded', livemode: false, api_version: Stripe.API_VERSION });
       const charge = refunded.data.object as Stripe.Charge;
-      expect(charge).toMatchObject({ object: 'charge', id: refund.charge, payment_intent: intent.id, amount: 2500, amount_refunded: 1000, refunded: false, metadata: { appID: '7', orderID: '3' } });
+      expect(charge).toMatchObject({
+        object: 'charge',
+        id: refund.charge,
+        payment_intent: intent.id,
+        amount: 2500,
+        amount_refunded: 1000,
+        refunded: false,
+        metadata: { appID: '7', orderID: '3' },
+      });
       expect(charge.refunds!.data).toEqual([expect.objectContaining({ id: refund.id, amount: 1000, metadata: { refundID: '9' } })]);
       expect(reports.at(-1)).toBe(`webhook charge.refunded for ${refund.charge} → 200 {"received":true}`);
 
-      expect((await stripe.refunds.create({ payment_intent: intent.id, amount: 1000, metadata: { refundID: '9' } }, { idempotencyKey: 'refund-9' })).id).toBe(refund.id);
+      expect(
+        (
+          await stripe.refunds.create(
+            { payment_intent: intent.id, amount: 1000, metadata: { refundID: '9' } },
+            { idempotencyKey: 'refund-9' },
+          )
+        ).id,
+      ).toBe(refund.id);
       expect(hook.deliveries).toHaveLength(3); // a replay delivers nothing
       const whole = await stripe.refunds.create({ payment_intent: intent.id });
       const last = events(hook)[3].data.object as Stripe.Charge;
@@ -285,7 +412,10 @@ describe('payment double', () => {
 
       const abandoned = await stripe.paymentIntents.create({ amount: 500, currency: 'aud', metadata: { appID: '7', orderID: '4' } });
       await stripe.paymentIntents.cancel(abandoned.id, { cancellation_reason: 'requested_by_customer' });
-      expect(events(hook)[4]).toMatchObject({ type: 'payment_intent.canceled', data: { object: { id: abandoned.id, status: 'canceled', cancellation_reason: 'requested_by_customer' } } });
+      expect(events(hook)[4]).toMatchObject({
+        type: 'payment_intent.canceled',
+        data: { object: { id: abandoned.id, status: 'canceled', cancellation_reason: 'requested_by_customer' } },
+      });
       expect(() => Stripe.webhooks.constructEvent(hook.deliveries[4].payload, hook.deliveries[4].signature, 'whsec_other', 300)).toThrow();
 
       // The helpers deliver nothing; signedEvent signs any object, livemode from the intent a refund names.
@@ -295,7 +425,11 @@ describe('payment double', () => {
       double.succeed(live.id);
       const liveRefund = double.refund(live.id);
       const signed = double.signedEvent('refund.created', liveRefund, SECRET);
-      expect(Stripe.webhooks.constructEvent(signed.payload, signed.signature, SECRET, 300)).toMatchObject({ type: 'refund.created', livemode: true, data: { object: { id: liveRefund.id, object: 'refund' } } });
+      expect(Stripe.webhooks.constructEvent(signed.payload, signed.signature, SECRET, 300)).toMatchObject({
+        type: 'refund.created',
+        livemode: true,
+        data: { object: { id: liveRefund.id, object: 'refund' } },
+      });
       const chargeEvent = double.signedEvent('charge.refunded', double.chargeOf(live.id), SECRET);
       expect(JSON.parse(chargeEvent.payload)).toMatchObject({ livemode: true, data: { object: { object: 'charge', refunded: true } } });
     } finally {

@@ -23,7 +23,13 @@ describe('PaymentGateway (stripe SDK against the local payment peer)', () => {
 
   const request = (extra: Partial<{ amount: number; currency: string; metadata: Record<string, string>; idempotencyKey: string }> = {}) => {
     const orderID = String(++orders);
-    return { amount: 2500, currency: 'aud', metadata: { appID: String(shop.id), orderID, customerID: '42' }, idempotencyKey: `order-${orderID}-2500`, ...extra };
+    return {
+      amount: 2500,
+      currency: 'aud',
+      metadata: { appID: String(shop.id), orderID, customerID: '42' },
+      idempotencyKey: `order-${orderID}-2500`,
+      ...extra,
+    };
   };
 
   async function failure(work: Promise<unknown> | (() => unknown)): Promise<ApiError> {
@@ -77,7 +83,12 @@ describe('PaymentGateway (stripe SDK against the local payment peer)', () => {
         metadata: req.metadata,
       });
       const sent = peer.requests.at(-1)!;
-      expect(sent).toMatchObject({ method: 'POST', path: '/v1/payment_intents', apiKey: shop.payment_test_private_key, idempotencyKey: req.idempotencyKey });
+      expect(sent).toMatchObject({
+        method: 'POST',
+        path: '/v1/payment_intents',
+        apiKey: shop.payment_test_private_key,
+        idempotencyKey: req.idempotencyKey,
+      });
       expect(sent.body).toEqual({ amount: '2500', currency: 'aud', metadata: req.metadata, allowed_payment_method_types: ['card'] });
       expect(peer.intents.get(intent.id)!.livemode).toBe(false);
     });
@@ -91,15 +102,21 @@ describe('PaymentGateway (stripe SDK against the local payment peer)', () => {
       expect(intentsOfOrder(req.metadata.orderID)).toHaveLength(1);
     });
 
-    it('a new amount with a new key is a new intent; an old key with other parameters is the provider\'s 400', async () => {
+    it("a new amount with a new key is a new intent; an old key with other parameters is the provider's 400", async () => {
       const req = request();
       const first = await gateway.createIntent(shop, false, req);
-      const second = await gateway.createIntent(shop, false, { ...req, amount: 3000, idempotencyKey: `order-${req.metadata.orderID}-3000` });
+      const second = await gateway.createIntent(shop, false, {
+        ...req,
+        amount: 3000,
+        idempotencyKey: `order-${req.metadata.orderID}-3000`,
+      });
       expect(second.id).not.toBe(first.id);
 
       const error = await failure(gateway.createIntent(shop, false, { ...req, amount: 3500 }));
       expect(error.httpStatus).toBe(400);
-      expect(error.message).toMatch(/^Payment request rejected by the provider: Keys for idempotent requests can only be used with the same parameters/);
+      expect(error.message).toMatch(
+        /^Payment request rejected by the provider: Keys for idempotent requests can only be used with the same parameters/,
+      );
       expect(intentsOfOrder(req.metadata.orderID)).toHaveLength(2);
     });
 
@@ -117,7 +134,10 @@ describe('PaymentGateway (stripe SDK against the local payment peer)', () => {
 
       const noTest = await failure(gateway.createIntent(unpaid, false, request()));
       expect(noTest.httpStatus).toBe(400);
-      expect(noTest.toBody()).toEqual({ status: 'Failed', message: 'Payments are not configured for this app (payment_test_private_key is not set)' });
+      expect(noTest.toBody()).toEqual({
+        status: 'Failed',
+        message: 'Payments are not configured for this app (payment_test_private_key is not set)',
+      });
 
       const noLive = await failure(gateway.createIntent(testOnly, true, request()));
       expect(noLive.httpStatus).toBe(400);
@@ -128,7 +148,7 @@ describe('PaymentGateway (stripe SDK against the local payment peer)', () => {
       expect(peer.requests.length).toBe(before);
     });
 
-    it('an invalid request is the provider\'s 400 in a clear message', async () => {
+    it("an invalid request is the provider's 400 in a clear message", async () => {
       const error = await failure(gateway.createIntent(shop, false, request({ amount: 0 })));
       expect(error.httpStatus).toBe(400);
       expect(error.message).toBe('Payment request rejected by the provider: This value must be greater than or equal to 1.');
@@ -205,7 +225,11 @@ describe('PaymentGateway (stripe SDK against the local payment peer)', () => {
     it('reads the intent back, and sees it succeed', async () => {
       const created = await gateway.createIntent(shop, false, request());
       expect(await gateway.retrieveIntent(shop, false, created.id)).toEqual(created);
-      expect(peer.requests.at(-1)).toMatchObject({ method: 'GET', path: `/v1/payment_intents/${created.id}`, apiKey: shop.payment_test_private_key });
+      expect(peer.requests.at(-1)).toMatchObject({
+        method: 'GET',
+        path: `/v1/payment_intents/${created.id}`,
+        apiKey: shop.payment_test_private_key,
+      });
 
       peer.succeed(created.id);
       expect(await gateway.retrieveIntent(shop, false, created.id)).toEqual({ ...created, status: 'succeeded' });
@@ -227,7 +251,10 @@ describe('PaymentGateway (stripe SDK against the local payment peer)', () => {
 
     it('needs the key too', async () => {
       const error = await failure(gateway.retrieveIntent(unpaid, false, 'pi_123'));
-      expect([error.httpStatus, error.message]).toEqual([400, 'Payments are not configured for this app (payment_test_private_key is not set)']);
+      expect([error.httpStatus, error.message]).toEqual([
+        400,
+        'Payments are not configured for this app (payment_test_private_key is not set)',
+      ]);
     });
   });
 
@@ -284,7 +311,10 @@ describe('PaymentGateway (stripe SDK against the local payment peer)', () => {
     it('an app without a webhook secret gets a 400 naming it', async () => {
       const { payload, signature } = peer.signedEvent('payment_intent.succeeded', intent, secret);
       const error = await failure(() => gateway.verifyEvent(Buffer.from(payload), signature, null));
-      expect([error.httpStatus, error.message]).toEqual([400, 'Payments are not configured for this app (payment_webhook_secret is not set)']);
+      expect([error.httpStatus, error.message]).toEqual([
+        400,
+        'Payments are not configured for this app (payment_webhook_secret is not set)',
+      ]);
     });
 
     it('a signed body that is not JSON is a 400', async () => {
@@ -295,4 +325,3 @@ describe('PaymentGateway (stripe SDK against the local payment peer)', () => {
     });
   });
 });
-

@@ -21,11 +21,18 @@ describe('refunds, failed payments, cancellation and the order list', () => {
   const cancelOrder = (body: Record<string, unknown>, headers = shop.adminHeaders) => t.post('/ecommerce/cancelOrder', body, headers);
   const listOrders = (body: Record<string, unknown>, headers = shop.adminHeaders) => t.post('/ecommerce/listOrders', body, headers);
   const orderStatus = (_id: string) => t.request('GET', `/ecommerce/orderStatus/${encodeURIComponent(_id)}`, undefined, shop.headers);
-  const refundRows = (orderID: number) => sql('SELECT refund_id, amount, status, source FROM core_refunds WHERE order_id = $1 ORDER BY id', [orderID]);
-  const providerRefunded = (intentId: string) => [...peer.refunds.values()].filter((r) => r.payment_intent === intentId).reduce((sum, r) => sum + r.amount, 0);
+  const refundRows = (orderID: number) =>
+    sql('SELECT refund_id, amount, status, source FROM core_refunds WHERE order_id = $1 ORDER BY id', [orderID]);
+  const providerRefunded = (intentId: string) =>
+    [...peer.refunds.values()].filter((r) => r.payment_intent === intentId).reduce((sum, r) => sum + r.amount, 0);
 
   /** A Paid order: checked out, paid, its webhook delivered. */
-  async function paidOrder(lines = [{ productID: shop.ebook, Qty: 2, Price: 1500 }, { productID: shop.book, Qty: 1, Price: 2500 }]) {
+  async function paidOrder(
+    lines = [
+      { productID: shop.ebook, Qty: 2, Price: 1500 },
+      { productID: shop.book, Qty: 1, Price: 2500 },
+    ],
+  ) {
     const order = await client.checkedOut(lines);
     expect((await client.deliver(client.paid(order.intent))).status).toBe(200);
     expect((await client.orderRow(order.orderID)).orderstatus).toBe('Paid');
@@ -44,10 +51,26 @@ describe('refunds, failed payments, cancellation and the order list', () => {
     it('refunds part, then the rest: Partially Refunded, then Refunded with the tokens expired and a mail each time', async () => {
       const order = await paidOrder(); // 5500
       const first = await refundOrder({ _orderID: order._id, amount: 1500, reason: 'One e-book returned' });
-      expect(first).toMatchObject({ status: 200, body: { status: 'Success', data: { refundID: expect.stringMatching(/^re_/), amount: 1500, currency: 'aud', refundedTotal: 1500, paymentStatus: 'Partially Refunded' } } });
+      expect(first).toMatchObject({
+        status: 200,
+        body: {
+          status: 'Success',
+          data: {
+            refundID: expect.stringMatching(/^re_/),
+            amount: 1500,
+            currency: 'aud',
+            refundedTotal: 1500,
+            paymentStatus: 'Partially Refunded',
+          },
+        },
+      });
       expect(peer.refunds.get(first.body.data.refundID)).toMatchObject({ amount: 1500, payment_intent: order.intent.id });
       expect((await client.tokenRows(order.orderID)).map((tk) => tk.status)).toEqual(['pending', 'pending']);
-      expect((await orderStatus(order._id)).body.data).toMatchObject({ orderStatus: 'Paid', paymentStatus: 'Partially Refunded', refundedTotal: 1500 });
+      expect((await orderStatus(order._id)).body.data).toMatchObject({
+        orderStatus: 'Paid',
+        paymentStatus: 'Partially Refunded',
+        refundedTotal: 1500,
+      });
 
       const rest = await refundOrder({ _orderID: order._id });
       expect(rest.body.data).toMatchObject({ amount: 4000, refundedTotal: 5500, paymentStatus: 'Refunded' });
@@ -57,7 +80,10 @@ describe('refunds, failed payments, cancellation and the order list', () => {
         { refund_id: first.body.data.refundID, amount: 1500, status: 'succeeded', source: 'api' },
         { refund_id: rest.body.data.refundID, amount: 4000, status: 'succeeded', source: 'api' },
       ]);
-      expect(await refundOrder({ _orderID: order._id, amount: 1 })).toMatchObject({ status: 409, body: { status: 'Failed', message: 'Order is not paid' } });
+      expect(await refundOrder({ _orderID: order._id, amount: 1 })).toMatchObject({
+        status: 409,
+        body: { status: 'Failed', message: 'Order is not paid' },
+      });
 
       await drain(t);
       const mails = mailsTo(smtp, `${shop.domain} - Refund for order #${order.orderID}`);
@@ -99,7 +125,8 @@ describe('refunds, failed payments, cancellation and the order list', () => {
 
     it('an Idempotency-Key names one refund: its retry answers the same refund, another key makes another', async () => {
       const order = await paidOrder();
-      const withKey = (key: string, amount = 600) => refundOrder({ _orderID: order._id, amount }, { ...shop.adminHeaders, 'idempotency-key': key });
+      const withKey = (key: string, amount = 600) =>
+        refundOrder({ _orderID: order._id, amount }, { ...shop.adminHeaders, 'idempotency-key': key });
       const [a, b] = await Promise.all([withKey('key-a'), withKey('key-b')]);
       expect(a.body.data.refundID).not.toBe(b.body.data.refundID);
       const again = await withKey('key-a');
@@ -123,7 +150,10 @@ describe('refunds, failed payments, cancellation and the order list', () => {
       // The provider already refunded it all in its dashboard, unknown to us: our request is refused.
       peer.refund(order.intent.id);
       const refused = await refundOrder({ _orderID: order._id, amount: 1000 });
-      expect(refused).toMatchObject({ status: 502, body: { status: 'Failed', message: expect.stringMatching(/^Payment provider error: /) } });
+      expect(refused).toMatchObject({
+        status: 502,
+        body: { status: 'Failed', message: expect.stringMatching(/^Payment provider error: /) },
+      });
       expect(await refundRows(order.orderID)).toEqual([]);
 
       const second = await paidOrder();
@@ -141,11 +171,13 @@ describe('refunds, failed payments, cancellation and the order list', () => {
       const retried = await refundOrder({ _orderID: second._id, amount: 2000 });
       expect(retried.body.data).toMatchObject({ amount: 2000, refundedTotal: 2000, paymentStatus: 'Partially Refunded' });
       expect(providerRefunded(second.intent.id)).toBe(2000); // one refund at the provider, not two
-      expect(await refundRows(second.orderID)).toEqual([{ refund_id: retried.body.data.refundID, amount: 2000, status: 'succeeded', source: 'api' }]);
+      expect(await refundRows(second.orderID)).toEqual([
+        { refund_id: retried.body.data.refundID, amount: 2000, status: 'succeeded', source: 'api' },
+      ]);
     });
   });
 
-  describe('the provider\'s refund events', () => {
+  describe("the provider's refund events", () => {
     it('a dashboard refund (charge.refunded) is recorded once, however often it is delivered', async () => {
       const order = await paidOrder();
       const refund = peer.refund(order.intent.id, 2500);
@@ -175,19 +207,30 @@ describe('refunds, failed payments, cancellation and the order list', () => {
           })(),
         ]);
         expect(answer.status).toBe(200);
-        expect(await refundRows(order.orderID)).toEqual([{ refund_id: answer.body.data.refundID, amount: 1000, status: 'succeeded', source: 'api' }]);
+        expect(await refundRows(order.orderID)).toEqual([
+          { refund_id: answer.body.data.refundID, amount: 1000, status: 'succeeded', source: 'api' },
+        ]);
         expect((await client.orderRow(order.orderID)).refunded_total).toBe(1000);
       }
     });
   });
 
   describe('failed and cancelled payments', () => {
-    it('a declined card marks the order Failed with the provider\'s message; a later payment still completes it', async () => {
+    it("a declined card marks the order Failed with the provider's message; a later payment still completes it", async () => {
       const order = await client.checkedOut([{ productID: shop.book, Qty: 1, Price: 2500 }]);
       const declined = peer.decline(order.intent.id);
       expect((await client.deliver(peer.signedEvent('payment_intent.payment_failed', declined, shop.secret))).status).toBe(200);
-      expect(await client.orderRow(order.orderID)).toMatchObject({ orderstatus: 'New', payment_status: 'Failed', payment_error: 'Your card was declined.' });
-      expect((await orderStatus(order._id)).body.data).toMatchObject({ orderStatus: 'New', paymentStatus: 'Failed', paymentError: 'Your card was declined.', refundedTotal: 0 });
+      expect(await client.orderRow(order.orderID)).toMatchObject({
+        orderstatus: 'New',
+        payment_status: 'Failed',
+        payment_error: 'Your card was declined.',
+      });
+      expect((await orderStatus(order._id)).body.data).toMatchObject({
+        orderStatus: 'New',
+        paymentStatus: 'Failed',
+        paymentError: 'Your card was declined.',
+        refundedTotal: 0,
+      });
 
       expect((await client.deliver(client.paid(order.intent))).status).toBe(200);
       expect(await client.orderRow(order.orderID)).toMatchObject({ orderstatus: 'Paid', payment_status: 'Success', payment_error: null });
@@ -196,26 +239,47 @@ describe('refunds, failed payments, cancellation and the order list', () => {
 
     it('a cancelled intent marks the order Failed with the reason; events for a paid order change nothing', async () => {
       const order = await client.checkedOut([{ productID: shop.book, Qty: 1, Price: 2500 }]);
-      expect((await client.deliver(peer.signedEvent('payment_intent.canceled', peer.cancel(order.intent.id, 'abandoned'), shop.secret))).status).toBe(200);
-      expect(await client.orderRow(order.orderID)).toMatchObject({ orderstatus: 'New', payment_status: 'Failed', payment_error: 'Payment canceled (abandoned)' });
+      expect(
+        (await client.deliver(peer.signedEvent('payment_intent.canceled', peer.cancel(order.intent.id, 'abandoned'), shop.secret))).status,
+      ).toBe(200);
+      expect(await client.orderRow(order.orderID)).toMatchObject({
+        orderstatus: 'New',
+        payment_status: 'Failed',
+        payment_error: 'Payment canceled (abandoned)',
+      });
 
       const paid = await paidOrder();
-      expect((await client.deliver(peer.signedEvent('payment_intent.payment_failed', { ...paid.intent, status: 'requires_payment_method' }, shop.secret))).status).toBe(200);
+      expect(
+        (
+          await client.deliver(
+            peer.signedEvent('payment_intent.payment_failed', { ...paid.intent, status: 'requires_payment_method' }, shop.secret),
+          )
+        ).status,
+      ).toBe(200);
       expect(await client.orderRow(paid.orderID)).toMatchObject({ orderstatus: 'Paid', payment_status: 'Success' });
       // Any other event type: 200, nothing changes.
-      expect(await client.deliver(peer.signedEvent('customer.created', { id: 'cus_1', object: 'customer', metadata: { appID: String(shop.appId) } }, shop.secret))).toMatchObject({ status: 200, body: { received: true } });
+      expect(
+        await client.deliver(
+          peer.signedEvent('customer.created', { id: 'cus_1', object: 'customer', metadata: { appID: String(shop.appId) } }, shop.secret),
+        ),
+      ).toMatchObject({ status: 200, body: { received: true } });
     });
   });
 
   describe('cancelOrder', () => {
     it('a New order: items Cancelled, total 0, still New; an Ordered order: cancelled, tokens expired, no refund', async () => {
       const fresh = await client.order([{ productID: shop.book, Qty: 2, Price: 2500 }]);
-      expect(await cancelOrder({ _orderID: fresh._id })).toMatchObject({ status: 200, body: { data: { orderStatus: 'New', paymentStatus: '', cancelledItems: 1 } } });
+      expect(await cancelOrder({ _orderID: fresh._id })).toMatchObject({
+        status: 200,
+        body: { data: { orderStatus: 'New', paymentStatus: '', cancelledItems: 1 } },
+      });
       expect(await client.orderRow(fresh.orderID)).toMatchObject({ orderstatus: 'New', total: 0 });
       expect((await client.itemRows(fresh.orderID)).map((i) => i.ItemStatus)).toEqual(['Cancelled']);
 
       const ordered = await client.order([{ productID: shop.ebook, Qty: 1, Price: 1500 }]);
-      expect((await t.post('/ecommerce/submitOrder', { _orderID: ordered._id, paymentMethod: 'Order Only' }, shop.adminHeaders)).status).toBe(200);
+      expect(
+        (await t.post('/ecommerce/submitOrder', { _orderID: ordered._id, paymentMethod: 'Order Only' }, shop.adminHeaders)).status,
+      ).toBe(200);
       const res = await cancelOrder({ _orderID: ordered._id });
       expect(res.body.data).toEqual({ orderStatus: 'Ordered', paymentStatus: 'Success', cancelledItems: 1 });
       expect((await client.tokenRows(ordered.orderID)).map((tk) => tk.status)).toEqual(['expired']);
@@ -226,7 +290,10 @@ describe('refunds, failed payments, cancellation and the order list', () => {
       const order = await paidOrder();
       await refundOrder({ _orderID: order._id, amount: 500 });
       const res = await cancelOrder({ _orderID: order._id, reason: 'Event called off' });
-      expect(res).toMatchObject({ status: 200, body: { data: { orderStatus: 'Paid', paymentStatus: 'Refunded', cancelledItems: 2, refundID: expect.stringMatching(/^re_/) } } });
+      expect(res).toMatchObject({
+        status: 200,
+        body: { data: { orderStatus: 'Paid', paymentStatus: 'Refunded', cancelledItems: 2, refundID: expect.stringMatching(/^re_/) } },
+      });
       expect(providerRefunded(order.intent.id)).toBe(5500);
       expect(await client.orderRow(order.orderID)).toMatchObject({ refunded_total: 5500, total: 5500 });
       expect((await client.itemRows(order.orderID)).every((i) => i.ItemStatus === 'Cancelled')).toBe(true);
@@ -235,14 +302,23 @@ describe('refunds, failed payments, cancellation and the order list', () => {
   });
 
   describe('listOrders', () => {
-    it('pages the app\'s orders newest first with filters, and only the caller\'s app', async () => {
+    it("pages the app's orders newest first with filters, and only the caller's app", async () => {
       const paid = await paidOrder([{ productID: shop.book, Qty: 1, Price: 2500 }]);
       const fresh = await client.order([{ productID: shop.book, Qty: 1, Price: 2500 }]);
       const first = await listOrders({ perPage: 2 });
       expect(first.status).toBe(200);
       expect(first.body.paging).toEqual({ page: 1, perPage: 2, hasMore: true });
       expect(first.body.data.map((o: { orderID: number }) => o.orderID)).toEqual([fresh.orderID, paid.orderID]);
-      expect(first.body.data[1]).toMatchObject({ _id: paid._id, orderStatus: 'Paid', paymentStatus: 'Success', total: 2500, refundedTotal: 0, currency: 'aud', billingEmail: shop.customerEmail, items: 1 });
+      expect(first.body.data[1]).toMatchObject({
+        _id: paid._id,
+        orderStatus: 'Paid',
+        paymentStatus: 'Success',
+        total: 2500,
+        refundedTotal: 0,
+        currency: 'aud',
+        billingEmail: shop.customerEmail,
+        items: 1,
+      });
 
       const byStatus = await listOrders({ status: 'Paid', perPage: 100 });
       expect(byStatus.body.data.every((o: { orderStatus: string }) => o.orderStatus === 'Paid')).toBe(true);
@@ -254,13 +330,19 @@ describe('refunds, failed payments, cancellation and the order list', () => {
       const theirs = await listOrders({ perPage: 100 }, other.adminHeaders);
       expect(theirs.body.data.some((o: { orderID: number }) => o.orderID === paid.orderID)).toBe(false);
 
-      for (const [body, field] of [[{ perPage: 101 }, 'perPage'], [{ page: 0 }, 'page'], [{ status: 'Lost' }, 'status'], [{ from: 'yesterday' }, 'from'], [{ paymentStatus: 1 }, 'paymentStatus']] as const) {
+      for (const [body, field] of [
+        [{ perPage: 101 }, 'perPage'],
+        [{ page: 0 }, 'page'],
+        [{ status: 'Lost' }, 'status'],
+        [{ from: 'yesterday' }, 'from'],
+        [{ paymentStatus: 1 }, 'paymentStatus'],
+      ] as const) {
         expect(await listOrders(body)).toMatchObject({ status: 400, body: { errors: [{ field }] } });
       }
       expect((await listOrders({}, shop.customerHeaders)).status).toBe(403);
     });
 
-    it('reads a page through an index, without sorting the app\'s orders, whatever their number', async () => {
+    it("reads a page through an index, without sorting the app's orders, whatever their number", async () => {
       const big = await seedShop(t);
       await sql(
         `INSERT INTO core_orders (app_id, orderstatus, orderstatuslabel, payment_status, "BillingEmail", created)
@@ -275,7 +357,12 @@ describe('refunds, failed payments, cancellation and the order list', () => {
         { where: `AND o."BillingEmail" = 'buyer7@example.test'`, index: 'core_orders_app_email_idx' },
       ];
       for (const shape of shapes) {
-        const plan = JSON.stringify(await sql(`EXPLAIN (FORMAT JSON) SELECT o.* FROM core_orders o WHERE o.app_id = $1 ${shape.where} ORDER BY o.created DESC, o.id DESC LIMIT 21 OFFSET 40`, [big.appId]));
+        const plan = JSON.stringify(
+          await sql(
+            `EXPLAIN (FORMAT JSON) SELECT o.* FROM core_orders o WHERE o.app_id = $1 ${shape.where} ORDER BY o.created DESC, o.id DESC LIMIT 21 OFFSET 40`,
+            [big.appId],
+          ),
+        );
         expect(plan).toMatch(new RegExp(shape.index));
         expect(plan).not.toContain('"Node Type":"Sort"');
         expect(plan).not.toContain('Seq Scan');

@@ -44,10 +44,24 @@ describe('shop integrity', () => {
 
       const mallory = await newCustomer();
       for (const body of [{ orderID: guest.orderID }, { orderID: guest.orderID, appID: shop.appId }]) {
-        expect(await t.post('/ecommerce/getOrder', body, mallory)).toMatchObject({ status: 404, body: { status: 'Failed', message: 'Order not found' } });
+        expect(await t.post('/ecommerce/getOrder', body, mallory)).toMatchObject({
+          status: 404,
+          body: { status: 'Failed', message: 'Order not found' },
+        });
       }
       for (const route of ['addCart', 'removeCart', 'submitOrder', 'paymentComplete', 'createPaymentIntent']) {
-        const res = await t.post(`/ecommerce/${route}`, { orderID: guest.orderID, items: [{ productID: shop.book, Qty: 1, Price: 2500 }], productID: shop.book, paymentMethod: 'Order Only', paymentIntentID: guest.intent.id, amount: 4000 }, mallory);
+        const res = await t.post(
+          `/ecommerce/${route}`,
+          {
+            orderID: guest.orderID,
+            items: [{ productID: shop.book, Qty: 1, Price: 2500 }],
+            productID: shop.book,
+            paymentMethod: 'Order Only',
+            paymentIntentID: guest.intent.id,
+            amount: 4000,
+          },
+          mallory,
+        );
         expect([400, 404]).toContain(res.status);
         expect(res.status === 404 || res.body.errors?.length > 0).toBe(true);
       }
@@ -62,10 +76,17 @@ describe('shop integrity', () => {
       const mallory = await newCustomer();
       for (const guest of guests) {
         expect((await t.post('/ecommerce/getOrder', { orderID: guest.orderID }, mallory)).status).toBe(404);
-        expect((await t.post('/ecommerce/addCart', { orderID: guest.orderID, items: [{ productID: shop.book, Qty: 1, Price: 2500 }] }, mallory)).status).toBe(404);
-        expect((await t.post('/ecommerce/checkout', { orderID: guest.orderID, amount: 2500, data: billing('m@example.test') }, mallory)).status).not.toBe(201);
+        expect(
+          (await t.post('/ecommerce/addCart', { orderID: guest.orderID, items: [{ productID: shop.book, Qty: 1, Price: 2500 }] }, mallory))
+            .status,
+        ).toBe(404);
+        expect(
+          (await t.post('/ecommerce/checkout', { orderID: guest.orderID, amount: 2500, data: billing('m@example.test') }, mallory)).status,
+        ).not.toBe(201);
       }
-      const rows = await sql('SELECT customer_is_placeholder, total FROM core_orders WHERE id = ANY($1) ORDER BY id', [guests.map((g) => g.orderID)]);
+      const rows = await sql('SELECT customer_is_placeholder, total FROM core_orders WHERE id = ANY($1) ORDER BY id', [
+        guests.map((g) => g.orderID),
+      ]);
       expect(rows).toEqual(guests.map(() => ({ customer_is_placeholder: true, total: 2500 })));
 
       // Reading with the capability does not move the order; adding to its cart does (the guest signed in).
@@ -73,13 +94,14 @@ describe('shop integrity', () => {
       const ann = await newCustomer();
       expect((await t.post('/ecommerce/getOrder', { _orderID: first._id }, ann)).status).toBe(200);
       expect((await client.orderRow(first.orderID)).customer_is_placeholder).toBe(true);
-      expect((await t.post('/ecommerce/addCart', { _orderID: first._id, items: [{ productID: shop.book, Qty: 1, Price: 2500 }] }, ann)).status).toBe(200);
+      expect(
+        (await t.post('/ecommerce/addCart', { _orderID: first._id, items: [{ productID: shop.book, Qty: 1, Price: 2500 }] }, ann)).status,
+      ).toBe(200);
       expect((await client.orderRow(first.orderID)).customer_is_placeholder).toBe(false);
       // Now it is Ann's: another customer, even with the capability, finds nothing.
       expect((await t.post('/ecommerce/getOrder', { _orderID: first._id }, mallory)).status).toBe(404);
       expect((await t.post('/ecommerce/getOrder', { orderID: first.orderID }, ann)).status).toBe(200);
     });
-
 
     it('a legacy bracket-form id is malleable, so it is no capability: an IV flipped to another id forges nothing', async () => {
       const mine = await client.order([{ productID: shop.book, Qty: 1, Price: 2500 }], shop.customerHeaders);
@@ -99,8 +121,13 @@ describe('shop integrity', () => {
       for (const headers of [shop.headers, mallory]) {
         expect((await t.post('/ecommerce/getOrder', { orderID: legacy(flipped) }, headers)).status).toBe(404);
         expect((await t.post('/ecommerce/getOrder', { _orderID: legacy(flipped) }, headers)).status).toBe(404);
-        expect((await t.post('/ecommerce/addCart', { sessionID: legacy(flipped), productID: shop.book, quantity: 1, price: 2500 }, headers)).status).toBe(404);
-        expect((await t.request('GET', `/ecommerce/orderStatus/${encodeURIComponent(legacy(flipped))}`, undefined, headers)).status).toBe(404);
+        expect(
+          (await t.post('/ecommerce/addCart', { sessionID: legacy(flipped), productID: shop.book, quantity: 1, price: 2500 }, headers))
+            .status,
+        ).toBe(404);
+        expect((await t.request('GET', `/ecommerce/orderStatus/${encodeURIComponent(legacy(flipped))}`, undefined, headers)).status).toBe(
+          404,
+        );
       }
       expect(await client.orderRow(guest.orderID)).toMatchObject({ customer_is_placeholder: true, total: 2500 });
       expect((await t.post('/ecommerce/getOrder', { _orderID: legacy(flipped) }, shop.adminHeaders)).status).toBe(200); // an admin may name any order
@@ -128,16 +155,31 @@ describe('shop integrity', () => {
         { productID: shop.book, Qty: 1, Price: 2500 },
         { productID: shop.ebook, Qty: 1, Price: 1500 },
       ]);
-      for (const productID of [shop.book, shop.ebook]) expect((await t.post('/ecommerce/removeCart', { sessionID: order._id, productID }, shop.headers)).status).toBe(200);
-      expect((await t.post('/ecommerce/addCart', { _orderID: order._id, items: [{ productID: shop.voucher, Qty: 1, Price: 4000, redeemStatus: 'gift' }] }, shop.headers)).status).toBe(200);
+      for (const productID of [shop.book, shop.ebook])
+        expect((await t.post('/ecommerce/removeCart', { sessionID: order._id, productID }, shop.headers)).status).toBe(200);
+      expect(
+        (
+          await t.post(
+            '/ecommerce/addCart',
+            { _orderID: order._id, items: [{ productID: shop.voucher, Qty: 1, Price: 4000, redeemStatus: 'gift' }] },
+            shop.headers,
+          )
+        ).status,
+      ).toBe(200);
       expect(Number((await client.orderRow(order.orderID)).total)).toBe(4000);
 
-      expect((await client.deliver(client.paid(order.intent, { id: 'evt_swapped_cart' })))).toMatchObject({ status: 200, body: { received: true } });
+      expect(await client.deliver(client.paid(order.intent, { id: 'evt_swapped_cart' }))).toMatchObject({
+        status: 200,
+        body: { received: true },
+      });
       expect(await client.orderRow(order.orderID)).toMatchObject({ orderstatus: 'New', payment_status: null });
       expect((await client.eventRows(order.orderID)).map((e) => e.outcome)).toEqual(['cart_changed']);
       expect(await client.tokenRows(order.orderID)).toEqual([]);
       const complete = await t.post('/ecommerce/paymentComplete', { orderID: order._id, paymentIntentID: order.intent.id }, shop.headers);
-      expect(complete).toMatchObject({ status: 409, body: { status: 'Failed', message: 'The cart changed after this payment was made: check out again' } });
+      expect(complete).toMatchObject({
+        status: 409,
+        body: { status: 'Failed', message: 'The cart changed after this payment was made: check out again' },
+      });
 
       // Checking out the new cart makes a new intent, and that payment completes it.
       const again = await client.checkout(order._id, 4000);
@@ -150,10 +192,13 @@ describe('shop integrity', () => {
   });
 
   describe('3. money is an amount, a currency and a mode', () => {
-    it('checkout refuses a currency other than the app\'s, naming currency, and charges in the app\'s currency', async () => {
+    it("checkout refuses a currency other than the app's, naming currency, and charges in the app's currency", async () => {
       const order = await client.order([{ productID: shop.book, Qty: 4, Price: 2500 }]);
       const res = await client.checkout(order._id, 10000, { currency: 'vnd' });
-      expect(res).toMatchObject({ status: 400, body: { status: 'Failed', errors: [{ field: 'currency', message: expect.stringContaining('aud') }] } });
+      expect(res).toMatchObject({
+        status: 400,
+        body: { status: 'Failed', errors: [{ field: 'currency', message: expect.stringContaining('aud') }] },
+      });
       expect((await client.orderRow(order.orderID)).paymentMethodRef).toBeNull();
 
       await sql(`UPDATE core_sites SET currency = 'usd' WHERE id = $1`, [shop.appId]);
@@ -164,7 +209,9 @@ describe('shop integrity', () => {
         expect((await client.orderRow(order.orderID)).currency).toBe('usd');
         const created = await client.order([{ productID: shop.book, Qty: 1, Price: 2500 }]);
         expect((await t.post('/ecommerce/getOrder', { _orderID: created._id }, shop.headers)).body.data.currency).toBe('usd');
-        expect((await client.checkout(order._id, 10000, { currency: 'AUD' })).body.errors).toEqual([{ field: 'currency', message: expect.stringContaining('usd') }]);
+        expect((await client.checkout(order._id, 10000, { currency: 'AUD' })).body.errors).toEqual([
+          { field: 'currency', message: expect.stringContaining('usd') },
+        ]);
       } finally {
         await sql(`UPDATE core_sites SET currency = 'aud' WHERE id = $1`, [shop.appId]);
       }
@@ -197,7 +244,7 @@ describe('shop integrity', () => {
   });
 });
 
-describe('shop integrity on a production instance: only the app\'s payment mode completes orders', () => {
+describe("shop integrity on a production instance: only the app's payment mode completes orders", () => {
   const PRODUCTION_ENV = {
     NODE_ENV: 'production',
     JWT_ACCESS_SECRET: 'prod-like-access-3f9a1c7e5b2d8f4a6c0e1b3d5f7a9c2e4',
@@ -223,7 +270,10 @@ describe('shop integrity on a production instance: only the app\'s payment mode 
     peer = await PaymentPeer.start();
     t = await startTestApp({ ...PRODUCTION_ENV, PAYMENT_API_URL: peer.url, NOTIFY_SENDER_ENABLED: 'false' });
     const site = siteFixture({ payment_live_private_key: `sk_live_${Date.now()}` });
-    const seeded = await t.seed({ site, tables: { core_products: [product('Book', { price: 2500, tax: 227, meta_status: 'Published' })] } });
+    const seeded = await t.seed({
+      site,
+      tables: { core_products: [product('Book', { price: 2500, tax: 227, meta_status: 'Published' })] },
+    });
     appId = seeded.appID;
     book = seeded.ids.core_products[0];
     headers = { 'site-id': String(appId) };
@@ -244,20 +294,32 @@ describe('shop integrity on a production instance: only the app\'s payment mode 
     // A test-mode intent with this order's metadata, made with the app's test key and paid with a test card.
     const { port } = new URL(peer.url);
     const testKey = new Stripe(`sk_test_${appId}`, { host: '127.0.0.1', port: Number(port), protocol: 'http', maxNetworkRetries: 0 });
-    const forged = peer.intents.get((await testKey.paymentIntents.create({ amount: 2500, currency: 'aud', metadata: { ...live.metadata } })).id)!;
+    const forged = peer.intents.get(
+      (await testKey.paymentIntents.create({ amount: 2500, currency: 'aud', metadata: { ...live.metadata } })).id,
+    )!;
     expect(forged.livemode).toBe(false);
     peer.succeed(forged.id);
     // paymentComplete asks with the live key, which does not know a test-mode intent.
     const complete = await api('paymentComplete', { orderID: order._id, paymentIntentID: forged.id, production: false });
     expect(complete).toMatchObject({ status: 404, body: { status: 'Failed', message: 'Payment intent not found' } });
     const event = peer.signedEvent('payment_intent.succeeded', peer.intents.get(forged.id)!, secret, { id: 'evt_test_mode' });
-    const delivered = await t.request('POST', '/api/v2/ecommerce/payment-webhook', event.payload, { 'content-type': 'application/json', 'stripe-signature': event.signature });
+    const delivered = await t.request('POST', '/api/v2/ecommerce/payment-webhook', event.payload, {
+      'content-type': 'application/json',
+      'stripe-signature': event.signature,
+    });
     expect(delivered.status).toBe(200);
     expect(await orderRow(order.orderID)).toMatchObject({ orderstatus: 'New', payment_status: null });
 
     // The live payment completes it.
     const paid = peer.signedEvent('payment_intent.succeeded', peer.succeed(live.id), secret, { id: 'evt_live_mode' });
-    expect((await t.request('POST', '/api/v2/ecommerce/payment-webhook', paid.payload, { 'content-type': 'application/json', 'stripe-signature': paid.signature })).status).toBe(200);
+    expect(
+      (
+        await t.request('POST', '/api/v2/ecommerce/payment-webhook', paid.payload, {
+          'content-type': 'application/json',
+          'stripe-signature': paid.signature,
+        })
+      ).status,
+    ).toBe(200);
     expect(await orderRow(order.orderID)).toMatchObject({ orderstatus: 'Paid', AuthCode: live.id });
   });
 
@@ -273,7 +335,10 @@ describe('shop integrity on a production instance: only the app\'s payment mode 
       const intent = peer.intents.get(res.body.data.paymentIntentID)!;
       expect(intent.livemode).toBe(false);
       peer.succeed(intent.id);
-      expect(await api('paymentComplete', { orderID: order._id, paymentIntentID: intent.id })).toMatchObject({ status: 200, body: { data: { orderStatus: 'Paid' } } });
+      expect(await api('paymentComplete', { orderID: order._id, paymentIntentID: intent.id })).toMatchObject({
+        status: 200,
+        body: { data: { orderStatus: 'Paid' } },
+      });
     } finally {
       await t.dataSource.query('UPDATE core_sites SET payment_test_mode = false WHERE id = $1', [appId]);
     }

@@ -75,7 +75,11 @@ describe('shop invariants under random interleavings', () => {
         removeCart: () => t.post('/ecommerce/removeCart', { sessionID: order._id, productID: pick(lines).productID }, holder()),
         checkout: async () => {
           const seen = await t.post('/ecommerce/getOrder', { _orderID: order._id }, shop.headers);
-          const res = await t.post('/ecommerce/checkout', { _orderID: order._id, amount: seen.body.data?.total ?? 0, data: billing('buyer@example.test') }, holder());
+          const res = await t.post(
+            '/ecommerce/checkout',
+            { _orderID: order._id, amount: seen.body.data?.total ?? 0, data: billing('buyer@example.test') },
+            holder(),
+          );
           if (res.status === 201) intents.push(res.body.data.paymentIntentID);
         },
         submitOrder: () => t.post('/ecommerce/submitOrder', { orderID: order._id, paymentMethod: 'Order Only' }, holder()),
@@ -91,10 +95,11 @@ describe('shop invariants under random interleavings', () => {
           peer.succeed(intent);
           await t.post('/ecommerce/paymentComplete', { orderID: order._id, paymentIntentID: intent }, holder());
         },
-        guess: () => Promise.all([
-          t.post('/ecommerce/getOrder', { orderID: order.orderID }, mallory).then(expectNotFound),
-          t.post('/ecommerce/addCart', { orderID: order.orderID, items: [pick(lines)] }, mallory).then(expectNotFound),
-        ]),
+        guess: () =>
+          Promise.all([
+            t.post('/ecommerce/getOrder', { orderID: order.orderID }, mallory).then(expectNotFound),
+            t.post('/ecommerce/addCart', { orderID: order.orderID, items: [pick(lines)] }, mallory).then(expectNotFound),
+          ]),
         redeem: async () => {
           const status = await t.request('GET', `/ecommerce/orderStatus/${encodeURIComponent(order._id)}`, undefined, shop.headers);
           const gift = status.body.data?.giftTokens?.[0];
@@ -136,7 +141,11 @@ describe('shop invariants under random interleavings', () => {
     const order = await client.orderRow(orderId);
     const items = (await client.itemRows(orderId)).filter((item) => item.ItemStatus !== 'Cancelled');
     const tokens = await client.tokenRows(orderId);
-    const context = { orderId, order: { status: order.orderstatus, total: order.total, cart_version: order.cart_version }, items: items.map((i) => [i.product_mid, i.Qty, i.ItemStatus]) };
+    const context = {
+      orderId,
+      order: { status: order.orderstatus, total: order.total, cart_version: order.cart_version },
+      items: items.map((i) => [i.product_mid, i.Qty, i.ItemStatus]),
+    };
     const digitalUnits = items.filter((item) => item.IsDigital === 1).reduce((sum, item) => sum + item.Qty, 0);
     const priced = items.reduce((sum, item) => sum + item.Qty * (item.Price + item.bond), 0);
 
@@ -158,12 +167,22 @@ describe('shop invariants under random interleavings', () => {
     expect({ ...context, tokens: tokens.length }).toEqual({ ...context, tokens: digitalUnits });
     for (const token of tokens) {
       const item = items.find((i) => i.id === token.order_item_id)!;
-      if (!item.RedeemStatus) expect({ ...context, token: token.id, owner: token.customer_id }).toEqual({ ...context, token: token.id, owner: order.customer_id });
-      if (token.status === 'active') expect({ ...context, token: token.id, owned: token.customer_id !== null }).toEqual({ ...context, token: token.id, owned: true });
+      if (!item.RedeemStatus)
+        expect({ ...context, token: token.id, owner: token.customer_id }).toEqual({
+          ...context,
+          token: token.id,
+          owner: order.customer_id,
+        });
+      if (token.status === 'active')
+        expect({ ...context, token: token.id, owned: token.customer_id !== null }).toEqual({ ...context, token: token.id, owned: true });
     }
     // After payment, nobody takes the order over, not even with its capability.
     const before = order.customer_id;
-    await t.post('/ecommerce/addCart', { _orderID: client.t.get(IdCipher).encryptId(shop.appId, orderId), items: [{ productID: shop.book, Qty: 1, Price: 2500 }] }, mallory);
+    await t.post(
+      '/ecommerce/addCart',
+      { _orderID: client.t.get(IdCipher).encryptId(shop.appId, orderId), items: [{ productID: shop.book, Qty: 1, Price: 2500 }] },
+      mallory,
+    );
     expect((await client.orderRow(orderId)).customer_id).toBe(before);
   }
 });

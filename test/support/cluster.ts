@@ -80,12 +80,15 @@ export class RoundRobinProxy {
       const headers = forwardable(req.headers);
       headers['x-forwarded-for'] = req.headers['x-forwarded-for'] ? `${req.headers['x-forwarded-for']}, ${client}` : client;
       headers['x-forwarded-proto'] = 'http';
-      const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent: proxy.agent }, (answer) => {
-        const status = answer.statusCode ?? 502;
-        proxy.routed.push({ instance, method: req.method ?? '', path: (req.url ?? '').split('?')[0], status });
-        res.writeHead(status, { ...forwardable(answer.headers), [INSTANCE_HEADER]: String(instance) });
-        answer.pipe(res);
-      });
+      const upstream = httpRequest(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent: proxy.agent },
+        (answer) => {
+          const status = answer.statusCode ?? 502;
+          proxy.routed.push({ instance, method: req.method ?? '', path: (req.url ?? '').split('?')[0], status });
+          res.writeHead(status, { ...forwardable(answer.headers), [INSTANCE_HEADER]: String(instance) });
+          answer.pipe(res);
+        },
+      );
       upstream.on('error', (error) => {
         proxy.routed.push({ instance, method: req.method ?? '', path: (req.url ?? '').split('?')[0], status: 502 });
         if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json', [INSTANCE_HEADER]: String(instance) });
@@ -145,7 +148,13 @@ export class ServiceProcess {
     child.stderr!.on('data', (chunk) => service.output.push(String(chunk)));
     for (let i = 0; i < 300; i++) {
       if (child.exitCode !== null) throw new Error(`service exited: ${service.output.join('')}`);
-      if (await fetch(`${service.url}/health/ready`).then((r) => r.ok, () => false)) return service;
+      if (
+        await fetch(`${service.url}/health/ready`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        return service;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     child.kill('SIGKILL');
@@ -209,7 +218,9 @@ export class Cluster {
   ) {}
 
   /** `env` applies to every instance, `perInstance[i]` to instance i only (after `env`). */
-  static async start(options: { env?: Record<string, string>; perInstance?: Record<string, string>[]; instances?: number } = {}): Promise<Cluster> {
+  static async start(
+    options: { env?: Record<string, string>; perInstance?: Record<string, string>[]; instances?: number } = {},
+  ): Promise<Cluster> {
     ensureBuilt();
     // What is up so far, taken down in reverse order when a later part fails to start.
     const undo: (() => Promise<unknown>)[] = [];
@@ -235,7 +246,9 @@ export class Cluster {
         TRUST_PROXY: 'true',
         ...options.env,
       };
-      const started = await Promise.allSettled(Array.from({ length: options.instances ?? 2 }, (_, i) => ServiceProcess.start({ ...env, ...options.perInstance?.[i] })));
+      const started = await Promise.allSettled(
+        Array.from({ length: options.instances ?? 2 }, (_, i) => ServiceProcess.start({ ...env, ...options.perInstance?.[i] })),
+      );
       const instances = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
       undo.push(() => Promise.all(instances.map((i) => i.stop())));
       const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');

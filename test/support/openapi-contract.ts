@@ -63,7 +63,10 @@ export class ApiContract {
   private readonly validators = new Map<string, ValidateFunction>();
   private readonly docsPrefix: string;
 
-  private constructor(private readonly document: Json, basePath: string) {
+  private constructor(
+    private readonly document: Json,
+    basePath: string,
+  ) {
     this.docsPrefix = `${basePath}/docs`;
     this.ajv = new Ajv({ strict: false, allErrors: true, verbose: false });
     addFormats(this.ajv);
@@ -76,7 +79,12 @@ export class ApiContract {
         const op = item[method];
         if (!op) continue;
         const pattern = (param: string) =>
-          new RegExp(`^${path.split('/').map((segment) => (/^\{[^}]+\}$/.test(segment) ? param : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`);
+          new RegExp(
+            `^${path
+              .split('/')
+              .map((segment) => (/^\{[^}]+\}$/.test(segment) ? param : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+              .join('/')}$`,
+          );
         this.operations.push({
           method: method.toUpperCase(),
           path,
@@ -123,10 +131,15 @@ export class ApiContract {
   private checkOperation(operation: Operation, request: ContractRequest, response: ContractResponse, method: string): string[] {
     const name = `${operation.method} ${operation.path}`;
     const documented = operation.responses[String(response.status)];
-    if (!documented) return [`${name} answered ${response.status}, a status its description does not list (${Object.keys(operation.responses).join(', ')})`];
+    if (!documented)
+      return [
+        `${name} answered ${response.status}, a status its description does not list (${Object.keys(operation.responses).join(', ')})`,
+      ];
     const problems = this.checkResponse(name, response.status, this.resolveResponse(documented), response, method === 'HEAD');
     if (response.status >= 200 && response.status < 300 && !this.securityMet(operation.security, request.headers)) {
-      problems.push(`${name} answered ${response.status} to a request without the credentials its security requires (${JSON.stringify(operation.security)})`);
+      problems.push(
+        `${name} answered ${response.status} to a request without the credentials its security requires (${JSON.stringify(operation.security)})`,
+      );
     }
     return problems;
   }
@@ -134,26 +147,39 @@ export class ApiContract {
   private checkUnmatched(response: ContractResponse): string[] {
     const allowed: Record<number, Json> = {};
     for (const { status, response: described } of Object.values(UNMATCHED_RESPONSES)) allowed[status] = described as unknown as Json;
-    for (const name of ['BadRequest', 'UriTooLong', 'ServiceUnavailable'] as const) allowed[GLOBAL_RESPONSES[name].status] = GLOBAL_RESPONSES[name].response as unknown as Json;
+    for (const name of ['BadRequest', 'UriTooLong', 'ServiceUnavailable'] as const)
+      allowed[GLOBAL_RESPONSES[name].status] = GLOBAL_RESPONSES[name].response as unknown as Json;
     const described = allowed[response.status];
-    if (!described) return [`a request that matches no operation answered ${response.status} (only ${Object.keys(allowed).join(', ')} are described for those)`];
+    if (!described)
+      return [
+        `a request that matches no operation answered ${response.status} (only ${Object.keys(allowed).join(', ')} are described for those)`,
+      ];
     return this.checkResponse('(no operation)', response.status, described, response, false);
   }
 
   private checkResponse(name: string, status: number, documented: Json, response: ContractResponse, head: boolean): string[] {
     const problems: string[] = [];
     for (const [header, spec] of Object.entries((documented.headers ?? {}) as Record<string, { required?: boolean }>)) {
-      if (spec.required && response.headers[header.toLowerCase()] === undefined) problems.push(`${name} ${status}: the ${header} header is missing`);
+      if (spec.required && response.headers[header.toLowerCase()] === undefined)
+        problems.push(`${name} ${status}: the ${header} header is missing`);
     }
     if (head) return problems;
     const content = documented.content as Record<string, { schema?: Json }> | undefined;
-    const mediaType = String(response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    const mediaType = String(response.headers['content-type'] ?? '')
+      .split(';')[0]
+      .trim()
+      .toLowerCase();
     if (!content) {
-      if (response.body.length > 0) problems.push(`${name} ${status}: a body of ${mediaType || 'no media type'}, but the description documents no content`);
+      if (response.body.length > 0)
+        problems.push(`${name} ${status}: a body of ${mediaType || 'no media type'}, but the description documents no content`);
       return problems;
     }
     const media = content[mediaType];
-    if (!media) return [...problems, `${name} ${status}: media type ${mediaType || '(none)'}, but the description documents ${Object.keys(content).join(', ')}`];
+    if (!media)
+      return [
+        ...problems,
+        `${name} ${status}: media type ${mediaType || '(none)'}, but the description documents ${Object.keys(content).join(', ')}`,
+      ];
     if (mediaType !== 'application/json' || !media.schema) return problems;
     let body: unknown;
     try {
@@ -163,7 +189,12 @@ export class ApiContract {
     }
     const validate = this.validator(media.schema);
     if (!validate(body)) {
-      const errors = (validate.errors ?? []).slice(0, 8).map((e) => `${e.instancePath || '(body)'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
+      const errors = (validate.errors ?? [])
+        .slice(0, 8)
+        .map(
+          (e) =>
+            `${e.instancePath || '(body)'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
+        );
       problems.push(`${name} ${status}: the body does not match its description: ${errors.join('; ')}`);
     }
     return problems;
@@ -189,7 +220,11 @@ export class ApiContract {
     if (security.length === 0) return true;
     const has = (name: string) => headers[name] !== undefined && headers[name] !== '';
     const present = (scheme: string) =>
-      BEARER_SCHEMES.has(scheme) ? /^bearer /i.test(headers.authorization ?? '') : scheme === 'webhook-signature' ? has('stripe-signature') : true; // site-id has equivalents (appKey, host, body appID)
+      BEARER_SCHEMES.has(scheme)
+        ? /^bearer /i.test(headers.authorization ?? '')
+        : scheme === 'webhook-signature'
+          ? has('stripe-signature')
+          : true; // site-id has equivalents (appKey, host, body appID)
     return security.some((alternative) => Object.keys(alternative).every(present));
   }
 }
@@ -201,13 +236,16 @@ export class ApiContract {
 function toJsonSchema(schema: unknown, base = ''): Json {
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return schema as Json;
   const s = { ...(schema as Json) };
-  if (typeof s.$ref === 'string') return s.nullable === true ? { anyOf: [{ $ref: `${base}${s.$ref}` }, { type: 'null' }] } : { $ref: `${base}${s.$ref}` };
+  if (typeof s.$ref === 'string')
+    return s.nullable === true ? { anyOf: [{ $ref: `${base}${s.$ref}` }, { type: 'null' }] } : { $ref: `${base}${s.$ref}` };
   for (const key of ['example', 'examples', 'xml', 'externalDocs', 'deprecated', 'readOnly', 'writeOnly', 'discriminator']) delete s[key];
-  for (const key of ['allOf', 'anyOf', 'oneOf']) if (Array.isArray(s[key])) s[key] = (s[key] as unknown[]).map((item) => toJsonSchema(item, base));
+  for (const key of ['allOf', 'anyOf', 'oneOf'])
+    if (Array.isArray(s[key])) s[key] = (s[key] as unknown[]).map((item) => toJsonSchema(item, base));
   if (s.not) s.not = toJsonSchema(s.not, base);
   if (s.items) s.items = toJsonSchema(s.items, base);
   if (s.properties) s.properties = Object.fromEntries(Object.entries(s.properties as Json).map(([k, v]) => [k, toJsonSchema(v, base)]));
-  if (s.additionalProperties && typeof s.additionalProperties === 'object') s.additionalProperties = toJsonSchema(s.additionalProperties, base);
+  if (s.additionalProperties && typeof s.additionalProperties === 'object')
+    s.additionalProperties = toJsonSchema(s.additionalProperties, base);
   if (s.properties && s.additionalProperties === undefined) s.additionalProperties = false;
   if (s.nullable === true) {
     delete s.nullable;

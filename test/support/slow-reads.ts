@@ -32,7 +32,10 @@ export async function seedManyProducts(url: string, appId: number, count: number
  */
 export const SLOW_READ = {
   table: 'core_products',
-  whereConditions: { operator: 'OR', conditions: Array.from({ length: 20 }, (_, i) => ({ field: 'description', operator: 'contains', value: `zq${i}x` })) },
+  whereConditions: {
+    operator: 'OR',
+    conditions: Array.from({ length: 20 }, (_, i) => ({ field: 'description', operator: 'contains', value: `zq${i}x` })),
+  },
   orderBy: 'description DESC',
 };
 
@@ -42,7 +45,13 @@ export const SLOW_READ = {
  * its timeout still shows as active for a moment after its client got the error (and gave the connection and
  * the tenant's slot on): statements older than `timeoutMs` are not counted either.
  */
-export async function peakActive(url: string, database: string, pattern: string, timeoutMs: number, until: Promise<unknown>): Promise<number> {
+export async function peakActive(
+  url: string,
+  database: string,
+  pattern: string,
+  timeoutMs: number,
+  until: Promise<unknown>,
+): Promise<number> {
   const client = new Client({ connectionString: url });
   await client.connect();
   let done = false;

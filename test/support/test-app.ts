@@ -81,9 +81,14 @@ export class TestApp {
       payload: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     this.contract ??= ApiContract.of(this.app, this.config);
-    const problems = this.contract.check({ method, url, headers: lowerCased(sent) }, { status: response.statusCode, headers: response.headers, body: response.body });
+    const problems = this.contract.check(
+      { method, url, headers: lowerCased(sent) },
+      { status: response.statusCode, headers: response.headers, body: response.body },
+    );
     if (problems.length > 0) {
-      throw new Error(`The answer to ${method} ${url} is not the one the OpenAPI document describes:\n  - ${problems.join('\n  - ')}\n  body: ${response.body.slice(0, 800)}`);
+      throw new Error(
+        `The answer to ${method} ${url} is not the one the OpenAPI document describes:\n  - ${problems.join('\n  - ')}\n  body: ${response.body.slice(0, 800)}`,
+      );
     }
     let parsed: unknown = response.body;
     try {

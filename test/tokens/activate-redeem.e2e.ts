@@ -9,7 +9,8 @@ describe('POST /ecommerce/activateToken and /ecommerce/redeemToken', () => {
   beforeAll(async () => ({ t, a, b } = await startTwoShops()));
   afterAll(() => t.close());
 
-  const activate = (body: Record<string, unknown>, headers: Record<string, string> = a.headers) => t.post('/ecommerce/activateToken', body, headers);
+  const activate = (body: Record<string, unknown>, headers: Record<string, string> = a.headers) =>
+    t.post('/ecommerce/activateToken', body, headers);
   const redeem = (body: Record<string, unknown>, headers: Record<string, string>) => t.post('/ecommerce/redeemToken', body, headers);
 
   describe('activateToken', () => {
@@ -17,7 +18,11 @@ describe('POST /ecommerce/activateToken and /ecommerce/redeemToken', () => {
       const token = await oneToken(t, a, a.digital[0], a.customers[0]);
       const res = await activate({ tokenValue: token.token_value, productId: a.digital[0] });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ status: 'Success', message: 'Token activated', data: { id: token.id, status: 'active', activations: 1 } });
+      expect(res.body).toMatchObject({
+        status: 'Success',
+        message: 'Token activated',
+        data: { id: token.id, status: 'active', activations: 1 },
+      });
       expect(Object.keys(res.body.data).sort()).toEqual(PUBLIC_ROW_KEYS);
       expect(Math.abs(new Date(res.body.data.last_activated).getTime() - Date.now())).toBeLessThan(60_000);
       const again = await activate({ tokenValue: token.token_value, productId: a.digital[0] });
@@ -37,7 +42,11 @@ describe('POST /ecommerce/activateToken and /ecommerce/redeemToken', () => {
       for (const [body, headers, message, withRow] of cases) {
         const res = await activate(body, headers);
         expect(res.status).toBe(400);
-        expect(res.body).toEqual({ status: 'Failed', message, data: withRow ? expect.objectContaining({ token_value: body.tokenValue }) : null });
+        expect(res.body).toEqual({
+          status: 'Failed',
+          message,
+          data: withRow ? expect.objectContaining({ token_value: body.tokenValue }) : null,
+        });
       }
       expect((await tokenInDb(t, gift.id)).activations).toBe(0);
     });
@@ -63,12 +72,19 @@ describe('POST /ecommerce/activateToken and /ecommerce/redeemToken', () => {
 
     it('50 concurrent activations of a token with maximum 3: exactly 3 succeed', async () => {
       const token = await oneToken(t, a, a.digital[0], a.customers[0]);
-      const results = await Promise.all(Array.from({ length: 50 }, () => activate({ tokenValue: token.token_value, productId: a.digital[0] })));
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () => activate({ tokenValue: token.token_value, productId: a.digital[0] })),
+      );
       expect(results.filter((r) => r.status === 200)).toHaveLength(3);
       const failures = results.filter((r) => r.status !== 200);
       expect(failures).toHaveLength(47);
       for (const f of failures) expect(f.body).toMatchObject({ status: 'Failed', message: 'Token activation limit exceeded' });
-      expect(results.filter((r) => r.status === 200).map((r) => r.body.data.activations).sort()).toEqual([1, 2, 3]);
+      expect(
+        results
+          .filter((r) => r.status === 200)
+          .map((r) => r.body.data.activations)
+          .sort(),
+      ).toEqual([1, 2, 3]);
       expect(await tokenInDb(t, token.id)).toMatchObject({ activations: 3, status: 'active' });
     });
 
@@ -81,18 +97,37 @@ describe('POST /ecommerce/activateToken and /ecommerce/redeemToken', () => {
   });
 
   describe('redeemToken', () => {
-    const links = (tokenId: number) => t.dataSource.query(`SELECT parent_table, parent_id, name, linked, master_id FROM core_related WHERE name = 'core_tokens' AND linked = $1`, [tokenId]);
+    const links = (tokenId: number) =>
+      t.dataSource.query(
+        `SELECT parent_table, parent_id, name, linked, master_id FROM core_related WHERE name = 'core_tokens' AND linked = $1`,
+        [tokenId],
+      );
 
     it('moves a gift to the customer of the bearer: active, activations 1, ownership link', async () => {
       const gift = await oneToken(t, a, a.digital[0], a.customers[0], { gift: true });
-      const res = await redeem({ tokenValue: gift.token_value, productId: a.digital[0], customerId: a.customers[0], customer_id: a.customers[0] }, a.customerHeaders[1]);
+      const res = await redeem(
+        { tokenValue: gift.token_value, productId: a.digital[0], customerId: a.customers[0], customer_id: a.customers[0] },
+        a.customerHeaders[1],
+      );
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ status: 'Success', message: 'Gift token redeemed' });
-      expect(res.body.data).toEqual({ id: gift.id, token_value: gift.token_value, customer_id: a.customers[1], status: 'active', activations: 1, master_product_id: a.digital[0] });
+      expect(res.body.data).toEqual({
+        id: gift.id,
+        token_value: gift.token_value,
+        customer_id: a.customers[1],
+        status: 'active',
+        activations: 1,
+        master_product_id: a.digital[0],
+      });
       expect(await tokenInDb(t, gift.id)).toMatchObject({ customer_id: a.customers[1], status: 'active', activations: 1 });
-      expect(await links(gift.id)).toEqual([{ parent_table: 'core_customers', parent_id: a.customers[1], name: 'core_tokens', linked: gift.id, master_id: a.customers[1] }]);
+      expect(await links(gift.id)).toEqual([
+        { parent_table: 'core_customers', parent_id: a.customers[1], name: 'core_tokens', linked: gift.id, master_id: a.customers[1] },
+      ]);
       // The recipient now validates it by mode 2.
-      expect((await t.post('/ecommerce/validateToken', { productId: a.digital[0] }, a.customerHeaders[1])).body).toMatchObject({ status: 'Success', data: { id: gift.id } });
+      expect((await t.post('/ecommerce/validateToken', { productId: a.digital[0] }, a.customerHeaders[1])).body).toMatchObject({
+        status: 'Success',
+        data: { id: gift.id },
+      });
     });
 
     it('productId is optional; master_product_id is the master id of the token’s product version', async () => {
@@ -141,14 +176,21 @@ describe('POST /ecommerce/activateToken and /ecommerce/redeemToken', () => {
       const gift = await oneToken(t, a, a.digital[0], null, { gift: true });
       expect((await redeem({ tokenValue: gift.token_value }, a.customerHeaders[0])).status).toBe(200);
       for (const headers of [a.customerHeaders[0], a.customerHeaders[2]]) {
-        expect((await redeem({ tokenValue: gift.token_value }, headers)).body).toEqual({ status: 'Failed', message: 'Token is not redeemable as a gift', data: null });
+        expect((await redeem({ tokenValue: gift.token_value }, headers)).body).toEqual({
+          status: 'Failed',
+          message: 'Token is not redeemable as a gift',
+          data: null,
+        });
       }
     });
 
     it('two customers redeeming one gift at once: exactly one wins, the other gets 400', async () => {
       for (let round = 0; round < 5; round++) {
         const gift = await oneToken(t, a, a.digital[0], null, { gift: true });
-        const [x, y] = await Promise.all([redeem({ tokenValue: gift.token_value }, a.customerHeaders[1]), redeem({ tokenValue: gift.token_value }, a.customerHeaders[2])]);
+        const [x, y] = await Promise.all([
+          redeem({ tokenValue: gift.token_value }, a.customerHeaders[1]),
+          redeem({ tokenValue: gift.token_value }, a.customerHeaders[2]),
+        ]);
         expect([x.status, y.status].sort()).toEqual([200, 400]);
         const winner = x.status === 200 ? x : y;
         const loser = x.status === 200 ? y : x;
@@ -162,7 +204,9 @@ describe('POST /ecommerce/activateToken and /ecommerce/redeemToken', () => {
       const res = await redeem({}, a.customerHeaders[0]);
       expect(res.status).toBe(400);
       expect(res.body.errors).toEqual([{ field: 'tokenValue', message: 'tokenValue is required' }]);
-      expect((await redeem({ tokenValue: 'x', productId: -1 }, a.customerHeaders[0])).body.errors).toEqual([{ field: 'productId', message: 'productId must be a positive integer' }]);
+      expect((await redeem({ tokenValue: 'x', productId: -1 }, a.customerHeaders[0])).body.errors).toEqual([
+        { field: 'productId', message: 'productId must be a positive integer' },
+      ]);
     });
   });
 });

@@ -11,9 +11,12 @@ describe('getToken, expireToken, extendToken (admin) and getCustomerTokens (cust
   beforeAll(async () => ({ t, a, b } = await startTwoShops()));
   afterAll(() => t.close());
 
-  const getToken = (id: number | string, headers: Record<string, string> = a.adminHeaders) => t.request('GET', `/ecommerce/getToken/${id}`, undefined, headers);
-  const expire = (body: Record<string, unknown>, headers: Record<string, string> = a.adminHeaders) => t.post('/ecommerce/expireToken', body, headers);
-  const extend = (body: Record<string, unknown>, headers: Record<string, string> = a.adminHeaders) => t.post('/ecommerce/extendToken', body, headers);
+  const getToken = (id: number | string, headers: Record<string, string> = a.adminHeaders) =>
+    t.request('GET', `/ecommerce/getToken/${id}`, undefined, headers);
+  const expire = (body: Record<string, unknown>, headers: Record<string, string> = a.adminHeaders) =>
+    t.post('/ecommerce/expireToken', body, headers);
+  const extend = (body: Record<string, unknown>, headers: Record<string, string> = a.adminHeaders) =>
+    t.post('/ecommerce/extendToken', body, headers);
 
   describe('who may call them', () => {
     it('401 without a bearer, 403 with a customer’s or a non-admin user’s, 401 with an admin of another app', async () => {
@@ -29,7 +32,10 @@ describe('getToken, expireToken, extendToken (admin) and getCustomerTokens (cust
         expect((await expire({ tokenId: token.id }, headers)).status).toBe(status);
         expect((await extend({ tokenId: token.id, days: 1 }, headers)).status).toBe(status);
       }
-      expect((await getToken(token.id, a.customerHeaders[0])).body).toMatchObject({ status: 'Failed', message: 'Insufficient permissions' });
+      expect((await getToken(token.id, a.customerHeaders[0])).body).toMatchObject({
+        status: 'Failed',
+        message: 'Insufficient permissions',
+      });
       expect(await tokenInDb(t, token.id)).toMatchObject({ status: 'pending', expiry_date: null });
     });
   });
@@ -54,7 +60,11 @@ describe('getToken, expireToken, extendToken (admin) and getCustomerTokens (cust
       for (const id of ['abc', '0', '-1', '1.5', '99999999999']) {
         const res = await getToken(id);
         expect(res.status).toBe(400);
-        expect(res.body).toMatchObject({ status: 'Failed', message: 'Validation error', errors: [{ field: 'id', message: 'id must be a positive integer' }] });
+        expect(res.body).toMatchObject({
+          status: 'Failed',
+          message: 'Validation error',
+          errors: [{ field: 'id', message: 'id must be a positive integer' }],
+        });
       }
     });
   });
@@ -96,7 +106,9 @@ describe('getToken, expireToken, extendToken (admin) and getCustomerTokens (cust
       const row = await tokenInDb(t, token.id);
       expect(row.status).toBe('active');
       expect(new Date(row.expiry_date).getTime()).toBe(newExpiry);
-      expect((await t.post('/ecommerce/validateToken', { tokenValue: token.token_value, productId: a.digital[0] }, a.headers)).body.message).toBe('Token is valid');
+      expect(
+        (await t.post('/ecommerce/validateToken', { tokenValue: token.token_value, productId: a.digital[0] }, a.headers)).body.message,
+      ).toBe('Token is valid');
     });
 
     it('a future expiry moves forward from itself; the status of a pending token stays', async () => {
@@ -110,7 +122,9 @@ describe('getToken, expireToken, extendToken (admin) and getCustomerTokens (cust
 
     it('a past expiry moves forward from now', async () => {
       const token = await oneToken(t, a, a.digital[0], a.customers[0]);
-      await t.dataSource.query(`UPDATE core_tokens SET expiry_date = now() - interval '30 days', status = 'expired' WHERE id = $1`, [token.id]);
+      await t.dataSource.query(`UPDATE core_tokens SET expiry_date = now() - interval '30 days', status = 'expired' WHERE id = $1`, [
+        token.id,
+      ]);
       const res = await extend({ tokenId: token.id, days: 3 });
       expect(Math.abs(new Date(res.body.data.newExpiry).getTime() - (Date.now() + 3 * DAY))).toBeLessThan(60_000);
       expect((await tokenInDb(t, token.id)).status).toBe('active');
@@ -148,12 +162,27 @@ describe('getToken, expireToken, extendToken (admin) and getCustomerTokens (cust
       const mine = [await oneToken(t, a, a.digital[2], a.customers[1]), await oneToken(t, a, a.digital[0], a.customers[1])];
       const theirs = await oneToken(t, a, a.digital[2], a.customers[2]);
       await oneToken(t, a, a.digital[2], null, { gift: true });
-      const res = await t.post('/ecommerce/getCustomerTokens', { customerId: a.customers[2], customer_id: a.customers[2] }, a.customerHeaders[1]);
+      const res = await t.post(
+        '/ecommerce/getCustomerTokens',
+        { customerId: a.customers[2], customer_id: a.customers[2] },
+        a.customerHeaders[1],
+      );
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ status: 'Success', message: 'Tokens found' });
       expect(res.body.data.map((r: any) => r.id)).toEqual(mine.map((m) => m.id));
       expect(res.body.data.map((r: any) => r.id)).not.toContain(theirs.id);
-      expect(Object.keys(res.body.data[0]).sort()).toEqual(['activations', 'created_date', 'expiry_date', 'id', 'last_activated', 'maximum_activations', 'order_id', 'product_id', 'status', 'token_value']);
+      expect(Object.keys(res.body.data[0]).sort()).toEqual([
+        'activations',
+        'created_date',
+        'expiry_date',
+        'id',
+        'last_activated',
+        'maximum_activations',
+        'order_id',
+        'product_id',
+        'status',
+        'token_value',
+      ]);
     });
 
     it('filters by product master id; an empty array when none match', async () => {
@@ -168,7 +197,8 @@ describe('getToken, expireToken, extendToken (admin) and getCustomerTokens (cust
     });
 
     it('401 without a customer bearer; 400 naming productId', async () => {
-      for (const headers of [a.headers, a.adminHeaders]) expect((await t.post('/ecommerce/getCustomerTokens', {}, headers)).status).toBe(401);
+      for (const headers of [a.headers, a.adminHeaders])
+        expect((await t.post('/ecommerce/getCustomerTokens', {}, headers)).status).toBe(401);
       const bad = await t.post('/ecommerce/getCustomerTokens', { productId: 'x' }, a.customerHeaders[0]);
       expect(bad.status).toBe(400);
       expect(bad.body.errors).toEqual([{ field: 'productId', message: 'productId must be an integer' }]);
@@ -178,6 +208,15 @@ describe('getToken, expireToken, extendToken (admin) and getCustomerTokens (cust
   it('documents every token endpoint in the OpenAPI document', async () => {
     const res = await t.request('GET', '/docs/openapi.json');
     const paths = Object.keys(res.body.paths);
-    for (const path of ['validateToken', 'activateToken', 'redeemToken', 'expireToken', 'extendToken', 'getToken/{id}', 'getCustomerTokens']) expect(paths).toContain(`/ecommerce/${path}`);
+    for (const path of [
+      'validateToken',
+      'activateToken',
+      'redeemToken',
+      'expireToken',
+      'extendToken',
+      'getToken/{id}',
+      'getCustomerTokens',
+    ])
+      expect(paths).toContain(`/ecommerce/${path}`);
   });
 });

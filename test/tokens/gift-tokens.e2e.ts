@@ -25,7 +25,8 @@ describe('gift tokens stay gifts through expireToken and extendToken', () => {
   const expire = (tokenId: number, headers = s.adminHeaders) => t.post('/ecommerce/expireToken', { tokenId }, headers);
   const extend = (tokenId: number, days: number, headers = s.adminHeaders) => t.post('/ecommerce/extendToken', { tokenId, days }, headers);
   const redeem = (tokenValue: string, headers: Record<string, string>) => t.post('/ecommerce/redeemToken', { tokenValue }, headers);
-  const check = (path: 'validateToken' | 'activateToken', tokenValue: string, productId: number, headers: Record<string, string>) => t.post(`/ecommerce/${path}`, { tokenValue, productId }, headers);
+  const check = (path: 'validateToken' | 'activateToken', tokenValue: string, productId: number, headers: Record<string, string>) =>
+    t.post(`/ecommerce/${path}`, { tokenValue, productId }, headers);
 
   it('a bought gift, expired and extended, is gift_pending again with the new expiry: refused by validate and activate, then redeemed', async () => {
     const { shop } = h;
@@ -55,7 +56,10 @@ describe('gift tokens stay gifts through expireToken and extendToken', () => {
     const redeemed = await redeem(gift.token_value, shop.customerHeaders);
     expect(redeemed.status).toBe(200);
     expect(redeemed.body.data).toMatchObject({ id: gift.id, customer_id: shop.customerId, status: 'active', activations: 1 });
-    expect((await check('activateToken', gift.token_value, shop.voucher, shop.headers)).body).toMatchObject({ status: 'Success', data: { activations: 2 } });
+    expect((await check('activateToken', gift.token_value, shop.voucher, shop.headers)).body).toMatchObject({
+      status: 'Success',
+      data: { activations: 2 },
+    });
   });
 
   it('a redeemed gift, expired and extended, becomes active and stays its owner’s', async () => {
@@ -64,7 +68,11 @@ describe('gift tokens stay gifts through expireToken and extendToken', () => {
     await expire(gift.id);
     expect((await extend(gift.id, 2)).status).toBe(200);
     expect(await tokenInDb(t, gift.id)).toMatchObject({ status: 'active', customer_id: s.customers[0], gift: true });
-    expect((await redeem(gift.token_value, s.customerHeaders[1])).body).toEqual({ status: 'Failed', message: 'Token is not redeemable as a gift', data: null });
+    expect((await redeem(gift.token_value, s.customerHeaders[1])).body).toEqual({
+      status: 'Failed',
+      message: 'Token is not redeemable as a gift',
+      data: null,
+    });
     expect((await check('validateToken', gift.token_value, s.digital[0], s.headers)).body.message).toBe('Token is valid');
   });
 
@@ -80,17 +88,27 @@ describe('gift tokens stay gifts through expireToken and extendToken', () => {
   it('an expired gift nobody redeemed: redeemToken answers Token has expired until it is extended', async () => {
     const gift = await oneToken(t, s, s.digital[0], null, { gift: true });
     await expire(gift.id);
-    expect(await redeem(gift.token_value, s.customerHeaders[2])).toMatchObject({ status: 400, body: { status: 'Failed', message: 'Token has expired', data: null } });
+    expect(await redeem(gift.token_value, s.customerHeaders[2])).toMatchObject({
+      status: 400,
+      body: { status: 'Failed', message: 'Token has expired', data: null },
+    });
     await extend(gift.id, 1);
     expect((await extend(gift.id, 1)).status).toBe(200); // a second extension only moves the expiry
     expect((await tokenInDb(t, gift.id)).status).toBe('gift_pending');
-    expect((await redeem(gift.token_value, s.customerHeaders[2])).body.data).toMatchObject({ customer_id: s.customers[2], status: 'active' });
+    expect((await redeem(gift.token_value, s.customerHeaders[2])).body.data).toMatchObject({
+      customer_id: s.customers[2],
+      status: 'active',
+    });
   });
 
   it('the table refuses an unexpired gift without an owner that is not gift_pending, and a gift_pending token that is not one', async () => {
     const gift = await oneToken(t, s, s.digital[0], null, { gift: true });
     const plain = await oneToken(t, s, s.digital[0], null);
-    await expect(t.dataSource.query(`UPDATE core_tokens SET status = 'active' WHERE id = $1`, [gift.id])).rejects.toThrow(/core_tokens_gift_check/);
-    await expect(t.dataSource.query(`UPDATE core_tokens SET status = 'gift_pending' WHERE id = $1`, [plain.id])).rejects.toThrow(/core_tokens_gift_check/);
+    await expect(t.dataSource.query(`UPDATE core_tokens SET status = 'active' WHERE id = $1`, [gift.id])).rejects.toThrow(
+      /core_tokens_gift_check/,
+    );
+    await expect(t.dataSource.query(`UPDATE core_tokens SET status = 'gift_pending' WHERE id = $1`, [plain.id])).rejects.toThrow(
+      /core_tokens_gift_check/,
+    );
   });
 });

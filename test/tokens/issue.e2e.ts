@@ -15,7 +15,10 @@ describe('token issuance (TokenIssuer, called by order completion)', () => {
   afterAll(() => t.close());
 
   const links = (appId: number, tokenIds: number[]) =>
-    t.dataSource.query(`SELECT parent_table, parent_id, name, linked, master_id FROM core_related WHERE app_id = $1 AND name = 'core_tokens' AND linked = ANY($2) ORDER BY linked`, [appId, tokenIds]);
+    t.dataSource.query(
+      `SELECT parent_table, parent_id, name, linked, master_id FROM core_related WHERE app_id = $1 AND name = 'core_tokens' AND linked = ANY($2) ORDER BY linked`,
+      [appId, tokenIds],
+    );
 
   it('without a template: one pending token per unit, 3 activations, no expiry, owned by the purchaser and linked to them', async () => {
     const customer = a.customers[0];
@@ -38,9 +41,16 @@ describe('token issuance (TokenIssuer, called by order completion)', () => {
       expect(token.created_date).toBeInstanceOf(Date);
     }
     expect(new Set(tokens.map((x) => x.token_value)).size).toBe(3);
-    const units = await t.dataSource.query('SELECT item_unit FROM core_tokens WHERE order_item_id = $1 ORDER BY item_unit', [digital.orderItemId]);
+    const units = await t.dataSource.query('SELECT item_unit FROM core_tokens WHERE order_item_id = $1 ORDER BY item_unit', [
+      digital.orderItemId,
+    ]);
     expect(units.map((r: any) => r.item_unit)).toEqual([1, 2, 3]);
-    expect(await links(a.appId, tokens.map((x) => x.id))).toEqual(
+    expect(
+      await links(
+        a.appId,
+        tokens.map((x) => x.id),
+      ),
+    ).toEqual(
       tokens.map((x) => ({ parent_table: 'core_customers', parent_id: customer, name: 'core_tokens', linked: x.id, master_id: customer })),
     );
   });
@@ -65,12 +75,24 @@ describe('token issuance (TokenIssuer, called by order completion)', () => {
     await templateFor(t, a, master, { maximum_activations: 9 });
     expect((await issue(t, a.appId, null, [item(master)]))[0].maximum_activations).toBe(9);
     // A link row naming another app's template (written straight, as no endpoint would) gives the defaults.
-    const [{ id: foreign }] = await t.dataSource.query(`INSERT INTO core_token_template (app_id, name, maximum_activations) VALUES ($1, 'B', 11) RETURNING id`, [b.appId]);
-    await t.dataSource.query(`INSERT INTO core_related (app_id, parent_table, parent_id, name, linked) VALUES ($1, 'core_products', $2, 'core_token_template', $3)`, [a.appId, a.digital[0], foreign]);
+    const [{ id: foreign }] = await t.dataSource.query(
+      `INSERT INTO core_token_template (app_id, name, maximum_activations) VALUES ($1, 'B', 11) RETURNING id`,
+      [b.appId],
+    );
+    await t.dataSource.query(
+      `INSERT INTO core_related (app_id, parent_table, parent_id, name, linked) VALUES ($1, 'core_products', $2, 'core_token_template', $3)`,
+      [a.appId, a.digital[0], foreign],
+    );
     expect((await issue(t, a.appId, null, [item(a.digital[0])]))[0].maximum_activations).toBe(3);
     // ... and a link row of another app to this app's product is not this app's link.
-    const [{ id: own }] = await t.dataSource.query(`INSERT INTO core_token_template (app_id, name, maximum_activations) VALUES ($1, 'A', 12) RETURNING id`, [a.appId]);
-    await t.dataSource.query(`INSERT INTO core_related (app_id, parent_table, parent_id, name, linked) VALUES ($1, 'core_products', $2, 'core_token_template', $3)`, [b.appId, a.digital[0], own]);
+    const [{ id: own }] = await t.dataSource.query(
+      `INSERT INTO core_token_template (app_id, name, maximum_activations) VALUES ($1, 'A', 12) RETURNING id`,
+      [a.appId],
+    );
+    await t.dataSource.query(
+      `INSERT INTO core_related (app_id, parent_table, parent_id, name, linked) VALUES ($1, 'core_products', $2, 'core_token_template', $3)`,
+      [b.appId, a.digital[0], own],
+    );
     expect((await issue(t, a.appId, null, [item(a.digital[0])]))[0].maximum_activations).toBe(3);
   });
 
@@ -85,7 +107,10 @@ describe('token issuance (TokenIssuer, called by order completion)', () => {
     });
     const templateId = seeded.ids.core_token_template[0];
     await t.seed({ site: siteFixture(), tables: {} }); // another tenant in between: ids are not assumed
-    await t.dataSource.query(`INSERT INTO core_related (app_id, parent_table, parent_id, name, linked) VALUES ($1, 'core_products', $2, 'core_token_template', $3)`, [seeded.appID, productId, templateId]);
+    await t.dataSource.query(
+      `INSERT INTO core_related (app_id, parent_table, parent_id, name, linked) VALUES ($1, 'core_products', $2, 'core_token_template', $3)`,
+      [seeded.appID, productId, templateId],
+    );
     const [token] = await issue(t, seeded.appID, null, [item(productId)]);
     expect(token).toMatchObject({ status: 'active', maximum_activations: 2, expiry_date: null });
   });
@@ -98,7 +123,12 @@ describe('token issuance (TokenIssuer, called by order completion)', () => {
     ]);
     expect(tokens[0].maximum_activations).toBe(5); // the template's limit and expiry still apply
     expect(tokens[0].expiry_date).not.toBeNull();
-    expect(await links(a.appId, tokens.map((x) => x.id))).toEqual([]);
+    expect(
+      await links(
+        a.appId,
+        tokens.map((x) => x.id),
+      ),
+    ).toEqual([]);
   });
 
   it('a repeated issue for the same items issues nothing new and answers the same tokens', async () => {
@@ -106,9 +136,16 @@ describe('token issuance (TokenIssuer, called by order completion)', () => {
     const first = await issue(t, a.appId, a.customers[0], items);
     const again = await issue(t, a.appId, a.customers[0], items);
     expect(again).toEqual(first);
-    const count = await t.dataSource.query('SELECT count(*)::int AS n FROM core_tokens WHERE order_item_id = ANY($1)', [items.map((i) => i.orderItemId)]);
+    const count = await t.dataSource.query('SELECT count(*)::int AS n FROM core_tokens WHERE order_item_id = ANY($1)', [
+      items.map((i) => i.orderItemId),
+    ]);
     expect(count[0].n).toBe(3);
-    expect(await links(a.appId, first.map((x) => x.id))).toHaveLength(2);
+    expect(
+      await links(
+        a.appId,
+        first.map((x) => x.id),
+      ),
+    ).toHaveLength(2);
   });
 
   it('concurrent completions of one order issue one token set', async () => {
@@ -117,7 +154,12 @@ describe('token issuance (TokenIssuer, called by order completion)', () => {
     for (const result of results) expect(result.map((x) => x.id)).toEqual(results[0].map((x) => x.id));
     const count = await t.dataSource.query('SELECT count(*)::int AS n FROM core_tokens WHERE order_item_id = $1', [items[0].orderItemId]);
     expect(count[0].n).toBe(4);
-    expect(await links(a.appId, results[0].map((x) => x.id))).toHaveLength(4);
+    expect(
+      await links(
+        a.appId,
+        results[0].map((x) => x.id),
+      ),
+    ).toHaveLength(4);
   });
 
   it('runs in the caller’s transaction: a rollback leaves no token and no link', async () => {

@@ -18,14 +18,22 @@ export interface Shop extends Tenant {
 export async function seedShop(t: TestApp, extra: Record<string, Record<string, unknown>[]> = {}): Promise<Shop> {
   const tenant = await seedTenant(
     t,
-    [product('E-book', { meta_status: 'Published', IsDigital: 1 }), product('Course', { meta_status: 'Published', IsDigital: 1 }), product('Album', { meta_status: 'Published', IsDigital: 1 })],
+    [
+      product('E-book', { meta_status: 'Published', IsDigital: 1 }),
+      product('Course', { meta_status: 'Published', IsDigital: 1 }),
+      product('Album', { meta_status: 'Published', IsDigital: 1 }),
+    ],
     {
       core_customers: [1, 2, 3].map((n) => ({ email: `c${n}-${Math.random().toString(36).slice(2)}@example.test`, firstname: `C${n}` })),
       ...extra,
     },
   );
-  const ids: number[] = (await t.dataSource.query('SELECT id FROM core_customers WHERE app_id = $1 ORDER BY id', [tenant.appId])).map((r: { id: number }) => r.id);
-  const [{ id: plainUser }] = await t.dataSource.query(`SELECT id FROM core_users WHERE app_id = $1 AND primary_role = 'user'`, [tenant.appId]);
+  const ids: number[] = (await t.dataSource.query('SELECT id FROM core_customers WHERE app_id = $1 ORDER BY id', [tenant.appId])).map(
+    (r: { id: number }) => r.id,
+  );
+  const [{ id: plainUser }] = await t.dataSource.query(`SELECT id FROM core_users WHERE app_id = $1 AND primary_role = 'user'`, [
+    tenant.appId,
+  ]);
   return {
     ...tenant,
     digital: tenant.products,
@@ -58,7 +66,13 @@ export function issue(t: TestApp, appId: number, purchaserId: number | null, ite
 }
 
 /** Issues one token of `productId` and answers it. */
-export async function oneToken(t: TestApp, shop: Shop, productId: number, purchaser: number | null, extra: Partial<DigitalItem> = {}): Promise<TokenRow> {
+export async function oneToken(
+  t: TestApp,
+  shop: Shop,
+  productId: number,
+  purchaser: number | null,
+  extra: Partial<DigitalItem> = {},
+): Promise<TokenRow> {
   const [token] = await issue(t, shop.appId, purchaser, [item(productId, extra)]);
   return token;
 }
@@ -75,18 +89,39 @@ export async function backdateExpiry(t: TestApp, id: number): Promise<void> {
 }
 
 /** Links a template to a product through /addrelated as the tenant's admin; answers the template id. */
-export async function templateFor(t: TestApp, shop: Shop, productId: number, template: { status_default?: string; expiry_days?: number | null; maximum_activations?: number }): Promise<number> {
+export async function templateFor(
+  t: TestApp,
+  shop: Shop,
+  productId: number,
+  template: { status_default?: string; expiry_days?: number | null; maximum_activations?: number },
+): Promise<number> {
   const [{ id }] = await t.dataSource.query(
     `INSERT INTO core_token_template (app_id, name, status_default, expiry_days, maximum_activations) VALUES ($1, 'Template', $2, $3, $4) RETURNING id`,
     [shop.appId, template.status_default ?? 'pending', template.expiry_days ?? null, template.maximum_activations ?? 3],
   );
-  const res = await t.post('/addrelated', { check: true, data: { parent_table: 'core_products', parent_id: productId, name: 'core_token_template', linked: id } }, shop.adminHeaders);
+  const res = await t.post(
+    '/addrelated',
+    { check: true, data: { parent_table: 'core_products', parent_id: productId, name: 'core_token_template', linked: id } },
+    shop.adminHeaders,
+  );
   if (res.status !== 200) throw new Error(`addrelated answered ${res.status}: ${JSON.stringify(res.body)}`);
   return id;
 }
 
 /** The row fields validateToken and activateToken answer with (SPEC: no order_item_id). */
-export const PUBLIC_ROW_KEYS = ['activations', 'created_date', 'customer_id', 'expiry_date', 'id', 'last_activated', 'maximum_activations', 'order_id', 'product_id', 'status', 'token_value'];
+export const PUBLIC_ROW_KEYS = [
+  'activations',
+  'created_date',
+  'customer_id',
+  'expiry_date',
+  'id',
+  'last_activated',
+  'maximum_activations',
+  'order_id',
+  'product_id',
+  'status',
+  'token_value',
+];
 
 /** A test app with two shops (A and B) of their own apps, as each token test file starts with. */
 export async function startTwoShops(): Promise<{ t: TestApp; a: Shop; b: Shop }> {

@@ -25,12 +25,15 @@ describe('token races', () => {
   afterAll(() => t.close());
 
   const redeem = (tokenValue: string, customer: number) => t.post('/ecommerce/redeemToken', { tokenValue }, a.customerHeaders[customer]);
-  const activate = (tokenValue: string, productId = a.digital[0]) => t.post('/ecommerce/activateToken', { tokenValue, productId }, a.headers);
+  const activate = (tokenValue: string, productId = a.digital[0]) =>
+    t.post('/ecommerce/activateToken', { tokenValue, productId }, a.headers);
   const validate = (tokenValue: string) => t.post('/ecommerce/validateToken', { tokenValue, productId: a.digital[0] }, a.headers);
   const expire = (tokenId: number) => t.post('/ecommerce/expireToken', { tokenId }, a.adminHeaders);
   const extend = (tokenId: number, days: number) => t.post('/ecommerce/extendToken', { tokenId, days }, a.adminHeaders);
   const links = async (tokenId: number): Promise<number[]> =>
-    (await t.dataSource.query(`SELECT parent_id FROM core_related WHERE name = 'core_tokens' AND linked = $1`, [tokenId])).map((r: { parent_id: number }) => r.parent_id);
+    (await t.dataSource.query(`SELECT parent_id FROM core_related WHERE name = 'core_tokens' AND linked = $1`, [tokenId])).map(
+      (r: { parent_id: number }) => r.parent_id,
+    );
   const ok = (responses: TestResponse[]) => responses.filter((r) => r.status === 200);
   const messages = (responses: TestResponse[]) => [...new Set(responses.filter((r) => r.status !== 200).map((r) => r.body.message))].sort();
 
@@ -62,7 +65,12 @@ describe('token races', () => {
         late.push(redeem(gift.token_value, 2));
         return res;
       });
-      const [expiredRes, ...redeems] = await Promise.all([expired, redeem(gift.token_value, 0), redeem(gift.token_value, 1), redeem(gift.token_value, 0)]);
+      const [expiredRes, ...redeems] = await Promise.all([
+        expired,
+        redeem(gift.token_value, 0),
+        redeem(gift.token_value, 1),
+        redeem(gift.token_value, 0),
+      ]);
       expect(expiredRes.status).toBe(200);
       const after = await Promise.all(late);
       expect(after[0]).toMatchObject({ status: 400 });
@@ -76,7 +84,11 @@ describe('token races', () => {
     for (let round = 0; round < ROUNDS; round++) {
       const token = await oneToken(t, a, limited, a.customers[0]);
       const results = await Promise.all(Array.from({ length: 8 }, () => activate(token.token_value, limited)));
-      expect(ok(results).map((r) => r.body.data.activations).sort()).toEqual([1, 2]);
+      expect(
+        ok(results)
+          .map((r) => r.body.data.activations)
+          .sort(),
+      ).toEqual([1, 2]);
       expect(messages(results)).toEqual(['Token activation limit exceeded']);
       expect(await tokenInDb(t, token.id)).toMatchObject({ status: 'active', activations: 2 });
     }
@@ -104,14 +116,24 @@ describe('token races', () => {
       const token = await oneToken(t, a, a.digital[0], a.customers[0]);
       expect((await activate(token.token_value)).status).toBe(200);
       await backdateExpiry(t, token.id);
-      const [extended, ...checks] = await Promise.all([extend(token.id, 5), validate(token.token_value), activate(token.token_value), validate(token.token_value), activate(token.token_value)]);
+      const [extended, ...checks] = await Promise.all([
+        extend(token.id, 5),
+        validate(token.token_value),
+        activate(token.token_value),
+        validate(token.token_value),
+        activate(token.token_value),
+      ]);
       expect(extended.status).toBe(200);
       const newExpiry = new Date(extended.body.data.newExpiry).getTime();
       expect(Math.abs(newExpiry - (Date.now() + 5 * DAY))).toBeLessThan(60_000);
       // A validation after both activations finds the limit (3) reached.
-      for (const check of checks) expect(['Token is valid', 'Token activated', EXPIRED, 'Token activation limit exceeded']).toContain(check.body.message);
+      for (const check of checks)
+        expect(['Token is valid', 'Token activated', EXPIRED, 'Token activation limit exceeded']).toContain(check.body.message);
       const row = await tokenInDb(t, token.id);
-      expect(row).toMatchObject({ status: 'active', activations: 1 + ok(checks).filter((r) => r.body.message === 'Token activated').length });
+      expect(row).toMatchObject({
+        status: 'active',
+        activations: 1 + ok(checks).filter((r) => r.body.message === 'Token activated').length,
+      });
       expect(new Date(row.expiry_date).getTime()).toBe(newExpiry);
     }
   });

@@ -1,4 +1,11 @@
-import { fromStatuses, isTokenStatus, statusAfter, TOKEN_STATUSES, TOKEN_TRANSITIONS, TokenTrigger } from '../../src/tokens/token-transitions';
+import {
+  fromStatuses,
+  isTokenStatus,
+  statusAfter,
+  TOKEN_STATUSES,
+  TOKEN_TRANSITIONS,
+  TokenTrigger,
+} from '../../src/tokens/token-transitions';
 
 /**
  * The token status table of SPEC "Token status", trigger by trigger and status by status: which statuses a

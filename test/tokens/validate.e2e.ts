@@ -9,7 +9,8 @@ describe('POST /ecommerce/validateToken', () => {
   beforeAll(async () => ({ t, a, b } = await startTwoShops()));
   afterAll(() => t.close());
 
-  const validate = (body: Record<string, unknown>, headers: Record<string, string> = a.headers) => t.post('/ecommerce/validateToken', body, headers);
+  const validate = (body: Record<string, unknown>, headers: Record<string, string> = a.headers) =>
+    t.post('/ecommerce/validateToken', body, headers);
 
   describe('mode 1: tokenValue and productId', () => {
     it('answers Token is valid with the token row (no order_item_id) and changes nothing', async () => {
@@ -18,14 +19,30 @@ describe('POST /ecommerce/validateToken', () => {
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ status: 'Success', message: 'Token is valid' });
       expect(Object.keys(res.body.data).sort()).toEqual(PUBLIC_ROW_KEYS);
-      expect(res.body.data).toMatchObject({ id: token.id, token_value: token.token_value, product_id: a.digital[0], customer_id: a.customers[0], order_id: token.order_id, status: 'pending', expiry_date: null, activations: 0, maximum_activations: 3, last_activated: null });
+      expect(res.body.data).toMatchObject({
+        id: token.id,
+        token_value: token.token_value,
+        product_id: a.digital[0],
+        customer_id: a.customers[0],
+        order_id: token.order_id,
+        status: 'pending',
+        expiry_date: null,
+        activations: 0,
+        maximum_activations: 3,
+        last_activated: null,
+      });
       expect(await tokenInDb(t, token.id)).toMatchObject({ status: 'pending', activations: 0 });
     });
 
     it('needs no bearer, but an invalid bearer is refused', async () => {
       const token = await oneToken(t, a, a.digital[0], a.customers[0]);
-      expect((await validate({ tokenValue: token.token_value, productId: a.digital[0] }, { ...a.headers, authorization: 'Bearer nonsense' })).status).toBe(401);
-      expect((await validate({ tokenValue: token.token_value, productId: a.digital[0] }, a.customerHeaders[1])).body.message).toBe('Token is valid');
+      expect(
+        (await validate({ tokenValue: token.token_value, productId: a.digital[0] }, { ...a.headers, authorization: 'Bearer nonsense' }))
+          .status,
+      ).toBe(401);
+      expect((await validate({ tokenValue: token.token_value, productId: a.digital[0] }, a.customerHeaders[1])).body.message).toBe(
+        'Token is valid',
+      );
     });
 
     it('Token not found: an unknown value, a token of another product, a version id instead of the master id, another app’s token (HTTP 200, data null)', async () => {
@@ -44,7 +61,10 @@ describe('POST /ecommerce/validateToken', () => {
       const version = edit.body.data.Current_ID;
       const versioned = await oneToken(t, a, a.digital[2], a.customers[0], { productVersionId: version });
       expect((await validate({ tokenValue: versioned.token_value, productId: version })).body).toEqual(failed);
-      expect((await validate({ tokenValue: versioned.token_value, productId: a.digital[2] })).body).toMatchObject({ status: 'Success', data: { product_id: version } });
+      expect((await validate({ tokenValue: versioned.token_value, productId: a.digital[2] })).body).toMatchObject({
+        status: 'Success',
+        data: { product_id: version },
+      });
     });
 
     it('Token product version not found when the token’s product_id has no core_data row of the app', async () => {
@@ -58,13 +78,21 @@ describe('POST /ecommerce/validateToken', () => {
       const token = await oneToken(t, a, a.digital[0], a.customers[0], { gift: true });
       const res = await validate({ tokenValue: token.token_value, productId: a.digital[0] });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ status: 'Failed', message: 'Gift token must be redeemed first', data: { id: token.id, status: 'gift_pending', customer_id: null } });
+      expect(res.body).toMatchObject({
+        status: 'Failed',
+        message: 'Gift token must be redeemed first',
+        data: { id: token.id, status: 'gift_pending', customer_id: null },
+      });
     });
 
     it('Token has expired: an expired token, and a token past its expiry date, which becomes expired', async () => {
       const expired = await oneToken(t, a, a.digital[0], a.customers[0]);
       await t.post('/ecommerce/expireToken', { tokenId: expired.id }, a.adminHeaders);
-      expect((await validate({ tokenValue: expired.token_value, productId: a.digital[0] })).body).toMatchObject({ status: 'Failed', message: 'Token has expired', data: { status: 'expired' } });
+      expect((await validate({ tokenValue: expired.token_value, productId: a.digital[0] })).body).toMatchObject({
+        status: 'Failed',
+        message: 'Token has expired',
+        data: { status: 'expired' },
+      });
 
       const due = await oneToken(t, a, a.digital[0], a.customers[0]);
       await backdateExpiry(t, due.id);
@@ -77,24 +105,44 @@ describe('POST /ecommerce/validateToken', () => {
     it('a token with an expiry date still ahead is valid', async () => {
       await templateFor(t, a, a.digital[1], { expiry_days: 10 });
       const token = await oneToken(t, a, a.digital[1], a.customers[0]);
-      expect((await validate({ tokenValue: token.token_value, productId: a.digital[1] })).body).toMatchObject({ status: 'Success', data: { status: 'pending' } });
+      expect((await validate({ tokenValue: token.token_value, productId: a.digital[1] })).body).toMatchObject({
+        status: 'Success',
+        data: { status: 'pending' },
+      });
     });
 
     it('Token activation limit exceeded once activations reach the maximum', async () => {
       const token = await oneToken(t, a, a.digital[0], a.customers[0]);
-      for (let i = 0; i < 3; i++) expect((await t.post('/ecommerce/activateToken', { tokenValue: token.token_value, productId: a.digital[0] }, a.headers)).status).toBe(200);
+      for (let i = 0; i < 3; i++)
+        expect(
+          (await t.post('/ecommerce/activateToken', { tokenValue: token.token_value, productId: a.digital[0] }, a.headers)).status,
+        ).toBe(200);
       const res = await validate({ tokenValue: token.token_value, productId: a.digital[0] });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ status: 'Failed', message: 'Token activation limit exceeded', data: { activations: 3, maximum_activations: 3, status: 'active' } });
+      expect(res.body).toMatchObject({
+        status: 'Failed',
+        message: 'Token activation limit exceeded',
+        data: { activations: 3, maximum_activations: 3, status: 'active' },
+      });
     });
 
     it('names invalid fields with 400', async () => {
       const missing = await validate({ tokenValue: 'abc' });
       expect(missing.status).toBe(400);
-      expect(missing.body).toMatchObject({ status: 'Failed', message: 'Validation error', errors: [{ field: 'productId', message: 'productId is required' }] });
-      expect((await validate({ tokenValue: 'abc', productId: 'x' })).body.errors).toEqual([{ field: 'productId', message: 'productId must be an integer' }]);
-      expect((await validate({ tokenValue: 5, productId: 1 })).body.errors).toEqual([{ field: 'tokenValue', message: 'tokenValue must be a string' }]);
-      expect((await validate({ tokenValue: 'a'.repeat(101), productId: 1 })).body.errors).toEqual([{ field: 'tokenValue', message: 'tokenValue must be at most 100 characters' }]);
+      expect(missing.body).toMatchObject({
+        status: 'Failed',
+        message: 'Validation error',
+        errors: [{ field: 'productId', message: 'productId is required' }],
+      });
+      expect((await validate({ tokenValue: 'abc', productId: 'x' })).body.errors).toEqual([
+        { field: 'productId', message: 'productId must be an integer' },
+      ]);
+      expect((await validate({ tokenValue: 5, productId: 1 })).body.errors).toEqual([
+        { field: 'tokenValue', message: 'tokenValue must be a string' },
+      ]);
+      expect((await validate({ tokenValue: 'a'.repeat(101), productId: 1 })).body.errors).toEqual([
+        { field: 'tokenValue', message: 'tokenValue must be at most 100 characters' },
+      ]);
     });
   });
 
@@ -138,7 +186,11 @@ describe('POST /ecommerce/validateToken', () => {
       await oneToken(t, a, a.digital[0], a.customers[0]);
       const foreign = { ...a.headers, authorization: `Bearer ${customerBearer(t, b.appId, b.customers[0])}` };
       expect((await validate({ productId: a.digital[0] }, foreign)).status).toBe(401);
-      expect((await validate({ productId: a.digital[0] }, b.customerHeaders[0])).body).toEqual({ status: 'Failed', message: 'No valid token found for customer and product', data: null });
+      expect((await validate({ productId: a.digital[0] }, b.customerHeaders[0])).body).toEqual({
+        status: 'Failed',
+        message: 'No valid token found for customer and product',
+        data: null,
+      });
     });
   });
 });

@@ -10,4 +10,8 @@ import { Customer as CustomerEntity } from './customer.entity';
 import { User as UserEntity } from './user.entity';
 
 /** The entity of each account table: services pick the class from the AuthTable, never interpolate the name. */
-export const ACCOUNT_ENTITIES = { core_users: UserEntity, core_customers: CustomerEntity, core_app_users: AppUserEntity } as const satisfies Record<AuthTable, unknown>;
+export const ACCOUNT_ENTITIES = {
+  core_users: UserEntity,
+  core_customers: CustomerEntity,
+  core_app_users: AppUserEntity,
+} as const satisfies Record<AuthTable, unknown>;

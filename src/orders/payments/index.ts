@@ -1,3 +1,9 @@
 /** The payment provider inside the orders module (not exported by src/orders/index.ts). */
-export { PAYMENT_NETWORK_DEFAULTS, PaymentGateway, RefundRequestFailed, refundViewOf, WEBHOOK_TOLERANCE_SECONDS } from './payment-gateway.service';
+export {
+  PAYMENT_NETWORK_DEFAULTS,
+  PaymentGateway,
+  RefundRequestFailed,
+  refundViewOf,
+  WEBHOOK_TOLERANCE_SECONDS,
+} from './payment-gateway.service';
 export type { CreateIntentRequest, PaymentIntentView, RefundView } from './payment-gateway.service';

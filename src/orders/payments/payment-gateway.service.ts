@@ -132,7 +132,10 @@ export class PaymentGateway {
       const answer = this.failure(error, site, live, 'create refund');
       const refused = refusedForSure(error);
       // The provider's own refusal text, else what failed (no answer, a timeout, a 5xx).
-      throw new RefundRequestFailed(refused ? oneLine((error as Error).message) : answer.message.replace(/^Payment provider error: /, ''), refused);
+      throw new RefundRequestFailed(
+        refused ? oneLine((error as Error).message) : answer.message.replace(/^Payment provider error: /, ''),
+        refused,
+      );
     }
   }
 
@@ -141,7 +144,8 @@ export class PaymentGateway {
     const client = this.client(site, live);
     try {
       const refunds: RefundView[] = [];
-      for await (const refund of client.refunds.list({ payment_intent: paymentIntentId, limit: 100 }, this.requestOptions())) refunds.push(refundViewOf(refund));
+      for await (const refund of client.refunds.list({ payment_intent: paymentIntentId, limit: 100 }, this.requestOptions()))
+        refunds.push(refundViewOf(refund));
       return refunds;
     } catch (error) {
       throw this.failure(error, site, live, 'list refunds');
@@ -168,7 +172,8 @@ export class PaymentGateway {
    * app's payment_webhook_secret, 300 s tolerance). No client and no network: the SDK's webhooks helper.
    */
   verifyEvent(rawBody: Buffer, signature: string | undefined, webhookSecret: string | null): Stripe.Event {
-    if (typeof webhookSecret !== 'string' || webhookSecret.trim() === '') throw ordersError('PAYMENT_NOT_CONFIGURED', { detail: 'payment_webhook_secret is not set' });
+    if (typeof webhookSecret !== 'string' || webhookSecret.trim() === '')
+      throw ordersError('PAYMENT_NOT_CONFIGURED', { detail: 'payment_webhook_secret is not set' });
     if (typeof signature !== 'string' || signature.trim() === '') throw this.refused('no stripe-signature header');
     if (!Buffer.isBuffer(rawBody)) throw this.refused('no raw request body');
     let event: Stripe.Event;
@@ -180,8 +185,10 @@ export class PaymentGateway {
     }
     // The SDK refuses only timestamps too far in the past; one too far in the future is refused here (its
     // signature is valid, so the timestamp is the signer's), as the provider's other libraries do.
-    if (signedAt(signature) - Date.now() / 1000 > WEBHOOK_TOLERANCE_SECONDS) throw this.refused(`timestamp more than ${WEBHOOK_TOLERANCE_SECONDS} s in the future`);
-    if (!event || typeof event !== 'object' || typeof event.id !== 'string' || typeof event.type !== 'string') throw ordersError('INVALID_WEBHOOK_PAYLOAD');
+    if (signedAt(signature) - Date.now() / 1000 > WEBHOOK_TOLERANCE_SECONDS)
+      throw this.refused(`timestamp more than ${WEBHOOK_TOLERANCE_SECONDS} s in the future`);
+    if (!event || typeof event !== 'object' || typeof event.id !== 'string' || typeof event.type !== 'string')
+      throw ordersError('INVALID_WEBHOOK_PAYLOAD');
     return event;
   }
 
@@ -226,7 +233,14 @@ export class PaymentGateway {
       return ordersError('PAYMENT_PROVIDER_ERROR', { detail: 'unexpected failure' });
     }
     this.logger.warn(
-      { appId: site.id, type: error.type, statusCode: error.statusCode, code: error.code, requestId: error.requestId, err: oneLine(error.message) },
+      {
+        appId: site.id,
+        type: error.type,
+        statusCode: error.statusCode,
+        code: error.code,
+        requestId: error.requestId,
+        err: oneLine(error.message),
+      },
       `${operation} failed at the payment provider`,
     );
     if (error instanceof errors.StripeCardError) return ordersError('PAYMENT_DECLINED', { detail: oneLine(error.message) });
@@ -236,7 +250,9 @@ export class PaymentGateway {
     }
     if (error instanceof errors.StripeAuthenticationError || error instanceof errors.StripePermissionError) {
       // The provider's message quotes part of the key: not for the shopper.
-      return ordersError('PAYMENT_PROVIDER_ERROR', { detail: `the provider refused the app's ${keyColumn(live)} (HTTP ${error.statusCode ?? 401})` });
+      return ordersError('PAYMENT_PROVIDER_ERROR', {
+        detail: `the provider refused the app's ${keyColumn(live)} (HTTP ${error.statusCode ?? 401})`,
+      });
     }
     if (error instanceof errors.StripeConnectionError) {
       const timedOut = /timeout/i.test(error.message);
@@ -281,7 +297,12 @@ export class RefundRequestFailed extends Error {
 /** The provider answered with a refusal (a 4xx of its own), so the request certainly did nothing. */
 function refusedForSure(error: unknown): boolean {
   const { errors } = stripe();
-  return error instanceof errors.StripeError && !(error instanceof errors.StripeConnectionError) && typeof error.statusCode === 'number' && error.statusCode < 500;
+  return (
+    error instanceof errors.StripeError &&
+    !(error instanceof errors.StripeConnectionError) &&
+    typeof error.statusCode === 'number' &&
+    error.statusCode < 500
+  );
 }
 
 export function refundViewOf(refund: Stripe.Refund): RefundView {

@@ -30,14 +30,79 @@ const MARK = 'ZZ_FUZZ_MARK_ZZ';
 
 /** Strings that have broken services before: SQL and template syntax, encodings, numbers as text, names of tables and keys. */
 const NASTY_STRINGS = [
-  '', ' ', '\t', 'null', 'undefined', 'true', '0', '-1', '1e309', 'NaN', 'Infinity', '-0', '9007199254740993', '0x10', '1,5',
-  "' OR '1'='1", '1; DROP TABLE core_users--', '"; --', "\\'", '%', '_', '\\', '$1', '?', ':id', '*', 'a,b', 'title,price', 'id DESC',
-  '../../etc/passwd', '<script>alert(1)</script>', '{{7*7}}', '${7*7}', '[firstname]', '[[x]]', '#{x}',
-  '\u0000', 'a\u0000b', '\ud800', '\udfff', 'x\udbff', '\uffff', '\ufeff', '\u202e', '🙂', 'ǅİß', '\u00ad', 'e\u0301',
-  'core_users', 'core_sites', 'pg_catalog.pg_user', 'information_schema.tables', 'password', 'meta_status', 'app_id',
-  '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty',
-  '2026-01-01T00:00:00Z', '2026-13-45T99:99:99Z', '0000-00-00', '+275760-09-13T00:00:00.001Z', '1970-01-01',
-  'a@b', 'a@b.c', '@', 'x@example.test', 'A'.repeat(300), 'http://localhost/', 'javascript:alert(1)', '//evil.test',
+  '',
+  ' ',
+  '\t',
+  'null',
+  'undefined',
+  'true',
+  '0',
+  '-1',
+  '1e309',
+  'NaN',
+  'Infinity',
+  '-0',
+  '9007199254740993',
+  '0x10',
+  '1,5',
+  "' OR '1'='1",
+  '1; DROP TABLE core_users--',
+  '"; --',
+  "\\'",
+  '%',
+  '_',
+  '\\',
+  '$1',
+  '?',
+  ':id',
+  '*',
+  'a,b',
+  'title,price',
+  'id DESC',
+  '../../etc/passwd',
+  '<script>alert(1)</script>',
+  '{{7*7}}',
+  '${7*7}',
+  '[firstname]',
+  '[[x]]',
+  '#{x}',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  '\udfff',
+  'x\udbff',
+  '\uffff',
+  '\ufeff',
+  '\u202e',
+  '🙂',
+  'ǅİß',
+  '\u00ad',
+  'e\u0301',
+  'core_users',
+  'core_sites',
+  'pg_catalog.pg_user',
+  'information_schema.tables',
+  'password',
+  'meta_status',
+  'app_id',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  '2026-01-01T00:00:00Z',
+  '2026-13-45T99:99:99Z',
+  '0000-00-00',
+  '+275760-09-13T00:00:00.001Z',
+  '1970-01-01',
+  'a@b',
+  'a@b.c',
+  '@',
+  'x@example.test',
+  'A'.repeat(300),
+  'http://localhost/',
+  'javascript:alert(1)',
+  '//evil.test',
 ];
 
 export const stringArb: Arbitrary<string> = fc.oneof(
@@ -46,13 +111,39 @@ export const stringArb: Arbitrary<string> = fc.oneof(
   { arbitrary: fc.string({ unit: 'binary-ascii', maxLength: 16 }), weight: 1 },
   { arbitrary: fc.constantFrom(...NASTY_STRINGS), weight: 4 },
   { arbitrary: fc.emailAddress(), weight: 1 },
-  { arbitrary: fc.array(fc.constantFrom('\ud800', '\udc00', 'a', '\u0000'), { minLength: 1, maxLength: 6 }).map((parts) => parts.join('')), weight: 1 },
+  {
+    arbitrary: fc.array(fc.constantFrom('\ud800', '\udc00', 'a', '\u0000'), { minLength: 1, maxLength: 6 }).map((parts) => parts.join('')),
+    weight: 1,
+  },
 );
 
 export const numberArb: Arbitrary<number> = fc.oneof(
   { arbitrary: fc.integer({ min: -3, max: 300 }), weight: 4 },
   { arbitrary: fc.integer(), weight: 2 },
-  { arbitrary: fc.constantFrom(0, -1, 0.5, 1.5, 2 ** 31 - 1, 2 ** 31, 2 ** 32, 2 ** 53, 2 ** 53 + 2, 1e21, 1e308, -1e308, 5e-324, 36500, 36501, 1000, 1001, 99999999, 100000000), weight: 3 },
+  {
+    arbitrary: fc.constantFrom(
+      0,
+      -1,
+      0.5,
+      1.5,
+      2 ** 31 - 1,
+      2 ** 31,
+      2 ** 32,
+      2 ** 53,
+      2 ** 53 + 2,
+      1e21,
+      1e308,
+      -1e308,
+      5e-324,
+      36500,
+      36501,
+      1000,
+      1001,
+      99999999,
+      100000000,
+    ),
+    weight: 3,
+  },
   { arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }), weight: 1 },
 );
 
@@ -118,7 +209,11 @@ export class RequestArbitraries {
     const known = this.known[name];
     // The first known value is the one a working client sends; the others are real but wrong (another app's, a table with no content).
     return known?.length
-      ? fc.oneof({ arbitrary: fc.constant(known[0]), weight: 3 }, { arbitrary: fc.constantFrom(...known), weight: 2 }, { arbitrary: generic, weight: 2 })
+      ? fc.oneof(
+          { arbitrary: fc.constant(known[0]), weight: 3 },
+          { arbitrary: fc.constantFrom(...known), weight: 2 },
+          { arbitrary: generic, weight: 2 },
+        )
       : generic;
   }
 
@@ -141,7 +236,14 @@ export class RequestArbitraries {
       default:
         if (s.properties && depth <= 3) return this.object(s, depth + 1);
         // A free-form object (`data`, `payload`) or a schema without a type.
-        return fc.oneof(fc.dictionary(fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('title', 'price', 'email', 'firstname', 'id', 'app_id')), anyJson, { maxKeys: 5 }), anyJson);
+        return fc.oneof(
+          fc.dictionary(
+            fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('title', 'price', 'email', 'firstname', 'id', 'app_id')),
+            anyJson,
+            { maxKeys: 5 },
+          ),
+          anyJson,
+        );
     }
   }
 
@@ -165,7 +267,13 @@ export class RequestArbitraries {
       const required = Object.fromEntries(Object.entries(op.body?.properties ?? {}).filter(([key]) => op.body?.required?.includes(key)));
       return fc.oneof(
         { arbitrary: valid.map((v) => ({ payload: json(v), what: ['valid-looking body'] })), weight: 3 },
-        { arbitrary: this.object({ properties: required, required: Object.keys(required) }).map((v) => ({ payload: json(v), what: ['required fields only'] })), weight: 1 },
+        {
+          arbitrary: this.object({ properties: required, required: Object.keys(required) }).map((v) => ({
+            payload: json(v),
+            what: ['required fields only'],
+          })),
+          weight: 1,
+        },
       );
     }
     return fc.oneof(
@@ -184,7 +292,10 @@ export class RequestArbitraries {
         object: fc.record({
           id: fc.oneof(fc.constant('pi_1'), stringArb),
           amount: numberArb,
-          metadata: fc.record({ appID: this.value(undefined, 'appID'), orderID: this.value(undefined, 'orderID'), customerID: anyJson }, { requiredKeys: [] }),
+          metadata: fc.record(
+            { appID: this.value(undefined, 'appID'), orderID: this.value(undefined, 'orderID'), customerID: anyJson },
+            { requiredKeys: [] },
+          ),
         }),
       }),
     });
@@ -199,48 +310,114 @@ export class RequestArbitraries {
       const name = /^\{(.+)\}$/.exec(segment)?.[1];
       if (!name) return fc.constant({ text: segment, what: null as string | null });
       const param = params.find((p) => p.name === name);
-      return this.pathValue(param, name, broken).map((text) => ({ text, what: `path ${name}=${text.length > 80 ? `${text.slice(0, 80)}… (${text.length})` : text}` }));
+      return this.pathValue(param, name, broken).map((text) => ({
+        text,
+        what: `path ${name}=${text.length > 80 ? `${text.slice(0, 80)}… (${text.length})` : text}`,
+      }));
     });
-    return fc.tuple(...parts).map((list) => ({ value: list.map((p) => p.text).join(''), what: list.flatMap((p) => (p.what ? [p.what] : [])) }));
+    return fc
+      .tuple(...parts)
+      .map((list) => ({ value: list.map((p) => p.text).join(''), what: list.flatMap((p) => (p.what ? [p.what] : [])) }));
   }
 
   private pathValue(param: Parameter | undefined, name: string, broken: boolean): Arbitrary<string> {
-    const text = (v: unknown) => encode(typeof v === 'string' ? v : JSON.stringify(v) ?? '');
+    const text = (v: unknown) => encode(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''));
     if (!broken) return this.value(param?.schema, name).map(text);
     const encoded = fc.oneof(this.value(param?.schema, name), anyJson).map(text);
-    const raw = fc.constantFrom('%00', '%zz', '%', '%c0%af', '%ff%fe', '..', '%2e%2e%2f', '%2F', '.', 'a%20b', '%E2%80%AE', '-1', '0', '1.5', '1e3', '0x1f', '00001', '9'.repeat(30), 'x'.repeat(5000), '%F0%9F%99%82');
+    const raw = fc.constantFrom(
+      '%00',
+      '%zz',
+      '%',
+      '%c0%af',
+      '%ff%fe',
+      '..',
+      '%2e%2e%2f',
+      '%2F',
+      '.',
+      'a%20b',
+      '%E2%80%AE',
+      '-1',
+      '0',
+      '1.5',
+      '1e3',
+      '0x1f',
+      '00001',
+      '9'.repeat(30),
+      'x'.repeat(5000),
+      '%F0%9F%99%82',
+    );
     return fc.oneof({ arbitrary: encoded, weight: 4 }, { arbitrary: raw, weight: 2 });
   }
 
   private query(op: Operation, broken: boolean): Arbitrary<{ value: string; what: string[] }> {
     const declared = op.parameters.filter((p) => p.in === 'query');
     const format = (list: (readonly [string, unknown])[], extra: string | null) => {
-      const text = list.map(([k, v]) => `${encode(k)}=${encode(typeof v === 'string' ? v : JSON.stringify(v) ?? '')}`).concat(extra !== null ? [extra] : []).join('&');
-      return text === '' ? { value: '', what: [] } : { value: `?${text}`, what: [`query ${text.length > 120 ? `${text.slice(0, 120)}… (${text.length})` : text}`] };
+      const text = list
+        .map(([k, v]) => `${encode(k)}=${encode(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))}`)
+        .concat(extra !== null ? [extra] : [])
+        .join('&');
+      return text === ''
+        ? { value: '', what: [] }
+        : { value: `?${text}`, what: [`query ${text.length > 120 ? `${text.slice(0, 120)}… (${text.length})` : text}`] };
     };
     if (!broken) {
       // The declared parameters, the required ones always.
       const model = Object.fromEntries(declared.map((p) => [p.name, this.value(p.schema, p.name)]));
-      return fc.record(model, { requiredKeys: declared.filter((p) => p.required).map((p) => p.name) }).map((values) => format(Object.entries(values), null));
+      return fc
+        .record(model, { requiredKeys: declared.filter((p) => p.required).map((p) => p.name) })
+        .map((values) => format(Object.entries(values), null));
     }
     const pairs = fc.array(
       fc.oneof(
-        ...(declared.length ? [{ arbitrary: fc.constantFrom(...declared).chain((p) => this.value(p.schema, p.name).map((v) => [p.name, v] as const)), weight: 4 }] : []),
-        { arbitrary: fc.tuple(fc.constantFrom('appID', 'site-id', 'table', 'id', 'a[b]', '__proto__', '__proto__[x]', 'constructor[prototype][x]', 'x', ''), anyJson), weight: 1 },
+        ...(declared.length
+          ? [
+              {
+                arbitrary: fc.constantFrom(...declared).chain((p) => this.value(p.schema, p.name).map((v) => [p.name, v] as const)),
+                weight: 4,
+              },
+            ]
+          : []),
+        {
+          arbitrary: fc.tuple(
+            fc.constantFrom('appID', 'site-id', 'table', 'id', 'a[b]', '__proto__', '__proto__[x]', 'constructor[prototype][x]', 'x', ''),
+            anyJson,
+          ),
+          weight: 1,
+        },
       ),
       { maxLength: declared.length ? 5 : 2 },
     );
-    const raw = fc.constantFrom('', '&', '=', '?', '&&==', '%zz=1', 'a=%00', 'state=%ff', 'state=' + 'x'.repeat(6000), 'state=a&state=b', 'code[]=1&code[]=2');
+    const raw = fc.constantFrom(
+      '',
+      '&',
+      '=',
+      '?',
+      '&&==',
+      '%zz=1',
+      'a=%00',
+      'state=%ff',
+      'state=' + 'x'.repeat(6000),
+      'state=a&state=b',
+      'code[]=1&code[]=2',
+    );
     return fc.tuple(pairs, fc.option(raw, { freq: 3 })).map(([list, extra]) => format(list, extra));
   }
 
   // ---- headers ----
 
-  private headers(op: Operation, identity: Identity, broken: boolean): Arbitrary<{ value: Record<string, string | string[]>; what: string[] }> {
+  private headers(
+    op: Operation,
+    identity: Identity,
+    broken: boolean,
+  ): Arbitrary<{ value: Record<string, string | string[]>; what: string[] }> {
     // Header parameters the operation declares (stripe-signature) get a known value, like body fields.
     const declared = op.parameters.filter((p) => p.in === 'header' && p.name !== 'site-id').map((p) => p.name);
     const base = fc
-      .tuple(...declared.map((name) => this.value(undefined, name).map((v) => [name, typeof v === 'string' ? v : JSON.stringify(v) ?? ''] as const)))
+      .tuple(
+        ...declared.map((name) =>
+          this.value(undefined, name).map((v) => [name, typeof v === 'string' ? v : (JSON.stringify(v) ?? '')] as const),
+        ),
+      )
       .map((pairs) => ({ ...identity.headers, ...Object.fromEntries(pairs) }) as Record<string, string>);
     if (!broken) return base.map((value) => ({ value, what: [] as string[] }));
     const headerText = fc.string({ unit: fc.constantFrom(...HEADER_CHARS), maxLength: 40 });
@@ -250,11 +427,42 @@ export class RequestArbitraries {
         { arbitrary: fc.constant({ value: undefined, what: `no ${name}` }), weight: 1 },
         { arbitrary: garbage.map((g) => ({ value: g, what: `${name}: ${JSON.stringify(g).slice(0, 200)}` })), weight: 3 },
       );
-    const siteId = replace('site-id', identity.headers['site-id'], fc.oneof(fc.constantFrom(...identity.siteIds), headerText, fc.constantFrom(...identity.siteIds).map((id) => [id, id])));
-    const authorization = replace('authorization', identity.headers.authorization, fc.oneof({ arbitrary: fc.constantFrom(...identity.authorizations), weight: 3 }, { arbitrary: headerText.map((s) => `Bearer ${s}`), weight: 1 }, { arbitrary: headerText, weight: 1 }));
+    const siteId = replace(
+      'site-id',
+      identity.headers['site-id'],
+      fc.oneof(
+        fc.constantFrom(...identity.siteIds),
+        headerText,
+        fc.constantFrom(...identity.siteIds).map((id) => [id, id]),
+      ),
+    );
+    const authorization = replace(
+      'authorization',
+      identity.headers.authorization,
+      fc.oneof(
+        { arbitrary: fc.constantFrom(...identity.authorizations), weight: 3 },
+        { arbitrary: headerText.map((s) => `Bearer ${s}`), weight: 1 },
+        { arbitrary: headerText, weight: 1 },
+      ),
+    );
     const others = fc.dictionary(
-      fc.constantFrom('appkey', 'x-forwarded-host', 'host', 'x-original-host', 'x-request-id', 'x-forwarded-for', 'accept', 'accept-encoding', 'origin', 'stripe-signature', ...declared),
-      fc.oneof(headerText, fc.constantFrom('t=1,v1=00', 't=abc', 'v1=' + 'a'.repeat(64), 'application/xml', 'gzip', '*', '127.0.0.1', ...identity.siteIds)),
+      fc.constantFrom(
+        'appkey',
+        'x-forwarded-host',
+        'host',
+        'x-original-host',
+        'x-request-id',
+        'x-forwarded-for',
+        'accept',
+        'accept-encoding',
+        'origin',
+        'stripe-signature',
+        ...declared,
+      ),
+      fc.oneof(
+        headerText,
+        fc.constantFrom('t=1,v1=00', 't=abc', 'v1=' + 'a'.repeat(64), 'application/xml', 'gzip', '*', '127.0.0.1', ...identity.siteIds),
+      ),
       { maxKeys: 3 },
     );
     return fc.record({ base, siteId, authorization, others }).map(({ base, siteId, authorization, others }) => {
@@ -273,15 +481,35 @@ export class RequestArbitraries {
 type Focus = 'body' | 'headers' | 'path' | 'query' | 'content-type' | 'all';
 
 /** What a header value can carry on the wire: tab, printable ASCII and obs-text bytes. */
-const HEADER_CHARS = ['\t', ...Array.from({ length: 95 }, (_, i) => String.fromCharCode(0x20 + i)), ...Array.from({ length: 8 }, (_, i) => String.fromCharCode(0x80 + i * 16 + 5))];
+const HEADER_CHARS = [
+  '\t',
+  ...Array.from({ length: 95 }, (_, i) => String.fromCharCode(0x20 + i)),
+  ...Array.from({ length: 8 }, (_, i) => String.fromCharCode(0x80 + i * 16 + 5)),
+];
 
 const contentTypeArb: Arbitrary<string | null> = fc.oneof(
   { arbitrary: fc.constant('application/json'), weight: 1 },
   {
     arbitrary: fc.constantFrom(
-      null, '', 'application/json; charset=utf-8', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'APPLICATION/JSON', 'application/json;',
-      'application/json, text/plain', 'application/vnd.api+json', 'application/problem+json', 'text/plain', 'text/json', 'application/x-www-form-urlencoded',
-      'multipart/form-data; boundary=xyz', 'application/octet-stream', '*/*', 'application/json; boundary=', ';;;', 'application/\u00e9json',
+      null,
+      '',
+      'application/json; charset=utf-8',
+      'application/json; charset=latin1',
+      'application/json; charset=utf-16',
+      'APPLICATION/JSON',
+      'application/json;',
+      'application/json, text/plain',
+      'application/vnd.api+json',
+      'application/problem+json',
+      'text/plain',
+      'text/json',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=xyz',
+      'application/octet-stream',
+      '*/*',
+      'application/json; boundary=',
+      ';;;',
+      'application/\u00e9json',
     ),
     weight: 3,
   },
@@ -290,7 +518,10 @@ const contentTypeArb: Arbitrary<string | null> = fc.oneof(
 /** Percent-encoding of the string's UTF-8 bytes (a lone surrogate, which encodeURIComponent refuses, as U+FFFD). */
 function encode(text: string): string {
   let out = '';
-  for (const byte of Buffer.from(text, 'utf8')) out += /[A-Za-z0-9\-_.~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  for (const byte of Buffer.from(text, 'utf8'))
+    out += /[A-Za-z0-9\-_.~]/.test(String.fromCharCode(byte))
+      ? String.fromCharCode(byte)
+      : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   return out;
 }
 
@@ -364,7 +595,25 @@ const structuralMutation: Arbitrary<BodyMutation> = fc.oneof(
     .tuple(
       fc.nat(),
       fc.dictionary(
-        fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'isAdmin', 'role', 'app_id', 'id', 'meta_status', 'password', 'primary_role', '$where', '')),
+        fc.oneof(
+          fc.string({ maxLength: 12 }),
+          fc.constantFrom(
+            '__proto__',
+            'constructor',
+            'prototype',
+            'toString',
+            'valueOf',
+            'isAdmin',
+            'role',
+            'app_id',
+            'id',
+            'meta_status',
+            'password',
+            'primary_role',
+            '$where',
+            '',
+          ),
+        ),
         anyJson,
         { minKeys: 1, maxKeys: 5 },
       ),
@@ -378,13 +627,15 @@ const structuralMutation: Arbitrary<BodyMutation> = fc.oneof(
       return { payload: json(out), what: [`extra fields at ${label(at) || 'top'}: ${JSON.stringify(extra).slice(0, 200)}`] };
     }),
   // A huge string: within and over each route's body limit (16 KB, 64 KB, 1 MB), in one- to four-byte characters.
-  fc.tuple(fc.nat(), fc.constantFrom(15_000, 17_000, 63_000, 66_000, 1_040_000, 1_100_000), fc.constantFrom('a', 'é', '€', '🙂', '\u0000')).map(([pick, bytes, char]): BodyMutation => (v) => {
-    const out = clone(v);
-    const path = choose(out, pick, 'field');
-    const size = Buffer.byteLength(JSON.stringify(char)) - 2;
-    setAt(out, path, char.repeat(Math.floor(bytes / size)));
-    return { payload: json(out), what: [`${label(path)} = ${JSON.stringify(char)} × ${Math.floor(bytes / size)} (${bytes} bytes)`] };
-  }),
+  fc
+    .tuple(fc.nat(), fc.constantFrom(15_000, 17_000, 63_000, 66_000, 1_040_000, 1_100_000), fc.constantFrom('a', 'é', '€', '🙂', '\u0000'))
+    .map(([pick, bytes, char]): BodyMutation => (v) => {
+      const out = clone(v);
+      const path = choose(out, pick, 'field');
+      const size = Buffer.byteLength(JSON.stringify(char)) - 2;
+      setAt(out, path, char.repeat(Math.floor(bytes / size)));
+      return { payload: json(out), what: [`${label(path)} = ${JSON.stringify(char)} × ${Math.floor(bytes / size)} (${bytes} bytes)`] };
+    }),
   // Deep nesting, on both sides of the parser's depth limit.
   fc.tuple(fc.nat(), fc.integer({ min: 2, max: 40 }), fc.boolean()).map(([pick, depth, arrays]): BodyMutation => (v) => {
     const out = clone(v);
@@ -398,7 +649,11 @@ const structuralMutation: Arbitrary<BodyMutation> = fc.oneof(
   fc.tuple(fc.nat(), fc.constantFrom(50, 2_400, 2_600, 20_000), fc.boolean()).map(([pick, count, asArray]): BodyMutation => (v) => {
     const out = clone(v);
     const path = choose(out, pick, 'field');
-    setAt(out, path, asArray ? Array.from({ length: count }, (_, i) => i) : Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, i])));
+    setAt(
+      out,
+      path,
+      asArray ? Array.from({ length: count }, (_, i) => i) : Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, i])),
+    );
     return { payload: json(out), what: [`${label(path)} = ${count} ${asArray ? 'elements' : 'keys'}`] };
   }),
   // A value wrapped in an array, an array's first element in its place, an object or number sent as its JSON text.
@@ -406,11 +661,18 @@ const structuralMutation: Arbitrary<BodyMutation> = fc.oneof(
     const out = clone(v);
     const path = choose(out, pick, 'field');
     const value = get(out, path);
-    setAt(out, path, kind === 'wrap' ? [value] : kind === 'unwrap' ? (Array.isArray(value) ? value[0] : { value }) : JSON.stringify(value) ?? '');
+    setAt(
+      out,
+      path,
+      kind === 'wrap' ? [value] : kind === 'unwrap' ? (Array.isArray(value) ? value[0] : { value }) : (JSON.stringify(value) ?? ''),
+    );
     return { payload: json(out), what: [`${label(path)} ${kind}`] };
   }),
   // Every field null.
-  fc.constant<BodyMutation>((v) => ({ payload: json(Object.fromEntries(Object.keys(v).map((k) => [k, null]))), what: ['every field null'] })),
+  fc.constant<BodyMutation>((v) => ({
+    payload: json(Object.fromEntries(Object.keys(v).map((k) => [k, null]))),
+    what: ['every field null'],
+  })),
 );
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -425,15 +687,67 @@ function get(root: unknown, path: Path): unknown {
 
 /** Bytes and literals inside a JSON string that a serializer never writes. */
 const STRING_CONTENT = [
-  [0x00], [0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc3], [0x80], [0x0a], [0x1b], [0xe2, 0x80, 0xae], [0xef, 0xbb, 0xbf],
-  '\\u0000', 'a\\u0000b', '\\ud800', '\\udfff', '\\ud800\\u0041', '\\udbff\\udfff', '\\u202e', '\\', '\\x41', '\\u00', '\\/', '"', '\\"',
+  [0x00],
+  [0xff],
+  [0xc0, 0xaf],
+  [0xed, 0xa0, 0x80],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+  [0xc3],
+  [0x80],
+  [0x0a],
+  [0x1b],
+  [0xe2, 0x80, 0xae],
+  [0xef, 0xbb, 0xbf],
+  '\\u0000',
+  'a\\u0000b',
+  '\\ud800',
+  '\\udfff',
+  '\\ud800\\u0041',
+  '\\udbff\\udfff',
+  '\\u202e',
+  '\\',
+  '\\x41',
+  '\\u00',
+  '\\/',
+  '"',
+  '\\"',
 ];
 
 /** Number literals JSON allows that JavaScript reads oddly, ones it does not allow, and numbers sent as text. */
 const NUMBER_LITERALS = [
-  '1e309', '-1e309', '-0', '-0.0', '1e-400', '123456789012345678901234567890', '0.1e1', '1E2', '1.0', '9007199254740993', '4294967297', '2147483648',
-  '0x10', 'NaN', 'Infinity', '-Infinity', '01', '.5', '+1', '1.', 'true', 'null',
-  '"NaN"', '"1e309"', '"-0"', '"7"', '" 7 "', '"0x10"', '"Infinity"', '"1,5"', '""', '[7]', '{"$gt":0}',
+  '1e309',
+  '-1e309',
+  '-0',
+  '-0.0',
+  '1e-400',
+  '123456789012345678901234567890',
+  '0.1e1',
+  '1E2',
+  '1.0',
+  '9007199254740993',
+  '4294967297',
+  '2147483648',
+  '0x10',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '01',
+  '.5',
+  '+1',
+  '1.',
+  'true',
+  'null',
+  '"NaN"',
+  '"1e309"',
+  '"-0"',
+  '"7"',
+  '" 7 "',
+  '"0x10"',
+  '"Infinity"',
+  '"1,5"',
+  '""',
+  '[7]',
+  '{"$gt":0}',
 ];
 
 const raw = (text: string) => Buffer.from(text, 'utf8');
@@ -444,8 +758,14 @@ const rawMutation: Arbitrary<BodyMutation> = fc.oneof(
   fc
     .tuple(
       fc.constantFrom(
-        '"__proto__":{"isAdmin":true,"role":"admin"}', '"constructor":{"prototype":{"isAdmin":true}}', '"__pro\\u0074o__":{"x":1}', '"\\u005f_proto__":{"x":1}',
-        '"__proto__":null', '"__proto__":[]', '"constructor":"x"', '"prototype":{"x":1}',
+        '"__proto__":{"isAdmin":true,"role":"admin"}',
+        '"constructor":{"prototype":{"isAdmin":true}}',
+        '"__pro\\u0074o__":{"x":1}',
+        '"\\u005f_proto__":{"x":1}',
+        '"__proto__":null',
+        '"__proto__":[]',
+        '"constructor":"x"',
+        '"prototype":{"x":1}',
       ),
       fc.nat(),
     )
@@ -462,7 +782,10 @@ const rawMutation: Arbitrary<BodyMutation> = fc.oneof(
     const key = keys.length ? keys[pick % keys.length] : 'field';
     const text = JSON.stringify(v);
     const dup = `${JSON.stringify(key)}:${JSON.stringify(wrong) ?? 'null'}`;
-    return { payload: raw(text === '{}' ? `{${dup},${dup}}` : `${text.slice(0, -1)},${dup}}`), what: [`duplicate key ${dup.slice(0, 200)}`] };
+    return {
+      payload: raw(text === '{}' ? `{${dup},${dup}}` : `${text.slice(0, -1)},${dup}}`),
+      what: [`duplicate key ${dup.slice(0, 200)}`],
+    };
   }),
   // Raw bytes (NUL, invalid UTF-8) and escapes (lone surrogates, NUL) inside a string value.
   fc.tuple(fc.nat(), fc.constantFrom(...STRING_CONTENT), fc.boolean()).map(([pick, content, alone]): BodyMutation => (v) => {
@@ -470,7 +793,10 @@ const rawMutation: Arbitrary<BodyMutation> = fc.oneof(
     const path = choose(out, pick, 'field');
     setAt(out, path, alone ? MARK : `ab${MARK}cd`);
     const bytes = typeof content === 'string' ? raw(content) : Buffer.from(content);
-    return { payload: replaceMark(json(out), bytes), what: [`${label(path)} string holds ${typeof content === 'string' ? content : `bytes ${Buffer.from(content).toString('hex')}`}`] };
+    return {
+      payload: replaceMark(json(out), bytes),
+      what: [`${label(path)} string holds ${typeof content === 'string' ? content : `bytes ${Buffer.from(content).toString('hex')}`}`],
+    };
   }),
   // Odd number literals in place of a value.
   fc.tuple(fc.nat(), fc.constantFrom(...NUMBER_LITERALS)).map(([pick, literal]): BodyMutation => (v) => {
@@ -480,27 +806,50 @@ const rawMutation: Arbitrary<BodyMutation> = fc.oneof(
     return { payload: replaceMark(json(out), raw(literal), true), what: [`${label(path)} = ${literal}`] };
   }),
   // Broken, padded and re-encoded text.
-  fc.tuple(fc.constantFrom('truncate', 'trailing', 'two', 'bom', 'utf16', 'utf16bom', 'latin1', 'whitespace', 'comment', 'single-quotes'), fc.nat()).map(([kind, n]): BodyMutation => (v) => {
-    const text = JSON.stringify(v);
-    const payloads: Record<string, () => Buffer> = {
-      truncate: () => raw(text.slice(0, n % Math.max(text.length, 1))),
-      trailing: () => raw(`${text}x`),
-      two: () => raw(`${text}${text}`),
-      bom: () => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), raw(text)]),
-      utf16: () => Buffer.from(text, 'utf16le'),
-      utf16bom: () => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]),
-      latin1: () => Buffer.from(text.replace(/}$/, ',"x":"caf\u00e9"}'), 'latin1'),
-      whitespace: () => raw(`\n\t ${text} \r\n`),
-      comment: () => raw(`/* c */${text}`),
-      'single-quotes': () => raw(text.replace(/"/g, "'")),
-    };
-    return { payload: payloads[kind](), what: [`body text ${kind}`] };
-  }),
+  fc
+    .tuple(
+      fc.constantFrom('truncate', 'trailing', 'two', 'bom', 'utf16', 'utf16bom', 'latin1', 'whitespace', 'comment', 'single-quotes'),
+      fc.nat(),
+    )
+    .map(([kind, n]): BodyMutation => (v) => {
+      const text = JSON.stringify(v);
+      const payloads: Record<string, () => Buffer> = {
+        truncate: () => raw(text.slice(0, n % Math.max(text.length, 1))),
+        trailing: () => raw(`${text}x`),
+        two: () => raw(`${text}${text}`),
+        bom: () => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), raw(text)]),
+        utf16: () => Buffer.from(text, 'utf16le'),
+        utf16bom: () => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]),
+        latin1: () => Buffer.from(text.replace(/}$/, ',"x":"caf\u00e9"}'), 'latin1'),
+        whitespace: () => raw(`\n\t ${text} \r\n`),
+        comment: () => raw(`/* c */${text}`),
+        'single-quotes': () => raw(text.replace(/"/g, "'")),
+      };
+      return { payload: payloads[kind](), what: [`body text ${kind}`] };
+    }),
 );
 
 /** Bodies that are no object at all (and an empty body, which counts as `{}`). */
 const nonObjectBody = fc
-  .constantFrom('', ' ', '[]', '[{}]', '"x"', 'null', '0', 'true', '1e309', '"\\u0000"', '[[[[]]]]', '{', '}', '{"a":', 'undefined', '\u0000', '\ufeff{}')
+  .constantFrom(
+    '',
+    ' ',
+    '[]',
+    '[{}]',
+    '"x"',
+    'null',
+    '0',
+    'true',
+    '1e309',
+    '"\\u0000"',
+    '[[[[]]]]',
+    '{',
+    '}',
+    '{"a":',
+    'undefined',
+    '\u0000',
+    '\ufeff{}',
+  )
   .map((text) => ({ payload: raw(text), what: [`body ${JSON.stringify(text)}`] }));
 
 /** Positions of the `{` that open objects (not those inside strings). */

@@ -39,7 +39,18 @@ export interface Operation {
 }
 
 interface Document {
-  paths: Record<string, Record<string, { parameters?: Parameter[]; requestBody?: { content?: Record<string, { schema?: Schema }> }; responses?: Record<string, unknown>; security?: Record<string, unknown>[] }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: Parameter[];
+        requestBody?: { content?: Record<string, { schema?: Schema }> };
+        responses?: Record<string, unknown>;
+        security?: Record<string, unknown>[];
+      }
+    >
+  >;
   components?: { schemas?: Record<string, Schema> };
 }
 
@@ -61,7 +72,11 @@ export class OpenApi {
           parameters: op.parameters ?? [],
           body: schema ? this.resolve(schema) : null,
           // The operation's own answers: the shared ones every operation gets by $ref (500, 503, …) do not make a 5xx an answer here.
-          documented: new Set(Object.entries(op.responses ?? {}).filter(([, response]) => !(response as { $ref?: string }).$ref).map(([status]) => Number(status))),
+          documented: new Set(
+            Object.entries(op.responses ?? {})
+              .filter(([, response]) => !(response as { $ref?: string }).$ref)
+              .map(([status]) => Number(status)),
+          ),
           bearer: (op.security ?? []).some((requirement) => Object.keys(requirement).some((scheme) => scheme.endsWith('bearer'))),
         });
       }

@@ -19,7 +19,9 @@ export class RowFingerprint {
   static async open(url: string): Promise<RowFingerprint> {
     const client = new Client({ connectionString: url });
     await client.connect();
-    const tables: string[] = (await client.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`)).rows.map((r: { tablename: string }) => r.tablename);
+    const tables: string[] = (
+      await client.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`)
+    ).rows.map((r: { tablename: string }) => r.tablename);
     // Raw SQL: one statement over every table, whatever tables the migrations created.
     const sql = tables
       .map((table) => `SELECT '${table}' AS t, count(*)::text || ':' || coalesce(max(xmin::text::bigint), 0)::text AS f FROM "${table}"`)
@@ -50,10 +52,37 @@ export interface Answer {
 
 /** Text that only an internal error puts in an answer: a stack frame, a source path, SQL or a PostgreSQL message. */
 const LEAKS: (string | RegExp)[] = [
-  '    at ', '.ts:', '.js:', 'node_modules', 'dist/src', process.cwd(),
-  'SELECT ', 'INSERT ', 'UPDATE ', 'DELETE FROM', ' FROM "', 'syntax error at', 'relation "', /column "[^"]*" (does not exist|of relation)/, 'invalid input syntax', 'violates ', 'duplicate key',
-  'invalid byte sequence', 'out of range for type', 'QueryFailedError', 'TypeError', 'ReferenceError', 'RangeError', 'SyntaxError', 'Cannot read properties', 'is not a function',
-  'undefined is not', 'ECONNREFUSED', 'EntityMetadataNotFound', 'class-transformer', 'class-validator',
+  '    at ',
+  '.ts:',
+  '.js:',
+  'node_modules',
+  'dist/src',
+  process.cwd(),
+  'SELECT ',
+  'INSERT ',
+  'UPDATE ',
+  'DELETE FROM',
+  ' FROM "',
+  'syntax error at',
+  'relation "',
+  /column "[^"]*" (does not exist|of relation)/,
+  'invalid input syntax',
+  'violates ',
+  'duplicate key',
+  'invalid byte sequence',
+  'out of range for type',
+  'QueryFailedError',
+  'TypeError',
+  'ReferenceError',
+  'RangeError',
+  'SyntaxError',
+  'Cannot read properties',
+  'is not a function',
+  'undefined is not',
+  'ECONNREFUSED',
+  'EntityMetadataNotFound',
+  'class-transformer',
+  'class-validator',
 ];
 
 /** The problems with one answer (empty when it is fine). */

@@ -15,7 +15,12 @@ interface ProviderContext {
   oidc: {
     client?: { clientId: string };
     session?: { accountId?: string; grantIdFor(clientId: string): string | undefined };
-    provider: { Grant: { new (options: { clientId: string; accountId: string }): ProviderGrant; find(id: string): Promise<ProviderGrant | undefined> } };
+    provider: {
+      Grant: {
+        new (options: { clientId: string; accountId: string }): ProviderGrant;
+        find(id: string): Promise<ProviderGrant | undefined>;
+      };
+    };
   };
 }
 interface ProviderInstance {
@@ -23,7 +28,9 @@ interface ProviderInstance {
   callback(): (req: unknown, res: unknown) => void;
 }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { default: Provider } = require('oidc-provider') as { default: new (issuer: string, configuration: Record<string, unknown>) => ProviderInstance };
+const { default: Provider } = require('oidc-provider') as {
+  default: new (issuer: string, configuration: Record<string, unknown>) => ProviderInstance;
+};
 
 /** The claims of an account at the peer (besides `sub`, its id). */
 export interface PeerAccount {
@@ -78,44 +85,49 @@ export class OidcPeer {
   ) {
     this.server = server;
     const accounts = this.accounts;
-    const provider = quietly(() => new Provider(this.issuer, {
-      clients: options.clients,
-      conformIdTokenClaims: options.conformIdTokenClaims ?? false,
-      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['given_name', 'family_name', 'name', 'picture'] },
-      findAccount: async (_ctx: unknown, id: string) => {
-        const account = accounts.get(id);
-        return account ? { accountId: id, claims: async () => ({ sub: id, ...account }) } : undefined;
-      },
-      loadExistingGrant: async (ctx: ProviderContext) => {
-        const { client, session, provider: p } = ctx.oidc;
-        if (!client || !session?.accountId) return undefined;
-        const existing = session.grantIdFor(client.clientId);
-        if (existing) return p.Grant.find(existing);
-        const grant = new p.Grant({ clientId: client.clientId, accountId: session.accountId });
-        grant.addOIDCScope('openid email profile');
-        await grant.save();
-        return grant;
-      },
-      pkce: { required: (_ctx: unknown, client: { clientAuthMethod: string }) => client.clientAuthMethod === 'none' },
-      features: {
-        devInteractions: { enabled: true },
-        claimsParameter: { enabled: true },
-        rpInitiatedLogout: {
-          enabled: true,
-          logoutSource: (ctx: { body: string }, form: string) => {
-            ctx.body = `<!doctype html><html><body>${form}<button type="submit" form="op.logoutForm" value="yes" name="logout">Sign out</button></body></html>`;
+    const provider = quietly(
+      () =>
+        new Provider(this.issuer, {
+          clients: options.clients,
+          conformIdTokenClaims: options.conformIdTokenClaims ?? false,
+          claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['given_name', 'family_name', 'name', 'picture'] },
+          findAccount: async (_ctx: unknown, id: string) => {
+            const account = accounts.get(id);
+            return account ? { accountId: id, claims: async () => ({ sub: id, ...account }) } : undefined;
           },
-        },
-      },
-      cookies: { keys: ['oidc-peer-cookie-key-0123456789'] },
-      ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Session: 3600, Grant: 3600 },
-    }));
+          loadExistingGrant: async (ctx: ProviderContext) => {
+            const { client, session, provider: p } = ctx.oidc;
+            if (!client || !session?.accountId) return undefined;
+            const existing = session.grantIdFor(client.clientId);
+            if (existing) return p.Grant.find(existing);
+            const grant = new p.Grant({ clientId: client.clientId, accountId: session.accountId });
+            grant.addOIDCScope('openid email profile');
+            await grant.save();
+            return grant;
+          },
+          pkce: { required: (_ctx: unknown, client: { clientAuthMethod: string }) => client.clientAuthMethod === 'none' },
+          features: {
+            devInteractions: { enabled: true },
+            claimsParameter: { enabled: true },
+            rpInitiatedLogout: {
+              enabled: true,
+              logoutSource: (ctx: { body: string }, form: string) => {
+                ctx.body = `<!doctype html><html><body>${form}<button type="submit" form="op.logoutForm" value="yes" name="logout">Sign out</button></body></html>`;
+              },
+            },
+          },
+          cookies: { keys: ['oidc-peer-cookie-key-0123456789'] },
+          ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Session: 3600, Grant: 3600 },
+        }),
+    );
     const handle = provider.callback();
     // The token endpoint can be made silent (an IdP that does not answer in time): the request is held, then dropped unserved.
     this.handler = (req, res) => {
       const delay = this.tokenDelayMs;
       if (delay > 0 && (req as { url?: string }).url?.startsWith('/token')) {
-        this.delayed.push(new Promise<void>((resolve) => setTimeout(resolve, delay)).then(() => void (res as { destroy(): void }).destroy()));
+        this.delayed.push(
+          new Promise<void>((resolve) => setTimeout(resolve, delay)).then(() => void (res as { destroy(): void }).destroy()),
+        );
       } else handle(req, res);
     };
     server.on('request', this.handler);
@@ -136,7 +148,29 @@ export class OidcPeer {
 
   static async start(options: PeerOptions): Promise<OidcPeer> {
     const dir = mkdtempSync(join(tmpdir(), 'oidc-peer-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-days', '1'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-days',
+        '1',
+      ],
+      { stdio: 'ignore' },
+    );
     const keyPem = readFileSync(join(dir, 'key.pem'), 'utf8');
     const certPem = readFileSync(join(dir, 'cert.pem'), 'utf8');
     const caFile = join(dir, 'ca.pem');
@@ -176,9 +210,11 @@ export class OidcPeer {
 /** Runs `build` without oidc-provider's start-up notices about its development defaults (in-memory store, dev keys and pages). */
 function quietly<T>(build: () => T): T {
   const { warn, info } = console;
-  const filter = (write: (...args: unknown[]) => void) => (...args: unknown[]) => {
-    if (!/oidc-provider (WARNING|NOTICE)/.test(String(args[0]))) write(...args);
-  };
+  const filter =
+    (write: (...args: unknown[]) => void) =>
+    (...args: unknown[]) => {
+      if (!/oidc-provider (WARNING|NOTICE)/.test(String(args[0]))) write(...args);
+    };
   console.warn = filter(warn);
   console.info = filter(info);
   try {
@@ -236,7 +272,8 @@ export class PeerBrowser {
 
   private location(response: Response): URL {
     const location = response.headers.get('location');
-    if (!location || response.status < 300 || response.status >= 400) throw new Error(`expected a redirect from the peer, got ${response.status}`);
+    if (!location || response.status < 300 || response.status >= 400)
+      throw new Error(`expected a redirect from the peer, got ${response.status}`);
     return new URL(location, this.peer.issuer);
   }
 

@@ -93,7 +93,14 @@ export async function codeForApp(t: TestApp, peer: OidcPeer, options: LoginOptio
   const relay = await getAt(t, back);
   if (relay.status !== 200) throw new Error(`relay answered ${relay.status}: ${JSON.stringify(relay.body)}`);
   const target = refreshTarget(relay.body);
-  return { code: target.searchParams.get('code')!, state: target.searchParams.get('state')!, verifier: pair?.verifier ?? null, target, relay, authorizationUrl: new URL(start.body.authorizationUrl) };
+  return {
+    code: target.searchParams.get('code')!,
+    state: target.searchParams.get('state')!,
+    verifier: pair?.verifier ?? null,
+    target,
+    relay,
+    authorizationUrl: new URL(start.body.authorizationUrl),
+  };
 }
 
 /** The whole login: codeForApp, then the callback with the verifier. */

@@ -32,12 +32,35 @@ export class PushPeer {
   readonly received: ReceivedPush[] = [];
   private readonly subscriptions = new Map<string, TestSubscription>();
 
-  private constructor(private readonly server: Server, readonly port: number) {}
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
 
   static async start(): Promise<PushPeer> {
     const dir = mkdtempSync(join(tmpdir(), 'push-peer-'));
     try {
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-subj', '/CN=127.0.0.1', '-days', '1'], { stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:prime256v1',
+          '-nodes',
+          '-keyout',
+          join(dir, 'key.pem'),
+          '-out',
+          join(dir, 'cert.pem'),
+          '-subj',
+          '/CN=127.0.0.1',
+          '-days',
+          '1',
+        ],
+        { stdio: 'ignore' },
+      );
       const key = readFileSync(join(dir, 'key.pem'));
       const cert = readFileSync(join(dir, 'cert.pem'));
       let peer: PushPeer;
@@ -76,7 +99,13 @@ export class PushPeer {
     const ecdh = createECDH('prime256v1');
     ecdh.generateKeys();
     const authSecret = randomBytes(16);
-    const sub = { endpoint: `https://127.0.0.1:${this.port}${path}`, p256dh: ecdh.getPublicKey().toString('base64url'), auth: authSecret.toString('base64url'), ecdh, authSecret };
+    const sub = {
+      endpoint: `https://127.0.0.1:${this.port}${path}`,
+      p256dh: ecdh.getPublicKey().toString('base64url'),
+      auth: authSecret.toString('base64url'),
+      ecdh,
+      authSecret,
+    };
     this.subscriptions.set(path, sub);
     return sub;
   }

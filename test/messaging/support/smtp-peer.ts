@@ -46,7 +46,10 @@ export class SmtpPeer {
         simpleParser(stream)
           .then((parsed) => {
             this.mails.push({
-              envelope: { from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address) },
+              envelope: {
+                from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+                to: session.envelope.rcptTo.map((r) => r.address),
+              },
               parsed,
             });
             callback();
