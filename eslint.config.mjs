@@ -22,6 +22,8 @@ export default tseslint.config(
       '@typescript-eslint/no-empty-object-type': ['error', { allowInterfaces: 'with-single-extends' }],
       // Input checks match control characters on purpose (NUL, C0): that is what they refuse.
       'no-control-regex': 'off',
+      // A binding assigned once but read first by a closure (a server's handler, a hook) is declared before it.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
     },
   },
   {

@@ -28,7 +28,7 @@ export class UserLinkTokens {
   /** The link inside a token: 400 `Token expired` past its expiry, 400 Validation error for anything not ours, 401 for another app's. */
   read(ctx: RequestContext, token: string): UserLink {
     const plain = this.cipher.open(PURPOSE, token);
-    let claims: { u?: unknown; a?: unknown; e?: unknown } | null = null;
+    let claims: { u?: unknown; a?: unknown; e?: unknown } | null;
     try {
       claims = plain === null ? null : JSON.parse(plain);
     } catch {

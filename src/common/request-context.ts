@@ -9,7 +9,6 @@ import { ApiError } from './api-error';
  * The tenant's core_sites row. Its columns are declared by the module that owns the table
  * (app-context/entities/site.entity.ts augments this interface), so common/ depends on no domain module.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
 export interface TenantSite {
   id: number;
 }

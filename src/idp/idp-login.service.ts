@@ -193,7 +193,7 @@ export class IdpLoginService {
    * `idp_app_ctx` cookie names the app.
    */
   async logoutRelay(ctx: RequestContext, state: string | null, cookieHeader: string | undefined): Promise<RelayAnswer> {
-    let app: unknown = null;
+    let app: unknown;
     let returnTo: string | null = null;
     if (state !== null) {
       const payload = this.sealer.open<LogoutPayload>('idp-logout', state);

@@ -79,13 +79,11 @@ export class TokenIssuer {
   /** The tokens issued for these order items of the app (gift tokens of an order, for orderStatus and the confirmation mail). */
   async ofOrderItems(scope: TransactionScope, appId: number, orderItemIds: number[]): Promise<TokenRow[]> {
     if (orderItemIds.length === 0) return [];
-    const rows = await this.connection
-      .repository(scope, Token)
-      .find({
-        select: TOKEN_ROW_SELECT,
-        where: { app_id: appId, order_item_id: In([...new Set(orderItemIds)]) },
-        order: { order_item_id: 'ASC', item_unit: 'ASC' },
-      });
+    const rows = await this.connection.repository(scope, Token).find({
+      select: TOKEN_ROW_SELECT,
+      where: { app_id: appId, order_item_id: In([...new Set(orderItemIds)]) },
+      order: { order_item_id: 'ASC', item_unit: 'ASC' },
+    });
     return rows.map(tokenRow);
   }
 

@@ -56,13 +56,11 @@ export function recordParameters(key: RecordKey): { appId: number; table: string
 
 /** The core_data rows of one record, as a query builder (alias `d`). */
 export function versionQuery(em: EntityManager, key: RecordKey) {
-  return em
-    .createQueryBuilder(CoreData, 'd')
-    .where('d.Shop_ID = :appId AND d.Source_Table = :table AND d.Master_ID = :masterId', {
-      appId: key.appId,
-      table: key.table,
-      masterId: key.masterId,
-    });
+  return em.createQueryBuilder(CoreData, 'd').where('d.Shop_ID = :appId AND d.Source_Table = :table AND d.Master_ID = :masterId', {
+    appId: key.appId,
+    table: key.table,
+    masterId: key.masterId,
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { ExpiryJob } from '../../src/versioning/expiry.job';
 import { DatabaseLock } from '../../src/database/locks';
-import { product, seedTenant, Tenant } from './content-helpers';
+import { seedTenant, Tenant } from './content-helpers';
 import { startTestApp, TestApp } from '../support/test-app';
 
 describe('versioned content: lifecycle transitions, scheduling and expiry', () => {

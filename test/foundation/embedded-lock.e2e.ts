@@ -74,7 +74,6 @@ describe('the embedded database has one writer', () => {
 
   it('a command is refused while the server holds DATA_DIR, and runs once it stopped; the server sees what it wrote', async () => {
     const server = await start(dataDir, port);
-    let created: { appID: number };
     try {
       expect(JSON.parse(readFileSync(lockFile, 'utf8'))).toMatchObject({ pid: server.child.pid, holder: 'server' });
 
@@ -100,7 +99,7 @@ describe('the embedded database has one writer', () => {
     const done = await cli(dataDir, ['tenant:create', '--name', 'Late', '--domain', 'late.example.test']);
     expect(done.stderr).toBe('');
     expect(done.code).toBe(0);
-    created = JSON.parse(done.stdout);
+    const created: { appID: number } = JSON.parse(done.stdout);
     expect(existsSync(lockFile)).toBe(false);
 
     const again = await start(dataDir, port);

@@ -79,16 +79,14 @@ describe('mail outbox', () => {
   it('writes nothing when the transaction rolls back', async () => {
     await expect(
       inTransaction(async (scope) => {
-        await t
-          .get(MailOutbox)
-          .enqueue(scope, {
-            appId,
-            event: 'order_admin',
-            from: 'shop@example.test',
-            to: 'x@example.test',
-            subject: 'rolled back',
-            text: 'x',
-          });
+        await t.get(MailOutbox).enqueue(scope, {
+          appId,
+          event: 'order_admin',
+          from: 'shop@example.test',
+          to: 'x@example.test',
+          subject: 'rolled back',
+          text: 'x',
+        });
         throw new Error('the use case failed');
       }),
     ).rejects.toThrow('the use case failed');

@@ -117,7 +117,6 @@ describe('POST /message/sendPush without any VAPID keys', () => {
 
 describe('PUSH_INSECURE_TLS', () => {
   it('is refused in production', () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { loadConfig } = require('../../src/config/app-config') as typeof import('../../src/config/app-config');
     expect(() => loadConfig({ NODE_ENV: 'production', PUSH_INSECURE_TLS: 'true' })).toThrow(/PUSH_INSECURE_TLS is for tests only/);
   });

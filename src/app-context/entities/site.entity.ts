@@ -108,6 +108,5 @@ export class Site {
 
 declare module '../../common/request-context' {
   // The request's tenant is a core_sites row with every column, secrets included (read by the guard).
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   interface TenantSite extends Site {}
 }

@@ -27,7 +27,6 @@ interface ProviderInstance {
   proxy: boolean;
   callback(): (req: unknown, res: unknown) => void;
 }
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { default: Provider } = require('oidc-provider') as {
   default: new (issuer: string, configuration: Record<string, unknown>) => ProviderInstance;
 };

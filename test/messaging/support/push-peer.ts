@@ -5,7 +5,6 @@ import { createServer, Server } from 'node:https';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const ece = require('http_ece') as { decrypt(body: Buffer, params: Record<string, unknown>): Buffer };
 
 export interface ReceivedPush {
