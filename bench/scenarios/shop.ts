@@ -200,7 +200,8 @@ export function signedDelivery(shop: Shop, orderId: number): Delivery {
         currency: 'aud',
         status: 'succeeded',
         client_secret: `${intentId}_secret_bench`,
-        metadata: { appID: String(shop.appId), orderID: String(orderId), customerID: String(shop.customerId) },
+        // cartVersion: the orders are written by prepareOrders with their cart as version 0, as checkout would price it.
+        metadata: { appID: String(shop.appId), orderID: String(orderId), customerID: String(shop.customerId), cartVersion: '0' },
         payment_method_types: ['card'],
         livemode: false,
       },
