@@ -51,7 +51,7 @@ export class IdCipher {
     if (typeof value !== 'string' || value.length > 512) return null;
     const legacy = LEGACY_BRACKETS.exec(value);
     const plain = legacy ? this.legacyDecrypt(legacy[2], Buffer.from(legacy[1], 'hex')) : this.open(idPurpose(appId), value);
-    return toId(plain);
+    return idFromText(plain);
   }
 
   /** Whether a value is in the legacy bracket form, which is malleable: it can name a row, never prove a right to it. */
@@ -67,11 +67,11 @@ export class IdCipher {
   /** The app id of an `appKey` header: the legacy app-key form, a bracket form, or an app's `_id`. */
   decryptAppKey(value: string): number | null {
     if (/^[0-9a-fA-F]{32,128}$/.test(value)) {
-      const id = toId(this.legacyDecrypt(value, this.legacyIv));
+      const id = idFromText(this.legacyDecrypt(value, this.legacyIv));
       if (id !== null) return id;
     }
     const legacy = LEGACY_BRACKETS.exec(value);
-    return toId(legacy ? this.legacyDecrypt(legacy[2], Buffer.from(legacy[1], 'hex')) : this.open(APP_ID_PURPOSE, value));
+    return idFromText(legacy ? this.legacyDecrypt(legacy[2], Buffer.from(legacy[1], 'hex')) : this.open(APP_ID_PURPOSE, value));
   }
 
   legacyAppKey(appId: number): string {
@@ -130,8 +130,9 @@ export class IdCipher {
 /** Row ids are PostgreSQL `integer`s. */
 export const MAX_ID = 2147483647;
 
-function toId(plain: string | null): number | null {
-  if (plain === null || !/^[1-9]\d{0,9}$/.test(plain)) return null;
+/** A row id written as text (`42`), or null: positive, no leading zeros, within PostgreSQL's integer. */
+export function idFromText(plain: unknown): number | null {
+  if (typeof plain !== 'string' || !/^[1-9]\d{0,9}$/.test(plain)) return null;
   const id = Number(plain);
   return id <= MAX_ID ? id : null;
 }

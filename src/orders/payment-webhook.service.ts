@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
 import { EntityManager } from 'typeorm';
 import { SitesService } from '../app-context';
-import { MAX_ID } from '../common/id-cipher.service';
+import { idFromText } from '../common/id-cipher.service';
 import { TenantSite } from '../common/request-context';
 import { TransactionScope } from '../database/transaction-scope';
 import { TransactionalConnection } from '../database/transactional-connection';
@@ -10,7 +10,7 @@ import { Order, PaymentEvent } from './entities';
 import { CompletionOutcome, OrderCompletion } from './order-completion.service';
 import { ordersError } from './orders.errors';
 import { PaidIntent } from './payment-match';
-import { PaymentGateway, refundViewOf, RefundView } from './payments';
+import { INTENT_ID, PaymentGateway, refundViewOf, RefundView } from './payments';
 import { RefundOutcome, RefundsService } from './refunds.service';
 
 /** The events the service acts on (SPEC "Inbound: payment_intent.succeeded"; README "Refunds and cancellation"). */
@@ -22,8 +22,6 @@ export const REFUND_EVENTS: ReadonlySet<string> = new Set(['refund.created', 're
 
 /** What a verified delivery led to (also core_payment_events.outcome). */
 export type WebhookOutcome = CompletionOutcome | RefundOutcome | 'payment_failed' | 'ignored' | 'duplicate' | 'not_this_app';
-
-const POSITIVE_INT = /^[1-9]\d{0,9}$/;
 
 /**
  * The payment provider's webhook (SPEC "POST /ecommerce/payment-webhook"): the tenant, and so the secret
@@ -67,7 +65,7 @@ export class PaymentWebhooks {
     const named = claimed.appId ?? (claimed.intentId ? await this.appPaidWith(scope, claimed.intentId) : null);
     let appId = named;
     if (pathAppId !== undefined) {
-      const fromPath = POSITIVE_INT.test(pathAppId) && Number(pathAppId) <= MAX_ID ? Number(pathAppId) : null;
+      const fromPath = idFromText(pathAppId);
       if (fromPath === null || (named !== null && named !== fromPath))
         return this.refuse('the path app is not the app the event names', { pathAppId, named });
       appId = fromPath;
@@ -93,7 +91,7 @@ export class PaymentWebhooks {
         );
         return 'not_this_app';
       }
-      const orderId = positiveInt(metadata.orderID);
+      const orderId = idFromText(metadata.orderID);
       return this.once(scope, site, event, orderId, intent.id, async (em) => {
         if (orderId === null) return 'order_not_found';
         if (event.type !== PAYMENT_SUCCEEDED) return this.paymentFailed(em, site, orderId, intent, event.type === PAYMENT_CANCELED);
@@ -111,7 +109,7 @@ export class PaymentWebhooks {
     if (event.type === CHARGE_REFUNDED || REFUND_EVENTS.has(event.type)) {
       const refunds = await this.refundsOf(site, event);
       const intentId = refunds[0]?.paymentIntentId ?? null;
-      return this.once(scope, site, event, positiveInt(refunds[0]?.metadata.orderID), intentId, async () => {
+      return this.once(scope, site, event, idFromText(refunds[0]?.metadata.orderID), intentId, async () => {
         let outcome: RefundOutcome = 'known';
         for (const refund of refunds) {
           const recorded = await this.refunds.record(scope, site, refund, 'provider');
@@ -233,10 +231,6 @@ function paidIntentOf(intent: Stripe.PaymentIntent): PaidIntent {
   };
 }
 
-function positiveInt(value: unknown): number | null {
-  return typeof value === 'string' && POSITIVE_INT.test(value) && Number(value) <= MAX_ID ? Number(value) : null;
-}
-
 /**
  * What the unverified payload's object names, only to choose the secret to verify it with: its
  * metadata.appID, else the payment intent it is about (a charge's or refund's `payment_intent`).
@@ -249,8 +243,8 @@ function claimedObject(body: Buffer): { appId: number | null; intentId: string |
     const appId = object?.metadata?.appID;
     const intent = object?.payment_intent;
     return {
-      appId: positiveInt(typeof appId === 'number' ? String(appId) : appId),
-      intentId: typeof intent === 'string' && /^pi_[A-Za-z0-9_]{1,250}$/.test(intent) ? intent : null,
+      appId: idFromText(typeof appId === 'number' ? String(appId) : appId),
+      intentId: typeof intent === 'string' && INTENT_ID.test(intent) ? intent : null,
     };
   } catch {
     return { appId: null, intentId: null };

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager, In } from 'typeorm';
 import { paysLive } from '../app-context';
 import { ApiError } from '../common/api-error';
+import { idFromText } from '../common/id-cipher.service';
 import { RequestContext, TenantSite } from '../common/request-context';
 import { TransactionScope } from '../database/transaction-scope';
 import { TransactionalConnection } from '../database/transactional-connection';
@@ -136,7 +137,7 @@ export class RefundsService {
       const order = await this.lockPaidOrder(em, site.id, refund);
       if (!order) return 'order_not_found';
       const rows = em.getRepository(Refund);
-      const rowId = reservationId ?? positiveInt(refund.metadata.appID === String(site.id) ? refund.metadata.refundRowID : undefined);
+      const rowId = reservationId ?? idFromText(refund.metadata.appID === String(site.id) ? refund.metadata.refundRowID : undefined);
       const known =
         (await rows.findOneBy({ app_id: site.id, refund_id: refund.id })) ??
         (rowId ? await rows.findOneBy({ id: rowId, app_id: site.id, order_id: order.id, status: In([...HELD_REFUND_STATUSES]) }) : null);
@@ -245,7 +246,7 @@ export class RefundsService {
   /** The Paid order of the app whose payment the refund is about (its metadata's order, else the order paid with its intent), locked. */
   private async lockPaidOrder(em: EntityManager, appId: number, refund: RefundView): Promise<Order | null> {
     const query = em.getRepository(Order).createQueryBuilder('o').where('o.app_id = :appId', { appId }).setLock('pessimistic_write');
-    const orderId = positiveInt(refund.metadata.appID === String(appId) ? refund.metadata.orderID : undefined);
+    const orderId = idFromText(refund.metadata.appID === String(appId) ? refund.metadata.orderID : undefined);
     if (orderId) query.andWhere('o.id = :orderId', { orderId });
     else if (refund.paymentIntentId) query.andWhere('o."AuthCode" = :intent', { intent: refund.paymentIntentId });
     else return null;
@@ -280,8 +281,4 @@ export function isRefundable(order: Pick<Order, 'orderstatus' | 'payment_status'
 function paymentStatusAfterRefunds(order: Pick<Order, 'refunded_total' | 'total'>): PaymentStatus {
   if (order.refunded_total <= 0) return 'Success';
   return order.refunded_total >= order.total ? 'Refunded' : 'Partially Refunded';
-}
-
-function positiveInt(value: string | undefined): number | null {
-  return typeof value === 'string' && /^[1-9]\d{0,9}$/.test(value) && Number(value) <= 2147483647 ? Number(value) : null;
 }

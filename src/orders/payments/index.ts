@@ -1,5 +1,6 @@
 /** The payment provider inside the orders module (not exported by src/orders/index.ts). */
 export {
+  INTENT_ID,
   PAYMENT_NETWORK_DEFAULTS,
   PaymentGateway,
   RefundRequestFailed,

@@ -72,7 +72,7 @@ function stripe(): typeof Stripe {
 }
 
 /** What a payment intent id looks like; anything else is not sent to the provider. */
-const INTENT_ID = /^pi_[A-Za-z0-9_]{1,250}$/;
+export const INTENT_ID = /^pi_[A-Za-z0-9_]{1,250}$/;
 
 /**
  * The payment provider through its own SDK (`stripe`). Keys are per app (core_sites
