@@ -1,53 +1,13 @@
-import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TEST_ENV } from '../support/test-app';
+import { embeddedEnv, startEmbeddedService, stopService } from '../support/embedded-service';
 
 const ROOT = join(__dirname, '..', '..');
 
-/** The environment of a process on the embedded database in `dataDir` (no DATABASE_URL). */
-function embeddedEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const { DATABASE_URL: _ignored, ...env } = process.env;
-  return { ...env, ...TEST_ENV, DATA_DIR: dataDir, ...extra };
-}
-
-interface Running {
-  child: ChildProcess;
-  lines: string[];
-  url: string;
-}
-
-/** Starts the built service (`node dist/src/main.js`) on the embedded database in `dataDir`. */
-async function start(dataDir: string, port: number): Promise<Running> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
-    env: embeddedEnv(dataDir, { PORT: String(port), HOST: '127.0.0.1' }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  child.stdout!.on('data', (chunk) => lines.push(...String(chunk).split('\n').filter(Boolean)));
-  child.stderr!.on('data', (chunk) => lines.push(...String(chunk).split('\n').filter(Boolean)));
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`service exited: ${lines.join('\n')}`);
-    if (
-      await fetch(`${url}/health/ready`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return { child, lines, url };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('service did not start');
-}
-
-function stop(running: Running): Promise<number | null> {
-  return new Promise((resolve) => {
-    running.child.once('exit', (code) => resolve(code));
-    running.child.kill('SIGTERM');
-  });
-}
+const start = startEmbeddedService;
+const stop = stopService;
 
 function run(script: string, dataDir: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

@@ -1,48 +1,11 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TEST_ENV } from '../support/test-app';
+import { startEmbeddedService, stopService } from '../support/embedded-service';
 
-const ROOT = join(__dirname, '..', '..');
-
-interface Running {
-  child: ChildProcess;
-  lines: string[];
-  url: string;
-}
-
-/** Starts the built service (`node dist/src/main.js`) without DATABASE_URL: the embedded PostgreSQL in dataDir. */
-async function start(dataDir: string, port: number): Promise<Running> {
-  const { DATABASE_URL: _ignored, ...env } = process.env;
-  const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
-    env: { ...env, ...TEST_ENV, LOG_LEVEL: 'info', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  child.stdout!.on('data', (chunk) => lines.push(...String(chunk).split('\n').filter(Boolean)));
-  child.stderr!.on('data', (chunk) => lines.push(...String(chunk).split('\n').filter(Boolean)));
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`service exited: ${lines.join('\n')}`);
-    if (
-      await fetch(`${url}/health/ready`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return { child, lines, url };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('service did not start');
-}
-
-function stop(running: Running): Promise<number | null> {
-  return new Promise((resolve) => {
-    running.child.once('exit', (code) => resolve(code));
-    running.child.kill('SIGTERM');
-  });
-}
+/** The built service on the embedded database in `dataDir`, its log at info. */
+const start = (dataDir: string, port: number) => startEmbeddedService(dataDir, port, { LOG_LEVEL: 'info' });
+const stop = stopService;
 
 describe('the service on the embedded database', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-data-'));
