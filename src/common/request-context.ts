@@ -45,11 +45,26 @@ export class RequestContext extends TransactionScope {
   }
 
   /**
+   * The context of work no request started (a scheduled job, a CLI command, the payment webhook before it
+   * knows its tenant): `origin` names it in logs in place of a request id.
+   */
+  static background(origin: string, production: boolean, site: TenantSite | null = null): RequestContext {
+    return new RequestContext(origin, '127.0.0.1', production, site);
+  }
+
+  /**
    * Body fields whose id came in the legacy bracket form (DecryptIdsInterceptor). That form is AES-CBC
    * with the IV in the value: whoever knows one value's plaintext can turn it into any other id, so such
    * an id names a row but is no capability (docs/security.md).
    */
   legacyIdFields?: Set<string>;
+
+  /**
+   * A refusal of the tenant resolution (404 `App not found`) that the rate limiter throws once it has
+   * counted the request, so guessing app ids costs requests like anything else. Declared only: the contexts
+   * that never get one carry no such field.
+   */
+  declare refusal?: ApiError;
 
   /** The tenant; throws 400 `Missing app context` when neither the request nor its credential named one. */
   get app(): TenantSite {

@@ -1,5 +1,10 @@
 import { EntityManager } from 'typeorm';
 
+/** A session a lock can be held on: a TypeORM QueryRunner or a pg Client. */
+interface Session {
+  query(sql: string, parameters: unknown[]): Promise<unknown>;
+}
+
 /**
  * Every PostgreSQL advisory lock the service takes, in one place so no two uses share a key. Session-wide
  * single-key locks use the value itself; per-record transaction locks use it as the first of two keys
@@ -18,8 +23,29 @@ export enum DatabaseLock {
   NotificationClaim = 0x4e434c4d,
 }
 
+// Every advisory-lock statement of the service is below. Raw SQL: advisory locks are PostgreSQL functions, not tables.
+
 /** Holds `lock` for one record, named by `key`, until the transaction of `em` ends. */
 export async function lockRecord(em: EntityManager, lock: DatabaseLock, key: string): Promise<void> {
-  // Raw SQL: advisory locks are PostgreSQL functions, not tables (no entity to use).
   await em.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [lock, key]);
+}
+
+/** Waits for `lock` and holds it until the transaction of `em` ends. */
+export async function lockForTransaction(em: EntityManager, lock: DatabaseLock): Promise<void> {
+  await em.query('SELECT pg_advisory_xact_lock($1)', [lock]);
+}
+
+/** Takes `lock` for the transaction of `em` when no one holds it; false when another session does. */
+export async function tryLockForTransaction(em: EntityManager, lock: DatabaseLock): Promise<boolean> {
+  const [{ locked }] = (await em.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [lock])) as { locked: boolean }[];
+  return locked;
+}
+
+/** Waits for `lock` on `session` (it outlives transactions); release with unlockSession. */
+export async function lockSession(runner: Session, lock: DatabaseLock): Promise<void> {
+  await runner.query('SELECT pg_advisory_lock($1)', [lock]);
+}
+
+export async function unlockSession(runner: Session, lock: DatabaseLock): Promise<void> {
+  await runner.query('SELECT pg_advisory_unlock($1)', [lock]);
 }

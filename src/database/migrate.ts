@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { migrations } from '../../migrations';
 import { CONNECT_TIMEOUT_MS, DatabaseConnectError } from './connection-errors';
 import { DatabaseHandle } from './embedded-database';
-import { DatabaseLock } from './locks';
+import { DatabaseLock, lockSession, unlockSession } from './locks';
 
 /** Applies pending migrations; returns the names of those applied. Safe to call from several instances at once. */
 export async function migrate(database: Pick<DatabaseHandle, 'url' | 'embedded' | 'idle'>): Promise<string[]> {
@@ -24,8 +24,7 @@ export async function withMigrationLock<T>(
   const lock = embedded ? null : new Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   if (lock) {
     await connect(lock, url);
-    // Raw SQL: advisory locks are PostgreSQL functions, not tables.
-    await lock.query('SELECT pg_advisory_lock($1)', [DatabaseLock.Migrations]);
+    await lockSession(lock, DatabaseLock.Migrations);
   }
   const dataSource = new DataSource({ type: 'postgres', url, migrations, migrationsTableName: 'typeorm_migrations', poolSize: 1 });
   try {
@@ -35,7 +34,7 @@ export async function withMigrationLock<T>(
     if (dataSource.isInitialized) await dataSource.destroy();
     await database.idle();
     if (lock) {
-      await lock.query('SELECT pg_advisory_unlock($1)', [DatabaseLock.Migrations]).catch(() => undefined);
+      await unlockSession(lock, DatabaseLock.Migrations).catch(() => undefined);
       await lock.end();
     }
   }

@@ -1,5 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { DatabaseLock } from './locks';
+import { DatabaseLock, tryLockForTransaction } from './locks';
 
 const RETRYABLE = new Set(['40001', '40P01']); // serialization failure, deadlock
 
@@ -29,9 +29,8 @@ export async function withTickLock<T>(
   work: (em: EntityManager) => Promise<T>,
 ): Promise<T | undefined> {
   return dataSource.transaction(async (em) => {
-    // Raw SQL: advisory locks are PostgreSQL functions, not tables; SET LOCAL ends with the transaction.
-    const [{ locked }] = await em.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [key]);
-    if (!locked) return undefined;
+    if (!(await tryLockForTransaction(em, key))) return undefined;
+    // Raw SQL: a session setting, not a table; SET LOCAL ends with the transaction.
     await em.query('SET LOCAL statement_timeout = 0');
     return work(em);
   });

@@ -17,6 +17,16 @@ export class TransactionalConnection {
     return scope.manager ?? this.dataSource.manager;
   }
 
+  /**
+   * The manager of the transaction the caller's edge opened (a @Transactional() route, the webhook, a job,
+   * a CLI command). A service method whose writes belong together asks for it instead of opening one, so
+   * transactions open only at edges; calling it outside a transaction is a programming error.
+   */
+  transactionManager(scope: TransactionScope): EntityManager {
+    if (!scope.manager) throw new Error('This use case must run inside a transaction opened at its edge');
+    return scope.manager;
+  }
+
   repository<Entity extends ObjectLiteral>(scope: TransactionScope, entity: EntityTarget<Entity>): Repository<Entity> {
     return this.manager(scope).getRepository(entity);
   }
