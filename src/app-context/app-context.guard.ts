@@ -3,9 +3,8 @@ import { Reflector } from '@nestjs/core';
 import { ApiError } from '../common/api-error';
 import { requestStore } from '../common/logging';
 import { appContextError } from './app-context.errors';
-import { IdCipher, MAX_ID } from '../common/id-cipher.service';
+import { IdCipherService, MAX_ID } from '../common/id-cipher.service';
 import { APP_CONTEXT_POLICY, AppContextPolicy, RequestContext, RequestWithContext } from '../common/request-context';
-import { RateLimitGuard } from '../rate-limit';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { Site } from './entities/site.entity';
@@ -23,16 +22,15 @@ const UNKNOWN = Symbol('unknown app');
  *
  * A request that names no app goes on without one: its credential may name the app (the bearer guards),
  * and a route that needs one answers `Missing app context` from `ctx.app` after validating the body. A
- * request that names an app that does not exist is refused at once with 404 `App not found`, and still
- * counts against its address's rate limit, so guessing app ids costs requests like anything else.
+ * request that names an app that does not exist is refused with 404 `App not found` (`ctx.refusal`, thrown by
+ * the rate limiter after it counted the request), so guessing app ids costs requests like anything else.
  */
 @Injectable()
 export class AppContextGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly sites: SitesService,
-    private readonly cipher: IdCipher,
-    private readonly rateLimit: RateLimitGuard,
+    private readonly cipher: IdCipherService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -50,11 +48,9 @@ export class AppContextGuard implements CanActivate {
       return true;
     }
     const site = await this.resolve(request);
-    if (site === UNKNOWN) {
-      await this.rateLimit.canActivate(execution);
-      throw appContextError('APP_NOT_FOUND');
-    }
-    request.ctx.site = site;
+    // Thrown by the rate limiter once it counted the request (RateLimitGuard runs next).
+    if (site === UNKNOWN) request.ctx.refusal = appContextError('APP_NOT_FOUND');
+    else request.ctx.site = site;
     return true;
   }
 

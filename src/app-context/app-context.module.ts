@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppContextGuard } from './app-context.guard';
 import { Site } from './entities/site.entity';
 import { GetAppController } from './get-app.controller';
+import { SiteRepository } from './repositories/site.repository';
 import { SiteCache } from './site-cache';
 import { SitesService } from './sites.service';
 
@@ -12,7 +13,7 @@ import { SitesService } from './sites.service';
 @Module({
   imports: [TypeOrmModule.forFeature([Site])],
   controllers: [GetAppController],
-  providers: [SitesService, SiteCache, AppContextGuard, { provide: APP_GUARD, useExisting: AppContextGuard }],
+  providers: [SiteRepository, SitesService, SiteCache, AppContextGuard, { provide: APP_GUARD, useExisting: AppContextGuard }],
   exports: [SitesService],
 })
 export class AppContextModule {}

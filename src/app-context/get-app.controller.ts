@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags 
 import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
 import { appContextError } from './app-context.errors';
 import { IdField } from '../common/dto-fields';
-import { IdCipher } from '../common/id-cipher.service';
+import { IdCipherService } from '../common/id-cipher.service';
 import { Ctx, RequestContext } from '../common/request-context';
 import { Site } from './entities/site.entity';
 import { paysLive } from './payment-mode';
@@ -38,7 +38,7 @@ class GetAppResponse {
 export class GetAppController {
   constructor(
     private readonly sites: SitesService,
-    private readonly cipher: IdCipher,
+    private readonly cipher: IdCipherService,
   ) {}
 
   @Post()

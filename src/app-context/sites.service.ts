@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { quoteIdentifier } from '../database/identifiers';
-import { TransactionalConnection } from '../database/transactional-connection';
+import { RequestContext } from '../common/request-context';
 import { TransactionScope } from '../database/transaction-scope';
 import { Site } from './entities/site.entity';
+import { SiteRepository } from './repositories/site.repository';
 import { SiteCache } from './site-cache';
 
 /** Columns a caller may set when creating a tenant (CLI, seed). */
@@ -11,37 +11,36 @@ export type NewSite = Partial<Omit<Site, 'id' | 'created' | 'updated'>> & { id?:
 /** Columns a caller may change on a tenant (CLI `tenant:update`). */
 export type SiteChanges = Partial<Omit<Site, 'id' | 'created' | 'updated'>>;
 
+/**
+ * The tenants (core_sites). `ctx` is the context of the work asking (a request resolving its tenant, a job,
+ * a command): its transaction, when one is open, is the one every read and write joins.
+ */
 @Injectable()
 export class SitesService {
   constructor(
-    private readonly connection: TransactionalConnection,
+    private readonly sites: SiteRepository,
     private readonly cache: SiteCache,
   ) {}
 
   /**
    * The tenant with every column, secrets included (the request context carries them to the services that
    * pay, push and mail for it). Outside a transaction from SiteCache when it can (every request runs this);
-   * inside one always from the transaction, which may have just written it. Raw SQL: the benchmark's
-   * cheapest route (/getApp) measured the repository's query building as a visible share of its cost.
+   * inside one always from the transaction, which may have just written it.
    */
-  async findById(scope: TransactionScope, id: number): Promise<Site | null> {
-    const load = async () =>
-      ((await this.connection.manager(scope).query('SELECT * FROM core_sites WHERE id = $1', [id])) as Site[])[0] ?? null;
-    return scope.manager ? load() : this.cache.site(id, load);
+  async findById(ctx: RequestContext, id: number): Promise<Site | null> {
+    const load = () => this.sites.findById(ctx, id);
+    return ctx.manager ? load() : this.cache.site(id, load);
   }
 
-  /** By domain, case-insensitively (the unique index is on lower(domain)); cached and raw like findById. */
-  async findByDomain(scope: TransactionScope, domain: string): Promise<Site | null> {
-    const load = async () =>
-      ((await this.connection.manager(scope).query('SELECT * FROM core_sites WHERE lower(domain) = lower($1)', [domain])) as Site[])[0] ??
-      null;
-    return scope.manager ? load() : this.cache.siteOfDomain(domain, load);
+  /** By domain, case-insensitively; cached like findById. */
+  findByDomain(ctx: RequestContext, domain: string): Promise<Site | null> {
+    return this.byDomain(ctx, domain);
   }
 
   /**
    * Whether `origin` (a browser's Origin header, as browsers send it) is `https://<domain>` of an app: that
-   * app's own front end, whose requests CORS lets read their answers (CORS_APP_DOMAINS). A preflight names no
-   * app, so any app's domain counts. Through the cache like findByDomain.
+   * app's own front end, whose requests CORS lets read their answers (CORS_APP_DOMAINS). It runs in the CORS
+   * hook, before any request context exists; a preflight names no app, so any app's domain counts.
    */
   async isAppOrigin(origin: string): Promise<boolean> {
     let url: URL;
@@ -51,30 +50,25 @@ export class SitesService {
       return false;
     }
     if (url.protocol !== 'https:' || url.origin !== origin) return false;
-    return (await this.findByDomain(new TransactionScope(), url.host)) !== null;
+    return (await this.byDomain(new TransactionScope(), url.host)) !== null;
   }
 
   /** Every tenant by id, without its secret columns (`select: false`): what may be shown to an operator. */
-  async list(scope: TransactionScope): Promise<Site[]> {
-    return this.connection.repository(scope, Site).find({ order: { id: 'ASC' } });
+  list(ctx: RequestContext): Promise<Site[]> {
+    return this.sites.list(ctx);
   }
 
   /** One tenant without its secret columns, never from the cache; `lock` holds its row until the transaction ends. */
-  async findShown(scope: TransactionScope, id: number, lock = false): Promise<Site | null> {
-    return this.connection
-      .repository(scope, Site)
-      .findOne({ where: { id }, ...(lock && scope.manager ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+  findShown(ctx: RequestContext, id: number, lock = false): Promise<Site | null> {
+    return this.sites.findShown(ctx, id, lock);
   }
 
   /** The names of the secret columns (`select: false`) that hold a value, per tenant id: whether a key is set, never the key. */
-  async secretsSet(scope: TransactionScope, ids: number[]): Promise<Map<number, string[]>> {
-    const repository = this.connection.repository(scope, Site);
-    const secrets = repository.metadata.columns.filter((column) => !column.isSelect).map((column) => column.propertyName);
+  async secretsSet(ctx: RequestContext, ids: number[]): Promise<Map<number, string[]>> {
+    const secrets = this.sites.secretColumns();
     const result = new Map<number, string[]>(ids.map((id) => [id, []]));
     if (ids.length === 0 || secrets.length === 0) return result;
-    const query = repository.createQueryBuilder('s').select('s.id', 'id').where('s.id IN (:...ids)', { ids });
-    for (const name of secrets) query.addSelect(`s.${name} IS NOT NULL`, name);
-    for (const row of await query.getRawMany<Record<string, unknown>>()) {
+    for (const row of await this.sites.columnsSet(ctx, ids, secrets)) {
       result.set(
         Number(row.id),
         secrets.filter((name) => row[name] === true),
@@ -88,38 +82,26 @@ export class SitesService {
    * every instance's cache). Every key must be a column of the entity, else UnknownColumnError naming it.
    * Whether the row existed.
    */
-  async update(scope: TransactionScope, id: number, changes: SiteChanges): Promise<boolean> {
-    const repository = this.connection.repository(scope, Site);
-    const unknown = Object.keys(changes).find(
-      (name) => ['id', 'created', 'updated'].includes(name) || !repository.metadata.findColumnWithPropertyName(name),
-    );
+  async update(ctx: RequestContext, id: number, changes: SiteChanges): Promise<boolean> {
+    const unknown = Object.keys(changes).find((name) => ['id', 'created', 'updated'].includes(name) || !this.sites.hasColumn(name));
     if (unknown) throw new UnknownColumnError('core_sites', unknown);
-    const result = await repository.update({ id }, changes);
-    return (result.affected ?? 0) > 0;
+    return this.sites.update(ctx, id, changes);
   }
 
-  async count(scope: TransactionScope): Promise<number> {
-    return this.connection.repository(scope, Site).count();
+  count(ctx: RequestContext): Promise<number> {
+    return this.sites.count(ctx);
   }
 
-  /** Inserts a tenant. Every key must be a column of the entity, else UnknownColumnError naming it. */
-  async create(scope: TransactionScope, site: NewSite): Promise<Site> {
-    const repository = this.connection.repository(scope, Site);
-    const entries = Object.entries(site).filter(([, value]) => value !== undefined);
-    const unknown = entries.find(([name]) => !repository.metadata.findColumnWithPropertyName(name));
+  /** Inserts a tenant (a fixture may choose its id). Every key must be a column of the entity, else UnknownColumnError naming it. */
+  async create(ctx: RequestContext, site: NewSite): Promise<Site> {
+    const unknown = Object.entries(site).find(([name, value]) => value !== undefined && !this.sites.hasColumn(name));
     if (unknown) throw new UnknownColumnError('core_sites', unknown[0]);
-    // Raw SQL: a fixture may choose the id, and TypeORM never writes a value into a generated column.
-    const names = entries.map(([name]) => quoteIdentifier(name)).join(', ');
-    const params = entries.map((_, i) => `$${i + 1}`).join(', ');
-    const [inserted]: Site[] = await repository.query(
-      `INSERT INTO core_sites (${names}) VALUES (${params}) RETURNING *`,
-      entries.map(([, v]) => v),
-    );
-    if (site.id !== undefined) {
-      // Keep the serial ahead of explicitly chosen ids.
-      await repository.query(`SELECT setval(pg_get_serial_sequence('core_sites', 'id'), GREATEST((SELECT max(id) FROM core_sites), 1))`);
-    }
-    return inserted;
+    return this.sites.insert(ctx, site);
+  }
+
+  private byDomain(scope: TransactionScope, domain: string): Promise<Site | null> {
+    const load = () => this.sites.findByDomain(scope, domain);
+    return scope.manager ? load() : this.cache.siteOfDomain(domain, load);
   }
 }
 

@@ -28,7 +28,7 @@ type AbuseLimit = keyof typeof abuseLimitError.table;
  * its own keys, limit and window.
  */
 @Injectable()
-export class AbuseLimits {
+export class AbuseLimitsService {
   constructor(
     private readonly storage: RateLimitStorage,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -64,12 +64,12 @@ export class AbuseLimits {
     return result;
   }
 
-  resetRequest(appId: number, table: AuthTable, email: string): Promise<void> {
-    return this.hit(`auth:reset:${appId}:${table}:${normalize(email)}`, RESET_REQUESTS_PER_HOUR, HOUR, 'TOO_MANY_RESET_REQUESTS');
+  resetRequest(ctx: RequestContext, table: AuthTable, email: string): Promise<void> {
+    return this.hit(`auth:reset:${ctx.appId}:${table}:${normalize(email)}`, RESET_REQUESTS_PER_HOUR, HOUR, 'TOO_MANY_RESET_REQUESTS');
   }
 
-  async smsSend(appId: number, table: AuthTable, userId: number, mobile: string): Promise<void> {
-    await this.hit(`auth:sms:user:${appId}:${table}:${userId}`, SMS_SENDS_PER_HOUR, HOUR, 'TOO_MANY_SMS_CODES');
+  async smsSend(ctx: RequestContext, table: AuthTable, userId: number, mobile: string): Promise<void> {
+    await this.hit(`auth:sms:user:${ctx.appId}:${table}:${userId}`, SMS_SENDS_PER_HOUR, HOUR, 'TOO_MANY_SMS_CODES');
     // Across apps: one phone number is one phone, whichever tenant sends to it.
     await this.hit(`auth:sms:mobile:${mobile.replace(/[^\d+]/g, '')}`, SMS_SENDS_PER_HOUR, HOUR, 'TOO_MANY_SMS_CODES');
   }

@@ -15,7 +15,7 @@ export type RequestWithAccessTokenCheck = RequestWithContext & { accessTokenChec
 
 /**
  * The `Authorization: Bearer <access token>` of a request, through passport-jwt (HS256 pinned, signature and
- * expiry checked), then the account check of BearerAuthenticator. Passport keeps its strategies in one
+ * expiry checked), then the account check of BearerAuthService. Passport keeps its strategies in one
  * process-wide registry, so this strategy holds no app state: it reads the secret and the check from the
  * request, where the app's guard put them (two app instances in one process, as in the tests, each keep
  * their own).

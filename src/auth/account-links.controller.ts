@@ -1,12 +1,13 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiAccess, ApiFailureResponse, MessageAnswer, RETRY_AFTER } from '../common/api-responses';
+import { SitesService } from '../app-context';
+import { ADMIN_TABLE, AdminGuard, BearerGuard, isAppAdmin } from '../common/access-guards';
 import { ApiError } from '../common/api-error';
 import { success } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
 import { Transactional } from '../common/transactional';
 import { AccountsService, Account } from './accounts.service';
-import { ADMIN_TABLE, AdminGuard, BearerGuard, isAppAdmin } from './auth.guards';
 import { assertSameApp } from './auth.controller';
 import {
   FolderLimitsAnswer,
@@ -19,8 +20,8 @@ import {
 } from './auth.dto';
 import { FolderInvitesService } from './folder-invites.service';
 import { SmsCodesService } from './sms-codes.service';
-import { SmsTransport } from './sms-transport.service';
-import { UserLinkTokens } from './user-link-tokens.service';
+import { SmsTransportService } from './sms-transport.service';
+import { UserLinkTokensService } from './user-link-tokens.service';
 
 /** Invitations to folders and what an invited user does with the link: read the email, get and check an SMS code. */
 @ApiTags('Auth')
@@ -28,10 +29,11 @@ import { UserLinkTokens } from './user-link-tokens.service';
 export class AccountLinksController {
   constructor(
     private readonly accounts: AccountsService,
-    private readonly links: UserLinkTokens,
+    private readonly links: UserLinkTokensService,
     private readonly smsCodes: SmsCodesService,
-    private readonly sms: SmsTransport,
+    private readonly sms: SmsTransportService,
     private readonly invites: FolderInvitesService,
+    private readonly sites: SitesService,
   ) {}
 
   @Post('user-email')
@@ -48,6 +50,7 @@ export class AccountLinksController {
 
   @Post('user-sms-code')
   @HttpCode(200)
+  @Transactional()
   @ApiOperation({ summary: "Send a 6-digit code (10 minutes, single use) to the mobile number of the userId token's user" })
   @ApiAccess('none', 'site-id') // the userId token names the app
   @ApiOkResponse({ type: MessageAnswer, description: '{ status, message: SMS code sent successfully }' })
@@ -56,9 +59,8 @@ export class AccountLinksController {
   @ApiFailureResponse(429, 'Too many SMS codes for this account or number (Retry-After)', { headers: RETRY_AFTER })
   async userSmsCode(@Ctx() ctx: RequestContext, @Body() body: UserTokenRequest): Promise<MessageAnswer> {
     const account = await this.accountOf(ctx, body.userId);
-    const site = ctx.site ?? (await this.siteOf(ctx, account));
-    const message = await this.smsCodes.create(ctx, site, account);
-    await this.sms.send(message);
+    const message = await this.smsCodes.create(ctx, account);
+    await ctx.afterCommit(() => this.sms.send(message));
     return success({ message: 'SMS code sent successfully' });
   }
 
@@ -113,16 +115,12 @@ export class AccountLinksController {
     return success({ data: await this.invites.limits(ctx, body.userId) });
   }
 
+  /** The core_users account the token names; a request that named no app gets the token's app as its tenant. */
   private async accountOf(ctx: RequestContext, token: string): Promise<Account> {
     const link = this.links.read(ctx, token);
-    const account = await this.accounts.findById(ctx, link.appId, ADMIN_TABLE, link.userId);
+    ctx.site ??= await this.sites.findById(ctx, link.appId);
+    const account = ctx.site ? await this.accounts.findById(ctx, ADMIN_TABLE, link.userId) : null;
     if (!account) throw ApiError.field('userId', 'userId is not a valid user token');
     return account;
-  }
-
-  private async siteOf(ctx: RequestContext, account: Account) {
-    const site = await this.accounts.siteOf(ctx, account.appId);
-    if (!site) throw ApiError.field('userId', 'userId is not a valid user token');
-    return site;
   }
 }

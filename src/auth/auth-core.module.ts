@@ -2,38 +2,39 @@ import { Global, Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccessPolicy, AdminGuard, BearerGuard, CustomerGuard, OptionalBearerGuard } from '../common/access-guards';
+import { MessagingRecipients } from '../messaging';
 import { AccessTokenStrategy } from './access-token.strategy';
+import { AccountRecipients } from './account-recipients';
 import { AccountsService } from './accounts.service';
-import { AdminGuard, BearerGuard, CustomerGuard, OptionalBearerGuard } from './auth.guards';
-import { BearerAuthenticator } from './bearer-auth.service';
+import { BearerAuthService } from './bearer-auth.service';
 import { AppUser, Customer, Folder, SmsCode, User } from './entities';
-import { PasswordHasher } from './password-hasher.service';
-import { SessionTokens } from './session-tokens.service';
+import { PassportAccessPolicy } from './passport-access.policy';
+import { PasswordHasherService } from './password-hasher.service';
+import { AccountRepository } from './repositories/account.repository';
+import { SessionTokensService } from './session-tokens.service';
 
-/** What every module needs from auth: tokens, guards, accounts and password hashing. */
+const GUARDS = [BearerGuard, OptionalBearerGuard, CustomerGuard, AdminGuard];
+
+/**
+ * What every module needs from auth: tokens, accounts and password hashing, and the ports auth implements
+ * for the modules below it (AccessPolicy behind the guards of common/access-guards, MessagingRecipients).
+ */
 @Global()
 @Module({
   imports: [JwtModule.register({}), PassportModule, TypeOrmModule.forFeature([User, Customer, AppUser, SmsCode, Folder])],
   providers: [
-    SessionTokens,
-    PasswordHasher,
+    SessionTokensService,
+    PasswordHasherService,
+    AccountRepository,
     AccountsService,
-    BearerAuthenticator,
+    BearerAuthService,
     AccessTokenStrategy,
-    BearerGuard,
-    OptionalBearerGuard,
-    CustomerGuard,
-    AdminGuard,
+    PassportAccessPolicy,
+    { provide: AccessPolicy, useExisting: PassportAccessPolicy },
+    { provide: MessagingRecipients, useClass: AccountRecipients },
+    ...GUARDS,
   ],
-  exports: [
-    SessionTokens,
-    PasswordHasher,
-    AccountsService,
-    BearerAuthenticator,
-    BearerGuard,
-    OptionalBearerGuard,
-    CustomerGuard,
-    AdminGuard,
-  ],
+  exports: [SessionTokensService, PasswordHasherService, AccountsService, BearerAuthService, AccessPolicy, MessagingRecipients, ...GUARDS],
 })
 export class AuthCoreModule {}

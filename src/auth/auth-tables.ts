@@ -1,9 +1,12 @@
+import { ACCOUNT_TABLES, AccountTable, TablePolicy } from '../database/table-policy';
+
 /**
- * The user tables password authentication works on. `authTable` from a request is only ever used to pick
- * one of these entries; the SQL identifiers come from here, never from request text.
+ * The user tables password authentication works on (the account tables of the table-policy registry).
+ * `authTable` from a request is only ever used to pick one of these entries; the SQL identifiers come from
+ * here, never from request text.
  */
-export const AUTH_TABLES = ['core_users', 'core_customers', 'core_app_users'] as const;
-export type AuthTable = (typeof AUTH_TABLES)[number];
+export const AUTH_TABLES = ACCOUNT_TABLES;
+export type AuthTable = AccountTable;
 
 /** Tables of the customer and app-user routes (SPEC "Customers and app users"). */
 export const CUSTOMER_ROUTE_TABLES = ['core_customers', 'core_app_users'] as const;
@@ -22,9 +25,7 @@ export const TABLE_SHAPES: Record<AuthTable, TableShape> = {
   core_app_users: { email: 'email', role: `'app_user'` },
 };
 
-export function isAuthTable(value: unknown): value is AuthTable {
-  return typeof value === 'string' && (AUTH_TABLES as readonly string[]).includes(value);
-}
+export const isAuthTable: (value: unknown) => value is AuthTable = TablePolicy.isAccountTable;
 
 export function isCustomerRouteTable(value: unknown): value is CustomerRouteTable {
   return typeof value === 'string' && (CUSTOMER_ROUTE_TABLES as readonly string[]).includes(value);

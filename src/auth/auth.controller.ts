@@ -4,6 +4,7 @@ import { ApiAccess, ApiFailureResponse, MessageAnswer, PasswordFailure, RETRY_AF
 import { ApiError } from '../common/api-error';
 import { success } from '../common/envelope';
 import { Ctx, NoAppContext, RequestContext } from '../common/request-context';
+import { Transactional } from '../common/transactional';
 import { AuthTable } from './auth-tables';
 import {
   LoginAnswer,
@@ -55,6 +56,7 @@ export class AuthController {
 
   @Post('sign-up')
   @HttpCode(200)
+  @Transactional()
   @ApiOperation({ summary: 'Create an account (default table core_users, role user) and log it in' })
   @ApiAccess('site-id')
   @ApiOkResponse({

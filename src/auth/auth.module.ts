@@ -1,29 +1,37 @@
 import { Module } from '@nestjs/common';
-import { AbuseLimits } from './abuse-limits.service';
+import { MessagingModule } from '../messaging';
+import { AbuseLimitsService } from './abuse-limits.service';
 import { AccountLinksController } from './account-links.controller';
 import { AuthController } from './auth.controller';
 import { CustomerProfilesService } from './customer-profiles.service';
 import { CustomersController } from './customers.controller';
 import { FolderInvitesService } from './folder-invites.service';
 import { PasswordAuthService } from './password-auth.service';
+import { AccountRepository } from './repositories/account.repository';
+import { FolderRepository } from './repositories/folder.repository';
+import { SmsCodeRepository } from './repositories/sms-code.repository';
 import { ResetLinksService } from './reset-links.service';
 import { SmsCodesService } from './sms-codes.service';
-import { SmsTransport } from './sms-transport.service';
-import { UserLinkTokens } from './user-link-tokens.service';
+import { SmsTransportService } from './sms-transport.service';
+import { UserLinkTokensService } from './user-link-tokens.service';
 
 /** Password authentication endpoints (SPEC "Password authentication", "Customers and app users"). */
 @Module({
+  imports: [MessagingModule], // MailOutboxService: reset mails leave through the outbox
   controllers: [AuthController, AccountLinksController, CustomersController],
   providers: [
-    AbuseLimits,
+    AccountRepository, // also AuthCoreModule's, which keeps it to itself: a stateless query holder, so one per module
+    SmsCodeRepository,
+    FolderRepository,
+    AbuseLimitsService,
     PasswordAuthService,
     CustomerProfilesService,
     ResetLinksService,
-    SmsTransport,
+    SmsTransportService,
     SmsCodesService,
-    UserLinkTokens,
+    UserLinkTokensService,
     FolderInvitesService,
   ],
-  exports: [PasswordAuthService, SmsTransport],
+  exports: [PasswordAuthService, SmsTransportService],
 })
 export class AuthModule {}

@@ -17,7 +17,7 @@ import { readClaims, VerifiedToken } from './session-tokens.service';
  * named another app gets 401, never that app's data.
  */
 @Injectable()
-export class BearerAuthenticator {
+export class BearerAuthService {
   constructor(
     private readonly accounts: AccountsService,
     private readonly sites: SitesService,
@@ -33,11 +33,16 @@ export class BearerAuthenticator {
     const { principal } = token;
     if (ctx.site && ctx.site.id !== principal.appId) throw authError('UNAUTHORIZED');
     if (!isAuthTable(principal.authTable)) throw authError('UNAUTHORIZED');
-    const account = await this.accounts.findById(ctx, principal.appId, principal.authTable, principal.userId);
-    if (!account || issuedBeforePasswordChange(token, account)) throw authError('UNAUTHORIZED');
-    if (!ctx.site) {
+    const named = ctx.site;
+    if (!named) {
+      // The account is read within the tenant, so the token's app becomes the request's first; undone on refusal.
       ctx.site = await this.sites.findById(ctx, principal.appId);
       if (!ctx.site) throw authError('UNAUTHORIZED');
+    }
+    const account = await this.accounts.findById(ctx, principal.authTable, principal.userId);
+    if (!account || issuedBeforePasswordChange(token, account)) {
+      ctx.site = named;
+      throw authError('UNAUTHORIZED');
     }
     return { ...principal, role: account.role };
   }

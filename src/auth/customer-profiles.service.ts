@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/api-error';
 import { authError } from './auth.errors';
-import { IdCipher } from '../common/id-cipher.service';
-import { SchemaCatalog } from '../database/schema-catalog.service';
-import { isSecretColumn } from '../database/secret-columns';
-import { TransactionScope } from '../database/transaction-scope';
-import { TransactionalConnection } from '../database/transactional-connection';
+import { IdCipherService } from '../common/id-cipher.service';
+import { SchemaCatalogService } from '../database/schema-catalog.service';
+import { RequestContext } from '../common/request-context';
+import { TablePolicy } from '../database/table-policy';
 import { CustomerRouteTable } from './auth-tables';
-import { ACCOUNT_ENTITIES } from './entities';
+import { AccountRepository } from './repositories/account.repository';
 
 /** The profile every customer answer carries (SPEC "Customers and app users"). */
 export const PROFILE_FIELDS = ['email', 'firstname', 'lastname', 'displayname', 'description', 'photourl', 'emailverified'] as const;
@@ -28,9 +27,9 @@ export interface Profile {
 @Injectable()
 export class CustomerProfilesService {
   constructor(
-    private readonly connection: TransactionalConnection,
-    private readonly catalog: SchemaCatalog,
-    private readonly cipher: IdCipher,
+    private readonly accounts: AccountRepository,
+    private readonly catalog: SchemaCatalogService,
+    private readonly cipher: IdCipherService,
   ) {}
 
   /**
@@ -38,7 +37,7 @@ export class CustomerProfilesService {
    * secret-column registry decides: password hash, password_changed, push subscription keys never leave);
    * 400 naming `extraFields` and the first unknown or secret name.
    */
-  async parseExtraFields(scope: TransactionScope, table: CustomerRouteTable, extraFields: string | undefined): Promise<string[]> {
+  async parseExtraFields(ctx: RequestContext, table: CustomerRouteTable, extraFields: string | undefined): Promise<string[]> {
     if (!extraFields) return [];
     const names = [
       ...new Set(
@@ -48,7 +47,7 @@ export class CustomerProfilesService {
           .filter(Boolean),
       ),
     ];
-    const readable = await this.readableColumns(scope, table);
+    const readable = await this.readableColumns(ctx, table);
     const refused = names.find((n) => !readable.has(n));
     if (refused !== undefined) {
       throw ApiError.field(
@@ -60,22 +59,20 @@ export class CustomerProfilesService {
   }
 
   async profile(
-    scope: TransactionScope,
-    appId: number,
+    ctx: RequestContext,
     table: CustomerRouteTable,
     id: number,
     extra: string[] = [],
   ): Promise<Profile & Record<string, unknown>> {
     // Column names only from PROFILE_FIELDS and the extra list checked against the table's catalog (tenant-added columns are not on the entity).
-    const query = this.connection.repository(scope, ACCOUNT_ENTITIES[table]).createQueryBuilder('a').select([]);
-    for (const column of [...PROFILE_FIELDS, ...extra]) query.addSelect(`a."${column}"`, column);
-    const row = await query
-      .where('a.app_id = :appId AND a.id = :id', { appId, id })
-      .getRawOne<Omit<Profile, '_id'> & Record<string, unknown>>();
+    const row = await this.accounts.columnsOf<Omit<Profile, '_id'> & Record<string, unknown>>(ctx, table, id, [
+      ...PROFILE_FIELDS,
+      ...extra,
+    ]);
     if (!row) throw authError('NO_USER_FOUND');
     const { email, firstname, lastname, displayname, description, photourl, emailverified, ...rest } = row;
     return {
-      _id: this.cipher.encryptId(appId, id),
+      _id: this.cipher.encryptId(ctx.appId, id),
       email,
       firstname,
       lastname,
@@ -88,8 +85,8 @@ export class CustomerProfilesService {
   }
 
   /** The table's columns from the schema catalog, without the secret ones. */
-  private async readableColumns(scope: TransactionScope, table: CustomerRouteTable): Promise<Set<string>> {
-    const all = await this.catalog.columnNames(scope, table);
-    return new Set([...all].filter((c) => !isSecretColumn(table, c)));
+  private async readableColumns(ctx: RequestContext, table: CustomerRouteTable): Promise<Set<string>> {
+    const all = await this.catalog.columnNames(ctx, table);
+    return new Set([...all].filter((c) => !TablePolicy.isSecretColumn(table, c)));
   }
 }

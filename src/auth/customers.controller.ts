@@ -4,6 +4,7 @@ import { ApiAccess, ApiFailureResponse, MessageAnswer, PasswordFailure, RETRY_AF
 import { ApiError } from '../common/api-error';
 import { success } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
+import { Transactional } from '../common/transactional';
 import { CUSTOMER_ROUTE_TABLES, CustomerRouteTable } from './auth-tables';
 import {
   CustomerLoginAnswer,
@@ -43,6 +44,7 @@ export class CustomersController {
 
   @Post('signup')
   @HttpCode(200)
+  @Transactional()
   @ApiOperation({ summary: 'Create a customer (core_customers, or core_app_users); answers the profile with the encrypted _id' })
   @ApiAccess('site-id')
   @ApiOkResponse({ type: CustomerSignupAnswer, description: PROFILE_ANSWER })
@@ -55,7 +57,7 @@ export class CustomersController {
   async signup(@Ctx() ctx: RequestContext, @Body() body: CustomerSignupRequest): Promise<CustomerSignupAnswer> {
     const table = tableOf(body);
     const account = await this.auth.signUp(ctx, table, body);
-    return success(await this.profiles.profile(ctx, ctx.appId, table, account.id));
+    return success(await this.profiles.profile(ctx, table, account.id));
   }
 
   @Post('login')
@@ -72,7 +74,7 @@ export class CustomersController {
     const table = tableOf(body);
     const extra = await this.profiles.parseExtraFields(ctx, table, body.extraFields);
     const account = await this.auth.verifyCredentials(ctx, table, body.email, body.password, { data: {} });
-    return success({ message: 'Login successful', data: await this.profiles.profile(ctx, ctx.appId, table, account.id, extra) });
+    return success({ message: 'Login successful', data: await this.profiles.profile(ctx, table, account.id, extra) });
   }
 
   @Post('request-reset')

@@ -1,16 +1,25 @@
 // The auth module's public surface: other modules import from '../auth', never from its files.
 export { AuthModule } from './auth.module';
 export { AuthCoreModule } from './auth-core.module';
-export { BearerGuard, OptionalBearerGuard, CustomerGuard, AdminGuard, isAppAdmin, ADMIN_TABLE, CUSTOMER_TABLE } from './auth.guards';
+// The guards live below every domain module (common/access-guards.ts); auth implements their AccessPolicy.
+export {
+  BearerGuard,
+  OptionalBearerGuard,
+  CustomerGuard,
+  AdminGuard,
+  isAppAdmin,
+  ADMIN_TABLE,
+  CUSTOMER_TABLE,
+} from '../common/access-guards';
 export { AUTH_TABLES, isAuthTable } from './auth-tables';
 export type { AuthTable } from './auth-tables';
 export { AccountsService } from './accounts.service';
-export type { Account, ExternalProfile, NewAccount, PushSubscriptionColumns } from './accounts.service';
-export { PasswordHasher } from './password-hasher.service';
+export type { Account, ExternalProfile, NewAccount } from './accounts.service';
+export { PasswordHasherService } from './password-hasher.service';
 export { passwordRequirements } from './password-policy';
 export type { PasswordRequirements } from './password-policy';
 export { PasswordAuthService } from './password-auth.service';
-export { SmsTransport } from './sms-transport.service';
+export { SmsTransportService } from './sms-transport.service';
 export type { SmsMessage } from './sms-transport.service';
-export { SessionTokens } from './session-tokens.service';
+export { SessionTokensService } from './session-tokens.service';
 export type { TokenPair, VerifiedToken } from './session-tokens.service';

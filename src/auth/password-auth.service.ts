@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
+import { SitesService } from '../app-context';
 import { authError } from './auth.errors';
 import { AuthPrincipal, RequestContext } from '../common/request-context';
 import { isUniqueViolation } from '../database/transaction';
 import { TransactionalConnection } from '../database/transactional-connection';
-import { AbuseLimits } from './abuse-limits.service';
+import { AbuseLimitsService } from './abuse-limits.service';
 import { Account, AccountsService, NewAccount } from './accounts.service';
 import { AuthTable, isAuthTable } from './auth-tables';
-import { PasswordHasher } from './password-hasher.service';
+import { PasswordHasherService } from './password-hasher.service';
 import { assertStrongPassword } from './password-policy';
 import { issuedBeforePasswordChange, passwordVersion } from './password-version';
-import { InvalidTokenError, MalformedTokenError, TokenExpiredError, TokenPair, SessionTokens } from './session-tokens.service';
+import { InvalidTokenError, MalformedTokenError, TokenExpiredError, TokenPair, SessionTokensService } from './session-tokens.service';
 
 export function principalOf(account: Account): AuthPrincipal {
   return { userId: account.id, appId: account.appId, authTable: account.table, role: account.role };
@@ -21,9 +22,10 @@ export class PasswordAuthService {
   constructor(
     private readonly connection: TransactionalConnection,
     private readonly accounts: AccountsService,
-    private readonly hasher: PasswordHasher,
-    private readonly tokens: SessionTokens,
-    private readonly limits: AbuseLimits,
+    private readonly hasher: PasswordHasherService,
+    private readonly tokens: SessionTokensService,
+    private readonly limits: AbuseLimitsService,
+    private readonly sites: SitesService,
   ) {}
 
   /**
@@ -58,12 +60,13 @@ export class PasswordAuthService {
     return { tokens: this.issueTokens(account), account };
   }
 
-  /** Creates the account and its version-tracking record in one transaction; 409 when the email is taken in this app and table. */
+  /** Creates the account and its version-tracking record in the route's transaction; 409 when the email is taken in this app and table. */
   async signUp(ctx: RequestContext, table: AuthTable, input: Omit<NewAccount, 'passwordHash'> & { password: string }): Promise<Account> {
+    this.connection.transactionManager(ctx); // the account and its core_data row belong together
     assertStrongPassword(input.password);
     const passwordHash = await this.hasher.hash(input.password);
     try {
-      return await this.connection.inTransaction(ctx, () => this.accounts.create(ctx, table, { ...input, passwordHash }));
+      return await this.accounts.create(ctx, table, { ...input, passwordHash });
     } catch (error) {
       if (isUniqueViolation(error)) throw authError('EMAIL_TAKEN');
       throw error;
@@ -77,7 +80,7 @@ export class PasswordAuthService {
   /**
    * A new pair for a valid refresh token. The (possibly expired) access token must be ours and name the
    * same account; the account must still exist, and a refresh token issued before its last password change
-   * is refused.
+   * is refused. A request that named no app gets the token's app as its tenant.
    */
   async refresh(ctx: RequestContext, payload: unknown): Promise<TokenPair> {
     const body = payload as { access_token?: unknown; refresh_token?: unknown } | null;
@@ -111,8 +114,10 @@ export class PasswordAuthService {
       throw authError('INVALID_REFRESH_TOKEN');
     }
     if (!isAuthTable(claimed.authTable) || (ctx.site && ctx.site.id !== claimed.appId)) throw authError('INVALID_REFRESH_TOKEN');
+    ctx.site ??= await this.sites.findById(ctx, claimed.appId);
+    if (!ctx.site) throw authError('INVALID_REFRESH_TOKEN');
 
-    const account = await this.accounts.findById(ctx, claimed.appId, claimed.authTable, claimed.userId);
+    const account = await this.accounts.findById(ctx, claimed.authTable, claimed.userId);
     if (!account) throw authError('INVALID_REFRESH_TOKEN');
     if (issuedBeforePasswordChange(refresh, account)) throw authError('REFRESH_TOKEN_EXPIRED');
     return this.issueTokens(account);

@@ -14,7 +14,7 @@ export type VerifyOutcome = 'match' | 'upgrade' | 'mismatch' | 'unusable';
 
 /** bcrypt through the native `bcrypt` package on BcryptPool's worker threads (off the event loop), at the configured cost (10 at least). */
 @Injectable()
-export class PasswordHasher implements OnModuleDestroy {
+export class PasswordHasherService implements OnModuleDestroy {
   private readonly bcrypt = new BcryptPool();
   /** A well-formed bcrypt hash at the configured cost that no password matches (see throwawayHash). */
   private readonly dummyHash: string;

@@ -1,17 +1,18 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { SitesService } from '../app-context';
 import { ApiError } from '../common/api-error';
 import { authError } from './auth.errors';
-import { IdCipher } from '../common/id-cipher.service';
+import { IdCipherService } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { MailerService } from '@nestjs-modules/mailer';
-import { AbuseLimits } from './abuse-limits.service';
-import { AccountsService } from './accounts.service';
-import { AUTH_TABLES, AuthTable, isAuthTable } from './auth-tables';
-import { PasswordHasher } from './password-hasher.service';
-import { assertStrongPassword } from './password-policy';
 import { MailTemplates } from '../mail';
+import { MailOutboxService } from '../messaging';
+import { AbuseLimitsService } from './abuse-limits.service';
+import { Account, AccountsService } from './accounts.service';
+import { AUTH_TABLES, AuthTable, isAuthTable } from './auth-tables';
+import { PasswordHasherService } from './password-hasher.service';
+import { assertStrongPassword } from './password-policy';
 import { resetMail } from './reset-mail';
 
 const PURPOSE = 'reset-password';
@@ -35,22 +36,23 @@ export class ResetLinksService {
 
   constructor(
     private readonly accounts: AccountsService,
-    private readonly cipher: IdCipher,
-    private readonly hasher: PasswordHasher,
-    private readonly mailer: MailerService,
+    private readonly cipher: IdCipherService,
+    private readonly hasher: PasswordHasherService,
+    private readonly outbox: MailOutboxService,
     private readonly templates: MailTemplates,
-    private readonly limits: AbuseLimits,
+    private readonly limits: AbuseLimitsService,
+    private readonly sites: SitesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
-   * Mails a reset link when the account exists. `mustExist` (customer routes) answers 404 `No user found`
-   * otherwise and waits for the mail; without it the answer is the same whether or not the account exists,
-   * and the mail leaves in the background.
+   * Mails a reset link, through the outbox, when the account exists. `mustExist` (customer routes) answers
+   * 404 `No user found` otherwise and waits until the mail is in the outbox; without it the answer is the same
+   * whether or not the account exists, and the mail is written to the outbox in the background.
    */
   async request(ctx: RequestContext, table: AuthTable, email: string, url: string | undefined, mustExist: boolean): Promise<void> {
     const base = this.linkBase(ctx, url);
-    await this.limits.resetRequest(ctx.appId, table, email);
+    await this.limits.resetRequest(ctx, table, email);
     const account = await this.accounts.findByEmail(ctx, table, email);
     this.logger.log({ requestId: ctx.requestId, appId: ctx.appId, table, accountFound: account !== null }, 'password reset requested');
     if (!account) {
@@ -64,7 +66,7 @@ export class ResetLinksService {
       this.logger.warn({ requestId: ctx.requestId, appId: ctx.appId }, 'reset mail not sent: email is disabled for this app');
       return;
     }
-    const sending = resetMail(this.templates, ctx.app, account.email, link, ttl).then((mail) => this.mailer.sendMail(mail));
+    const sending = this.queueMail(ctx, account, link, ttl);
     if (mustExist) {
       await sending;
       return;
@@ -92,9 +94,16 @@ export class ResetLinksService {
     }
     // The token names its app; a request that named another one is refused, never served with that app's account.
     if (ctx.site && ctx.site.id !== claims.a) throw authError('UNAUTHORIZED');
-    const changed = await this.accounts.resetPassword(ctx, claims.a, claims.t, claims.u, claims.pc, await this.hasher.hash(password));
+    ctx.site ??= await this.sites.findById(ctx, claims.a);
+    if (!ctx.site) throw authError('RESET_TOKEN_INVALID');
+    const changed = await this.accounts.resetPassword(ctx, claims.t, claims.u, claims.pc, await this.hasher.hash(password));
     if (!changed) throw authError('RESET_TOKEN_INVALID');
     this.logger.log({ requestId: ctx.requestId, appId: claims.a, table: claims.t, userId: claims.u }, 'password reset');
+  }
+
+  /** Renders the mail and writes it to the outbox (the background sender is woken once it is written). */
+  private async queueMail(ctx: RequestContext, account: Account, link: string, ttlSeconds: number): Promise<void> {
+    await this.outbox.enqueue(ctx, await resetMail(this.templates, ctx.app, account, link, ttlSeconds));
   }
 
   private readToken(token: string): ResetClaims | null {

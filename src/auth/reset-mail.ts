@@ -1,22 +1,38 @@
-import type { ISendMailOptions } from '@nestjs-modules/mailer';
 import { Site } from '../app-context';
 import { MailTemplates } from '../mail';
+import type { OutboxMail } from '../messaging';
 
 /** The sender of an app's mails: its email_from when that is an address, else no-reply at its domain. */
 export function senderOf(site: Site): string {
   return site.email_from && site.email_from.includes('@') ? site.email_from : `no-reply@${site.domain}`;
 }
 
-/** The reset mail: HTML from templates/reset-password.hbs (handlebars escapes every value), and a text part. */
+/** The account a reset mail goes to. */
+export interface ResetRecipient {
+  table: string;
+  id: number;
+  email: string;
+}
+
+/** The reset mail of `site`, for its outbox: HTML from templates/reset-password.hbs (handlebars escapes every value), and a text part. */
 export async function resetMail(
   templates: MailTemplates,
   site: Site,
-  to: string,
+  to: ResetRecipient,
   link: string,
   ttlSeconds: number,
-): Promise<ISendMailOptions> {
+): Promise<OutboxMail> {
   const minutes = String(Math.round(ttlSeconds / 60));
   const text = `Reset the password of your ${site.name} account: ${link}\nThe link works once and expires in ${minutes} minutes. If you did not ask for it, ignore this mail.`;
   const html = await templates.render('reset-password', { link, appName: site.name, minutes });
-  return { from: senderOf(site), to, subject: `${site.name}: reset your password`, html, text };
+  return {
+    event: 'password_reset',
+    from: senderOf(site),
+    to: to.email,
+    subject: `${site.name}: reset your password`,
+    html,
+    text,
+    linkedTable: to.table,
+    masterId: to.id,
+  };
 }

@@ -40,7 +40,7 @@ const ALGORITHM = 'HS256';
  * refresh tokens have their own secrets and a `typ` claim, so neither can stand in for the other.
  */
 @Injectable()
-export class SessionTokens {
+export class SessionTokensService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly jwt: JwtService,

@@ -18,7 +18,7 @@ const GATEWAY_TIMEOUT_MS = 10_000;
  * SMS_WEBHOOK_TOKEN as bearer when set; without a gateway each message is a JSON file in DATA_DIR/sms.
  */
 @Injectable()
-export class SmsTransport {
+export class SmsTransportService {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   async send(message: SmsMessage): Promise<void> {

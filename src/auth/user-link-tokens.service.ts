@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/api-error';
 import { authError } from './auth.errors';
-import { IdCipher } from '../common/id-cipher.service';
+import { IdCipherService } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
 
 const PURPOSE = 'user-link';
@@ -15,11 +15,11 @@ export interface UserLink {
 /**
  * The `userId` token of /auth/user-email, /auth/user-sms-code and /auth/verify-sms-code, issued by
  * /auth/invite-link: a core_users id, its app id and an expiry, sealed with ENCRYPTION_KEY for this purpose
- * only (AES-256-GCM through IdCipher), so it can be neither read nor altered by clients (docs/auth.md).
+ * only (AES-256-GCM through IdCipherService), so it can be neither read nor altered by clients (docs/auth.md).
  */
 @Injectable()
-export class UserLinkTokens {
-  constructor(private readonly cipher: IdCipher) {}
+export class UserLinkTokensService {
+  constructor(private readonly cipher: IdCipherService) {}
 
   issue(link: UserLink): string {
     return this.cipher.seal(PURPOSE, JSON.stringify({ u: link.userId, a: link.appId, e: link.expires.getTime() }));

@@ -3,9 +3,9 @@ import { Account, AccountsService, AuthTable, ExternalProfile } from '../auth';
 import { RequestContext } from '../common/request-context';
 import { isUniqueViolation } from '../database/transaction';
 import { TransactionalConnection } from '../database/transactional-connection';
-import { Identity } from './entities/identity.entity';
 import { idpError } from './idp.errors';
 import type { IdpClaims } from './idp-client.service';
+import { IdentityRepository } from './repositories/identity.repository';
 
 /** The provider name of the one configured IdP (SPEC "External identity login", step 4). */
 export const PROVIDER = 'idp';
@@ -29,6 +29,7 @@ class IdentityTaken extends Error {}
 export class IdentitiesService {
   constructor(
     private readonly connection: TransactionalConnection,
+    private readonly identities: IdentityRepository,
     private readonly accounts: AccountsService,
   ) {}
 
@@ -40,6 +41,9 @@ export class IdentitiesService {
    * Two first logins of one IdP account at once make one account: the identity's unique key (ON CONFLICT DO
    * NOTHING) or the account email's unique index stops the second, whose transaction is rolled back (with the
    * account it created) and run again, finding the first one's identity.
+   *
+   * The transaction opens here rather than on the route: it starts after the IdP's code exchange (a call out
+   * that must neither hold a connection nor be repeated) and is retried on its own after a lost race.
    */
   async signIn(ctx: RequestContext, table: AuthTable, claims: IdpClaims): Promise<SignIn> {
     for (let attempt = 1; ; attempt++) {
@@ -53,23 +57,13 @@ export class IdentitiesService {
   }
 
   private async signInOnce(ctx: RequestContext, table: AuthTable, claims: IdpClaims): Promise<SignIn> {
-    const appId = ctx.appId;
-    const repository = this.connection.repository(ctx, Identity);
-    const scope = { appId, table, provider: PROVIDER, sub: claims.sub };
-    const known = await repository
-      .createQueryBuilder('i')
-      .select(['i.id', 'i.user_id'])
-      .where('i.app_id = :appId AND i.auth_table = :table AND i.provider = :provider AND i.provider_user_id = :sub', scope)
-      .getOne();
+    const key = { table, provider: PROVIDER, sub: claims.sub };
+    const known = await this.identities.find(ctx, key);
     if (known) {
-      const account = await this.accounts.findById(ctx, appId, table, known.user_id);
+      const account = await this.accounts.findById(ctx, table, known.user_id);
       if (account) return { account, outcome: 'identity' };
       // Its account was deleted: the identity goes with it, and this login is a first one again.
-      await repository
-        .createQueryBuilder()
-        .delete()
-        .where('id = :id AND user_id = :userId', { id: known.id, userId: known.user_id })
-        .execute();
+      await this.identities.delete(ctx, known.id, known.user_id);
     }
 
     let outcome: SignIn['outcome'] = 'linked';
@@ -80,24 +74,11 @@ export class IdentitiesService {
       // An email another account holds is not taken over (nor copied: it is unique per app and table).
       const email = holder || claims.email === null || claims.email.length > 320 ? null : claims.email;
       if (table === 'core_users' && email === null) throw idpError('NO_USABLE_EMAIL');
-      account = await this.accounts.createExternal(ctx, appId, table, newProfile(claims, email));
+      account = await this.accounts.createExternal(ctx, table, newProfile(claims, email));
     }
 
-    const inserted = await repository
-      .createQueryBuilder()
-      .insert()
-      .values({
-        app_id: appId,
-        auth_table: table,
-        provider: PROVIDER,
-        provider_user_id: claims.sub,
-        user_id: account.id,
-        email: claims.email !== null && claims.email.length <= 320 ? claims.email : null,
-      })
-      .orIgnore()
-      .returning(['id'])
-      .execute();
-    if ((inserted.raw as unknown[]).length === 0) throw new IdentityTaken();
+    const identityEmail = claims.email !== null && claims.email.length <= 320 ? claims.email : null;
+    if (!(await this.identities.insert(ctx, key, account.id, identityEmail))) throw new IdentityTaken();
     return { account, outcome };
   }
 }

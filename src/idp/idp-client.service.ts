@@ -53,7 +53,7 @@ const UNAVAILABLE_CODES = new Set([
  * outside production, for local IdPs (openid-client's `allowInsecureRequests`).
  */
 @Injectable()
-export class IdpClient implements OnApplicationBootstrap {
+export class IdpClientService implements OnApplicationBootstrap {
   private readonly logger = new Logger('Idp');
   private readonly settings: AppConfig['idp'];
   private discovered: oidc.Configuration | null = null;

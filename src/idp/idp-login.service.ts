@@ -1,16 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { SitesService } from '../app-context';
-import { AccountsService, AuthTable, isAuthTable, SessionTokens } from '../auth';
+import { AccountsService, AuthTable, isAuthTable, SessionTokensService } from '../auth';
 import { ApiError } from '../common/api-error';
-import { IdCipher, MAX_ID } from '../common/id-cipher.service';
+import { IdCipherService, MAX_ID } from '../common/id-cipher.service';
 import { RequestContext, TenantSite } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { IdentitiesService } from './identities.service';
 import { IdpCallbackRequest, IdpLogoutRequest, IdpStartRequest } from './idp.dto';
 import { idpError } from './idp.errors';
-import { IdpClient } from './idp-client.service';
+import { IdpClientService } from './idp-client.service';
 import { IdpSealer } from './idp-seal';
 import {
   CALLBACK_COLUMNS,
@@ -61,7 +61,7 @@ export interface RelayAnswer {
 /**
  * The IdP facade (SPEC "External identity login"): start, callback, logout and the two relays. Users are
  * found or created by IdentitiesService through the auth module's AccountsService; tokens are the service's
- * own (SessionTokens), the IdP's are never returned or stored.
+ * own (SessionTokensService), the IdP's are never returned or stored.
  */
 @Injectable()
 export class IdpLoginService {
@@ -69,13 +69,13 @@ export class IdpLoginService {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly client: IdpClient,
+    private readonly client: IdpClientService,
     private readonly sealer: IdpSealer,
     private readonly identities: IdentitiesService,
     private readonly accounts: AccountsService,
     private readonly sites: SitesService,
-    private readonly tokens: SessionTokens,
-    private readonly cipher: IdCipher,
+    private readonly tokens: SessionTokensService,
+    private readonly cipher: IdCipherService,
   ) {
     this.settings = config.idp;
   }
@@ -119,7 +119,7 @@ export class IdpLoginService {
     const { account, outcome } = await this.identities.signIn(ctx, table, claims);
     this.client.debug('callback', { app: site.id, table, outcome, userId: account.id });
 
-    const profile = await this.accounts.profileOf(ctx, site.id, table, account.id);
+    const profile = await this.accounts.profileOf(ctx, table, account.id);
     if (!profile) throw new Error(`account ${table} ${account.id} vanished after the login`);
     const pair = this.tokens.issuePair({ userId: account.id, appId: site.id, authTable: table, role: account.role });
     return {

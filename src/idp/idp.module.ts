@@ -7,16 +7,18 @@ import { APP_CONFIG } from '../config/config.module';
 import { Identity } from './entities/identity.entity';
 import { IdentitiesService } from './identities.service';
 import { IdpController } from './idp.controller';
-import { IdpClient } from './idp-client.service';
+import { IdpClientService } from './idp-client.service';
 import { IdpLoginService } from './idp-login.service';
 import { IdpSealer } from './idp-seal';
+import { IdentityRepository } from './repositories/identity.repository';
 
 /** SSO through an OpenID Connect IdP (SPEC "External identity login (IdP facade)"; README "Single sign-on"). */
 @Module({
   imports: [TypeOrmModule.forFeature([Identity])],
   controllers: [IdpController],
   providers: [
-    IdpClient,
+    IdentityRepository,
+    IdpClientService,
     IdentitiesService,
     IdpLoginService,
     {

@@ -1,7 +1,7 @@
 import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, ThrottlerLimitDetail } from '@nestjs/throttler';
 import { RequestWithContext } from '../common/request-context';
-import { Metrics } from '../metrics';
+import { MetricsService } from '../metrics';
 import { rateLimitError, refusedHit } from './rate-limit.errors';
 
 /**
@@ -9,10 +9,24 @@ import { rateLimitError, refusedHit } from './rate-limit.errors';
  * address across all routes, so one tenant's traffic never uses up another's. Runs after AppContextGuard.
  * Requests that reached a route without a tenant (token refresh, reset with only a token) share one count
  * per address; routes that never have one (@NoAppContext, which implies @SkipThrottle) are not counted.
+ *
+ * A request the tenant resolution refused (`ctx.refusal`: 404 App not found) is counted like any other and
+ * then gets that refusal (or the 429 once over the limit), so guessing app ids costs requests; a route that
+ * skips throttling is not counted but still gets the refusal.
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
-  @Inject(Metrics) private readonly metrics!: Metrics; // a property: ThrottlerGuard's constructor takes its own injections
+  @Inject(MetricsService) private readonly metrics!: MetricsService; // a property: ThrottlerGuard's constructor takes its own injections
+
+  override canActivate(execution: ExecutionContext): Promise<boolean> {
+    const refusal = execution.getArgByIndex<RequestWithContext>(0).ctx?.refusal; // the HTTP request, without switchToHttp's closures
+    return refusal === undefined ? super.canActivate(execution) : this.countAndRefuse(execution, refusal);
+  }
+
+  private async countAndRefuse(execution: ExecutionContext, refusal: Error): Promise<never> {
+    await super.canActivate(execution);
+    throw refusal;
+  }
 
   protected async getTracker(request: RequestWithContext): Promise<string> {
     return `${request.ctx?.site?.id ?? 'none'}:${request.ctx?.ip ?? request.ip}`;

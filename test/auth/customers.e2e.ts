@@ -1,4 +1,4 @@
-import { IdCipher } from '../../src/common/id-cipher.service';
+import { IdCipherService } from '../../src/common/id-cipher.service';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 import { linkIn, SmtpPeer } from './support/smtp-peer';
 
@@ -51,7 +51,7 @@ describe('customer and app-user routes', () => {
         photourl: null,
         description: null,
       });
-      const id = t.get(IdCipher).decryptId(appId, res.body._id)!;
+      const id = t.get(IdCipherService).decryptId(appId, res.body._id)!;
       const [row] = await t.dataSource.query('SELECT password FROM core_customers WHERE id = $1 AND app_id = $2', [id, appId]);
       expect(row.password).toMatch(/^\$2b\$/);
       const versions = await t.dataSource.query(
@@ -154,7 +154,7 @@ describe('customer and app-user routes', () => {
         site,
       );
       expect(res.status).toBe(200);
-      const id = t.get(IdCipher).decryptId(appId, res.body._id);
+      const id = t.get(IdCipherService).decryptId(appId, res.body._id);
       expect(await t.dataSource.query('SELECT id FROM core_app_users WHERE app_id = $1 AND id = $2', [appId, id])).toHaveLength(1);
       expect((await t.post('/user/app/login', { email: 'appuser@example.test', password: 'App@12345' }, site)).status).toBe(401);
       const ok = await t.post(

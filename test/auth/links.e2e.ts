@@ -1,7 +1,7 @@
 import jwt from 'jsonwebtoken';
 import { ExecutionContext } from '@nestjs/common';
-import { CustomerGuard, OptionalBearerGuard } from '../../src/auth/auth.guards';
-import { IdCipher } from '../../src/common/id-cipher.service';
+import { CustomerGuard, OptionalBearerGuard } from '../../src/common/access-guards';
+import { IdCipherService } from '../../src/common/id-cipher.service';
 import { RequestContext } from '../../src/common/request-context';
 import { siteFixture, startTestApp, TEST_ENV, TestApp } from '../support/test-app';
 import { SmsGateway } from './support/sms-gateway';
@@ -204,7 +204,7 @@ describe('invite-link, getFolderLimits, user-email, user-sms-code, verify-sms-co
     });
 
     it('answers Token expired, and 400 for a token that is not ours', async () => {
-      const expired = t.get(IdCipher).seal('user-link', JSON.stringify({ u: userId, a: appId, e: Date.now() - 1 }));
+      const expired = t.get(IdCipherService).seal('user-link', JSON.stringify({ u: userId, a: appId, e: Date.now() - 1 }));
       for (const [path, extra] of [
         ['/auth/user-email', {}],
         ['/auth/user-sms-code', {}],
@@ -214,7 +214,7 @@ describe('invite-link, getFolderLimits, user-email, user-sms-code, verify-sms-co
         expect(res.status).toBe(400);
         expect(res.body).toEqual({ status: 'Failed', message: 'Token expired' });
       }
-      for (const userId of ['garbage', t.get(IdCipher).encryptId(appId, 5)]) {
+      for (const userId of ['garbage', t.get(IdCipherService).encryptId(appId, 5)]) {
         const bad = await t.post('/auth/user-email', { userId }, site);
         expect(bad.status).toBe(400);
         expect(bad.body.errors[0].field).toBe('userId');

@@ -1,7 +1,7 @@
 import { createHash, pbkdf2Sync } from 'node:crypto';
 import { hash as bcryptHash } from 'bcrypt';
 import jwt from 'jsonwebtoken';
-import { SessionTokens } from '../../src/auth/session-tokens.service';
+import { SessionTokensService } from '../../src/auth/session-tokens.service';
 import { siteFixture, startTestApp, TEST_ENV, TestApp } from '../support/test-app';
 
 const ADMIN = { email: 'admin@example.test', password: 'Admin@1234' };
@@ -52,9 +52,9 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
         lastName: 'Admin',
         role: 'admin',
       });
-      const principal = t.get(SessionTokens).verify(res.body.token.access_token, 'access');
+      const principal = t.get(SessionTokensService).verify(res.body.token.access_token, 'access');
       expect(principal).toEqual({ userId: res.body.token.user.id, appId, authTable: 'core_users', role: 'admin' });
-      expect(t.get(SessionTokens).verify(res.body.token.refresh_token, 'refresh').userId).toBe(res.body.token.user.id);
+      expect(t.get(SessionTokensService).verify(res.body.token.refresh_token, 'refresh').userId).toBe(res.body.token.user.id);
       expect(JSON.stringify(res.body)).not.toContain('$2b$');
     });
 
@@ -94,7 +94,7 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
     it('issues a customer token from core_customers', async () => {
       const res = await t.post('/auth/login', { email: 'cust@example.test', password: 'Cust@1234', authTable: 'core_customers' }, site);
       expect(res.status).toBe(200);
-      expect(t.get(SessionTokens).verify(res.body.token.access_token, 'access')).toMatchObject({
+      expect(t.get(SessionTokensService).verify(res.body.token.access_token, 'access')).toMatchObject({
         authTable: 'core_customers',
         role: 'customer',
         appId,
@@ -152,7 +152,7 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
       );
       expect(res.status).toBe(200);
       expect(res.body.token.user).toEqual({ id: expect.any(Number), email: 'new@example.test', firstName: 'Nu', lastName: 'User' });
-      expect(t.get(SessionTokens).verify(res.body.token.access_token, 'access')).toMatchObject({
+      expect(t.get(SessionTokensService).verify(res.body.token.access_token, 'access')).toMatchObject({
         authTable: 'core_users',
         role: 'user',
         appId,
@@ -212,7 +212,7 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
     it('signs up a customer into core_customers', async () => {
       const res = await t.post('/auth/sign-up', { email: 'c2@example.test', password: 'Cust@12345', authTable: 'core_customers' }, site);
       expect(res.status).toBe(200);
-      expect(t.get(SessionTokens).verify(res.body.token.access_token, 'access').authTable).toBe('core_customers');
+      expect(t.get(SessionTokensService).verify(res.body.token.access_token, 'access').authTable).toBe('core_customers');
     });
   });
 
@@ -223,7 +223,7 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
 
     it('issues a new pair for a refresh token, also with an expired access token', async () => {
       const tokens = await pair();
-      const principal = t.get(SessionTokens).verify(tokens.access_token, 'access');
+      const principal = t.get(SessionTokensService).verify(tokens.access_token, 'access');
       const expiredAccess = jwt.sign(
         { sub: String(principal.userId), app: appId, tbl: 'core_users', role: 'admin', typ: 'access' },
         TEST_ENV.JWT_ACCESS_SECRET,
@@ -239,7 +239,7 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
       );
       expect(res.status).toBe(200);
       expect(Object.keys(res.body.token).sort()).toEqual(['access_token', 'refresh_token']);
-      expect(t.get(SessionTokens).verify(res.body.token.access_token, 'access')).toEqual(principal);
+      expect(t.get(SessionTokensService).verify(res.body.token.access_token, 'access')).toEqual(principal);
     });
 
     it('answers Invalid token format for a missing or malformed payload', async () => {
@@ -262,7 +262,7 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
 
     it('answers 401 Refresh token has expired for an expired refresh token', async () => {
       const tokens = await pair();
-      const userId = t.get(SessionTokens).verify(tokens.access_token, 'access').userId;
+      const userId = t.get(SessionTokensService).verify(tokens.access_token, 'access').userId;
       const expired = jwt.sign(
         { sub: String(userId), app: appId, tbl: 'core_users', role: 'admin', typ: 'refresh' },
         TEST_ENV.JWT_REFRESH_SECRET,
@@ -275,7 +275,7 @@ describe('POST /auth/login, /auth/sign-up, /auth/refresh-token, /auth/sign-out',
 
     it('refuses an access token as the refresh token, a forged one and alg none', async () => {
       const tokens = await pair();
-      const userId = t.get(SessionTokens).verify(tokens.access_token, 'access').userId;
+      const userId = t.get(SessionTokensService).verify(tokens.access_token, 'access').userId;
       const claims = { sub: String(userId), app: appId, tbl: 'core_users', role: 'admin', typ: 'refresh' };
       const forged = jwt.sign(claims, 'wrong-secret-wrong-secret-wrong-secret', { algorithm: 'HS256' });
       const none = jwt.sign(claims, '', { algorithm: 'none' });

@@ -1,4 +1,4 @@
-import { IdCipher } from '../../src/common/id-cipher.service';
+import { IdCipherService } from '../../src/common/id-cipher.service';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 import { linkIn, SmtpPeer } from './support/smtp-peer';
 
@@ -171,7 +171,7 @@ describe('password reset links: /auth/request-pass, /auth/reset-pass', () => {
   });
 
   it("refuses an expired token, another app's token and another table", async () => {
-    const cipher = t.get(IdCipher);
+    const cipher = t.get(IdCipherService);
     const [row] = await t.dataSource.query(
       `SELECT id, (floor(extract(epoch FROM password_changed) * 1000000))::bigint::text AS pc FROM core_users WHERE app_id = $1 AND user_email = $2`,
       [appId, USER.email],

@@ -1,7 +1,7 @@
 import { compare, getRounds } from 'bcrypt';
 import { throwawayHash } from '../../src/auth/password-hasher.service';
 
-/** The hash an unknown account is verified against (PasswordHasher.spendVerifyTime), made without hashing. */
+/** The hash an unknown account is verified against (PasswordHasherService.spendVerifyTime), made without hashing. */
 describe('throwawayHash', () => {
   it('is a bcrypt hash the native library runs at the given cost, and that no password matches', async () => {
     for (const cost of [4, 10, 12]) {

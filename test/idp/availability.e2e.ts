@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { IdCipher } from '../../src/common/id-cipher.service';
+import { IdCipherService } from '../../src/common/id-cipher.service';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 import { OidcPeer } from './support/oidc-peer';
 import { codeForApp, CONFIDENTIAL, PUBLIC, RELAY_URI, ssoEnv, ssoLogin } from './support/sso-helpers';
@@ -191,7 +191,7 @@ describe('SSO availability and configuration', () => {
       const sub = peer.account('public-user', { email: 'public@example.test', email_verified: true });
       const res = await ssoLogin(t, peer, { headers: app.headers, account: sub });
       expect(res.status).toBe(200);
-      expect(t.get(IdCipher).decryptId(app.appId, res.body.user._id)).toEqual(expect.any(Number));
+      expect(t.get(IdCipherService).decryptId(app.appId, res.body.user._id)).toEqual(expect.any(Number));
     });
 
     it('admin SSO into core_users when configured: a verified email logs into the admin (role kept); another email needs a free one', async () => {
@@ -208,7 +208,7 @@ describe('SSO availability and configuration', () => {
       const admin = peer.account('admin-sso', { email: 'ROOT@example.test', email_verified: true });
       const res = await ssoLogin(t, peer, { headers, account: admin, authTable: 'core_users' });
       expect(res.status).toBe(200);
-      expect(t.get(IdCipher).decryptId(seeded.appID, res.body.user._id)).toBe(seeded.ids.core_users[0]);
+      expect(t.get(IdCipherService).decryptId(seeded.appID, res.body.user._id)).toBe(seeded.ids.core_users[0]);
       expect(res.body.user).toMatchObject({ email: 'root@example.test', emailverified: false, displayname: null, photourl: null });
       const claims = JSON.parse(Buffer.from(res.body.token.access_token.split('.')[1], 'base64url').toString());
       expect(claims).toMatchObject({ app: seeded.appID, tbl: 'core_users', role: 'admin' });
@@ -217,7 +217,7 @@ describe('SSO availability and configuration', () => {
       const created = await ssoLogin(t, peer, { headers, account: newcomer, authTable: 'core_users' });
       expect(created.status).toBe(200);
       const [row] = await t.dataSource.query('SELECT user_email, password, primary_role FROM core_users WHERE id = $1', [
-        t.get(IdCipher).decryptId(seeded.appID, created.body.user._id),
+        t.get(IdCipherService).decryptId(seeded.appID, created.body.user._id),
       ]);
       expect(row).toEqual({ user_email: 'new-user@example.test', password: null, primary_role: 'user' });
 

@@ -1,4 +1,4 @@
-import { IdCipher } from '../../src/common/id-cipher.service';
+import { IdCipherService } from '../../src/common/id-cipher.service';
 import { IdpSealer } from '../../src/idp/idp-seal';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 import { OidcPeer, PeerBrowser } from './support/oidc-peer';
@@ -97,7 +97,7 @@ describe('SSO login (IdP facade) against a real OpenID Connect provider', () => 
       expect(Object.keys(res.body.token).sort()).toEqual(['access_token', 'expires_in', 'refresh_token']);
       expect(res.body.token.expires_in).toBe(3600);
       expect(res.body.clientState).toBe('client-state-1');
-      const userId = t.get(IdCipher).decryptId(siteA.appId, res.body.user._id);
+      const userId = t.get(IdCipherService).decryptId(siteA.appId, res.body.user._id);
       expect(res.body.user).toEqual({
         _id: expect.any(String),
         email,
@@ -324,7 +324,7 @@ describe('SSO login (IdP facade) against a real OpenID Connect provider', () => 
         peer.accounts.get(sub)!.email,
       ]);
       expect(appUsers).toHaveLength(1);
-      expect(t.get(IdCipher).decryptId(siteA.appId, res.body.user._id)).toBe(appUsers[0].id);
+      expect(t.get(IdCipherService).decryptId(siteA.appId, res.body.user._id)).toBe(appUsers[0].id);
     });
   });
 
@@ -335,7 +335,7 @@ describe('SSO login (IdP facade) against a real OpenID Connect provider', () => 
       const sub = peer.account(unique('unverified'), { email: email.toUpperCase(), email_verified: false, given_name: 'Mal' });
       const res = await ssoLogin(t, peer, { headers: owner.headers, account: sub });
       expect(res.status).toBe(200);
-      const userId = t.get(IdCipher).decryptId(owner.appId, res.body.user._id);
+      const userId = t.get(IdCipherService).decryptId(owner.appId, res.body.user._id);
       expect(userId).not.toBe(owner.ids.core_customers[0]);
       expect(res.body.user.emailverified).toBe(false);
       const rows = await customers(owner.appId);
@@ -352,7 +352,7 @@ describe('SSO login (IdP facade) against a real OpenID Connect provider', () => 
       const sub = peer.account(unique('verified'), { email: email.toUpperCase(), email_verified: true, given_name: 'G' });
       const res = await ssoLogin(t, peer, { headers: owner.headers, account: sub });
       expect(res.status).toBe(200);
-      expect(t.get(IdCipher).decryptId(owner.appId, res.body.user._id)).toBe(owner.ids.core_customers[0]);
+      expect(t.get(IdCipherService).decryptId(owner.appId, res.body.user._id)).toBe(owner.ids.core_customers[0]);
       expect(res.body.user).toMatchObject({ email, firstname: 'Grace' });
       expect(await customers(owner.appId)).toHaveLength(1);
       expect(await identities(owner.appId)).toEqual([
@@ -377,11 +377,11 @@ describe('SSO login (IdP facade) against a real OpenID Connect provider', () => 
       const inB = await ssoLogin(t, peer, { headers: b.headers, account: sub });
       expect(inA.status).toBe(200);
       expect(inB.status).toBe(200);
-      const idA = t.get(IdCipher).decryptId(siteA.appId, inA.body.user._id);
-      expect(t.get(IdCipher).decryptId(b.appId, inB.body.user._id)).toBe(b.ids.core_customers[0]);
+      const idA = t.get(IdCipherService).decryptId(siteA.appId, inA.body.user._id);
+      expect(t.get(IdCipherService).decryptId(b.appId, inB.body.user._id)).toBe(b.ids.core_customers[0]);
       expect(idA).not.toBe(b.ids.core_customers[0]);
       // A's encrypted id means nothing in B.
-      expect(t.get(IdCipher).decryptId(b.appId, inA.body.user._id)).toBeNull();
+      expect(t.get(IdCipherService).decryptId(b.appId, inA.body.user._id)).toBeNull();
 
       // A state of app A with B's site-id is refused; with no header it logs into A, never B.
       const at = await codeForApp(t, peer, { headers: siteA.headers, account: sub });
@@ -394,7 +394,7 @@ describe('SSO login (IdP facade) against a real OpenID Connect provider', () => 
       expect(crossed.body.errors).toEqual([{ field: 'state', message: "state was issued for another app than this request's" }]);
       const plain = await t.post('/auth/oauth/idp/callback', { code: at.code, state: at.state, codeVerifier: at.verifier });
       expect(plain.status).toBe(200);
-      expect(t.get(IdCipher).decryptId(siteA.appId, plain.body.user._id)).toBe(idA);
+      expect(t.get(IdCipherService).decryptId(siteA.appId, plain.body.user._id)).toBe(idA);
     });
   });
 
