@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions, getSchemaPath } from '@nestjs/swagger';
 import { DateProperty, OpenSchema, SuccessEnvelope } from '../common/api-responses';
-import { LIFECYCLE_STATUSES } from '../versioning/lifecycle';
+import { LIFECYCLE_STATUSES } from '../versioning';
 import { Type } from 'class-transformer';
 import { Allow, IsBoolean, IsDefined, IsInt, IsObject, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { IdField, TextField } from '../common/dto-fields';

@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/api-error';
 import { RequestContext } from '../common/request-context';
-import { isIdentifier, quoteIdentifier } from '../database/identifiers';
+import { isIdentifier } from '../database/identifiers';
 import { DatabaseLock, lockRecord } from '../database/locks';
-import { SchemaCatalog } from '../database/schema-catalog.service';
+import { SchemaCatalogService } from '../database/schema-catalog.service';
+import { TablePolicy } from '../database/table-policy';
 import { TransactionalConnection } from '../database/transactional-connection';
-import { ContentService, NEVER_CONTENT_TABLES, TableCatalog } from '../versioning';
-import { Related, RelatedLinks } from '../related';
+import { Related, RelatedLinksService } from '../related';
+import { ContentService, TableCatalogService } from '../versioning';
+import { DataRowsRepository } from './repositories/data-rows.repository';
 
 export interface RelatedLink {
   parent_table: string;
@@ -31,36 +33,34 @@ export interface RelatedRow extends RelatedLink {
 export class RelatedService {
   constructor(
     private readonly connection: TransactionalConnection,
-    private readonly catalog: TableCatalog,
-    private readonly schema: SchemaCatalog,
+    private readonly rows: DataRowsRepository,
+    private readonly catalog: TableCatalogService,
+    private readonly schema: SchemaCatalogService,
     private readonly content: ContentService,
-    private readonly links: RelatedLinks,
+    private readonly links: RelatedLinksService,
   ) {}
 
   async add(ctx: RequestContext, link: RelatedLink, check: boolean): Promise<{ created: boolean; row: RelatedRow }> {
-    if (!isIdentifier(link.parent_table) || NEVER_CONTENT_TABLES.has(link.parent_table))
+    if (!isIdentifier(link.parent_table) || !TablePolicy.isContentTable(link.parent_table))
       throw ApiError.field('data.parent_table', 'data.parent_table must be a table name');
     const table = await this.catalog.find(ctx, link.parent_table);
     let masterId: number | null = null;
     if (table && !table.live) {
-      masterId = await this.content.masterIdOf(ctx, ctx.appId, table.name, link.parent_id);
+      masterId = await this.content.masterIdOf(ctx, table.name, link.parent_id);
       if (masterId === null) throw ApiError.field('data.parent_id', `No record ${link.parent_id} in ${table.name}`);
     } else {
       const names = await this.schema.columnNames(ctx, link.parent_table);
       if (!names.has('id') || !names.has('app_id')) throw ApiError.field('data.parent_table', `Unknown table "${link.parent_table}"`);
-      // Raw SQL: the parent table comes from the request (checked against the schema catalog).
-      const rows = await this.connection
-        .manager(ctx)
-        .query(`SELECT 1 FROM ${quoteIdentifier(link.parent_table)} WHERE id = $1 AND app_id = $2`, [link.parent_id, ctx.appId]);
-      if (!rows[0]) throw ApiError.field('data.parent_id', `No record ${link.parent_id} in ${link.parent_table}`);
+      if (!(await this.rows.exists(ctx, link.parent_table, link.parent_id)))
+        throw ApiError.field('data.parent_id', `No record ${link.parent_id} in ${link.parent_table}`);
     }
 
-    const key = { app_id: ctx.appId, ...pick(link) };
+    const key = pick(link);
     if (check) {
       // Serializes checked adds of the same link, so two at once cannot both insert it. The two-key form
       // keeps these locks apart from the single-key locks of the migrations and the expiry tick.
       await lockRecord(
-        this.connection.manager(ctx),
+        this.connection.transactionManager(ctx),
         DatabaseLock.RelatedLink,
         `${ctx.appId}:${link.parent_table}:${link.parent_id}:${link.name}:${link.linked}`,
       );

@@ -1,6 +1,6 @@
 import { ApiError } from '../common/api-error';
 import { IDENTIFIER, isIdentifier, quoteIdentifier } from '../database/identifiers';
-import { CatalogColumn, MAX_TEXT_VALUE, RegisteredTable, toColumnValue } from '../versioning';
+import { CatalogColumn, MAX_TEXT_VALUE, RegisteredTable, toColumnValue, VERSION_META } from '../versioning';
 
 /** Which rows /getDataRows reads (SPEC "Reading by lifecycle stage"), in the spec's priority order. */
 export type ReadMode = 'appGrid' | 'live' | 'stage' | 'published';
@@ -29,14 +29,10 @@ const COMPARISON: Partial<Record<Operator, string>> = {
   greater_than_or_equal: '>=',
 };
 
-/** The meta fields of versioned rows and the core_data columns behind them; they can be filtered and sorted on. */
-export const META_FIELDS: Record<string, { sql: string; column: CatalogColumn }> = {
-  meta_master_id: { sql: 'd."Master_ID"', column: { name: 'meta_master_id', kind: 'integer', nullable: false, secret: false } },
-  meta_current_id: { sql: 'd."Current_ID"', column: { name: 'meta_current_id', kind: 'integer', nullable: false, secret: false } },
-  meta_title: { sql: 'd."Title"', column: { name: 'meta_title', kind: 'text', nullable: true, secret: false } },
-  meta_status: { sql: 'd."Status"', column: { name: 'meta_status', kind: 'text', nullable: false, secret: false } },
-  meta_updated: { sql: 'd."Updated"', column: { name: 'meta_updated', kind: 'datetime', nullable: false, secret: false } },
-};
+/** The meta fields of versioned rows (the versioning read model's); they can be filtered and sorted on. */
+export const META_FIELDS: Record<string, { sql: string; column: CatalogColumn }> = Object.fromEntries(
+  Object.entries(VERSION_META).map(([name, { sql, kind, nullable }]) => [name, { sql, column: { name, kind, nullable, secret: false } }]),
+);
 
 /** The meta field `name`, looked up without the prototype chain (`__proto__` is not a field). */
 export function metaField(name: string): { sql: string; column: CatalogColumn } | undefined {
@@ -47,6 +43,8 @@ export const MAX_CONDITIONS = 20;
 export const MAX_IN_VALUES = 100;
 export const MAX_ORDER_TERMS = 5;
 const MAX_FIELDS = 100;
+/** The default order of versioned rows: by record (meta_master_id). */
+const BY_RECORD = `${VERSION_META.meta_master_id.sql} ASC`;
 const ORDER_TERM = new RegExp(`^(${IDENTIFIER.source.slice(1, -1)})(?:\\s+(asc|desc))?$`, 'i');
 
 export interface Limits {
@@ -227,8 +225,8 @@ function conditions(input: unknown, resolve: Resolver, bind: (value: unknown) =>
  * order is meta_master_id, walked by core_data_published_idx.
  */
 function orderBy(input: unknown, resolve: Resolver, mode: ReadMode): string[] {
-  const rowId = mode === 'appGrid' ? 'c."id"' : 'd."Current_ID"';
-  if (input === undefined || input === null || input === '') return [mode === 'appGrid' ? 'c."id" ASC' : 'd."Master_ID" ASC'];
+  const rowId = mode === 'appGrid' ? 'c."id"' : VERSION_META.meta_current_id.sql;
+  if (input === undefined || input === null || input === '') return [mode === 'appGrid' ? 'c."id" ASC' : BY_RECORD];
   if (typeof input !== 'string' || input.length > 500)
     throw ApiError.field('orderBy', 'orderBy must be a string such as "title ASC, price DESC"');
   const terms = input.split(',').map((t) => t.trim());

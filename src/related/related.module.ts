@@ -1,7 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Related } from './entities/related.entity';
-import { RelatedLinks } from './related-links.service';
+import { RelatedLinksService } from './related-links.service';
+import { RelatedRepository } from './repositories/related.repository';
 
 /**
  * core_related, the generic link table every domain uses (folder invitations, notification log links,
@@ -11,7 +12,7 @@ import { RelatedLinks } from './related-links.service';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([Related])],
-  providers: [RelatedLinks],
-  exports: [RelatedLinks],
+  providers: [RelatedLinksService, RelatedRepository],
+  exports: [RelatedLinksService],
 })
 export class RelatedModule {}

@@ -1,28 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
-import { isAuthTable } from '../auth';
 import { ApiError } from '../common/api-error';
-import { IdCipher } from '../common/id-cipher.service';
+import { IdCipherService } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
-import { quoteIdentifier } from '../database/identifiers';
+import { TablePolicy } from '../database/table-policy';
 import { isUniqueViolation } from '../database/transaction';
-import { TransactionScope } from '../database/transaction-scope';
 import { TransactionalConnection } from '../database/transactional-connection';
 import { clientDataError, toColumnValue } from './column-values';
-import {
-  appendVersion,
-  CoreDataRow,
-  insertFirstVersion,
-  lockCurrentVersion,
-  RECORD_WHERE,
-  recordExists,
-  RecordKey,
-  recordParameters,
-  versionsOf,
-} from './core-data';
-import { CoreData } from './entities/core-data.entity';
-import { decide, refusalDetail } from './lifecycle-transitions';
-import { RegisteredTable, TableCatalog } from './table-catalog.service';
+import { decide, refusalDetail, TRANSITIONS } from './lifecycle-transitions';
+import { ContentRowsRepository } from './repositories/content-rows.repository';
+import { CoreDataRow, VersionsRepository } from './repositories/versions.repository';
+import { RegisteredTable, TableCatalogService } from './table-catalog.service';
 import { versioningError } from './versioning.errors';
 
 /** Columns the content endpoints never take from a request: identity, tenant, bookkeeping. */
@@ -48,8 +35,10 @@ export interface FieldChange {
 export class ContentService {
   constructor(
     private readonly connection: TransactionalConnection,
-    private readonly catalog: TableCatalog,
-    private readonly cipher: IdCipher,
+    private readonly catalog: TableCatalogService,
+    private readonly cipher: IdCipherService,
+    private readonly versions: VersionsRepository,
+    private readonly rows: ContentRowsRepository,
   ) {}
 
   /** A new record: its first content row and its core_data row with status New. */
@@ -57,18 +46,17 @@ export class ContentService {
     const table = await this.catalog.require(ctx, tableName);
     if (table.live) throw ApiError.field('table', `"${table.name}" is a live table; create its rows through its own endpoints`);
     const values = this.writableValues(table, data);
-    return this.write(ctx, async (em) => {
-      const rowId = await this.insertRow(em, table, { ...values, ...(table.tenantColumn ? { app_id: ctx.appId } : {}) });
-      const row = await this.contentRow(em, table, rowId);
-      await insertFirstVersion(em, {
-        appId: ctx.appId,
+    return this.write(ctx, async () => {
+      const rowId = await this.rows.insert(ctx, table, { ...values, ...(table.tenantColumn ? { app_id: ctx.appId } : {}) });
+      const row = await this.contentRow(ctx, table, rowId);
+      await this.versions.insertFirst(ctx, {
         table: table.name,
         rowId,
-        status: 'New',
+        status: TRANSITIONS.create.to,
         title: titleOf(table, row),
         userId: userOf(ctx),
       });
-      return this.view((await versionsOf(em, { appId: ctx.appId, table: table.name, masterId: rowId }))[0]);
+      return this.view(ctx, (await this.versions.history(ctx, table.name, rowId))[0]);
     });
   }
 
@@ -88,27 +76,25 @@ export class ContentService {
     const table = await this.catalog.require(ctx, tableName);
     const values = this.writableValues(table, data);
     if (table.live) return this.editLive(ctx, table, masterId, values);
-    const key = { appId: ctx.appId, table: table.name, masterId };
-    return this.write(ctx, async (em) => {
-      const current = await this.lockCurrentOr404(em, key);
+    return this.write(ctx, async () => {
+      const current = await this.lockCurrentOr404(ctx, table.name, masterId);
       if (expectedCurrentId !== undefined && expectedCurrentId !== current.Current_ID) throw versioningError('CONCURRENT_CHANGE');
       const decision = decide('edit', current);
       if (decision.kind === 'refused') throw versioningError(decision.code, { detail: refusalDetail('edit', current.Status) });
-      const { id: _oldId, ...old } = await this.contentRow(em, table, current.Current_ID);
+      const { id: _oldId, ...old } = await this.contentRow(ctx, table, current.Current_ID);
       const next: Record<string, unknown> = { ...old, ...values };
       if (table.columns.has('updated')) next.updated = new Date();
-      const rowId = await this.insertRow(em, table, next);
-      const created = await appendVersion(em, current, rowId, titleOf(table, next), userOf(ctx));
-      return this.view(created);
+      const rowId = await this.rows.insert(ctx, table, next);
+      return this.view(ctx, await this.appendVersion(ctx, current, rowId, titleOf(table, next)));
     });
   }
 
   /** The history of a record: every version, oldest first. */
   async history(ctx: RequestContext, tableName: string, masterId: number): Promise<VersionView[]> {
     const table = await this.requireVersioned(ctx, tableName);
-    const versions = await versionsOf(this.connection.manager(ctx), { appId: ctx.appId, table: table.name, masterId });
+    const versions = await this.versions.history(ctx, table.name, masterId);
     if (versions.length === 0) throw versioningError('RECORD_NOT_FOUND');
-    return versions.map((v) => this.view(v));
+    return versions.map((v) => this.view(ctx, v));
   }
 
   /**
@@ -117,8 +103,7 @@ export class ContentService {
    */
   async diff(ctx: RequestContext, tableName: string, masterId: number, fromCurrentId?: number, toCurrentId?: number) {
     const table = await this.requireVersioned(ctx, tableName);
-    const em = this.connection.manager(ctx);
-    const versions = await versionsOf(em, { appId: ctx.appId, table: table.name, masterId });
+    const versions = await this.versions.history(ctx, table.name, masterId);
     if (versions.length === 0) throw versioningError('RECORD_NOT_FOUND');
     const to = toCurrentId === undefined ? versions.find((v) => v.IsCurrent === 1) : versions.find((v) => v.Current_ID === toCurrentId);
     if (!to) throw ApiError.field('toCurrentId', 'toCurrentId is not a version of this record');
@@ -131,18 +116,19 @@ export class ContentService {
           ? 'The version has no previous version; name fromCurrentId'
           : 'fromCurrentId is not a version of this record',
       );
-    const [a, b] = [await this.contentRow(em, table, from.Current_ID), await this.contentRow(em, table, to.Current_ID)];
+    const [a, b] = [await this.contentRow(ctx, table, from.Current_ID), await this.contentRow(ctx, table, to.Current_ID)];
     const changes: FieldChange[] = [];
     for (const column of table.columns.values()) {
       if (column.secret || NOT_WRITABLE.has(column.name)) continue;
       if (!sameValue(a[column.name], b[column.name])) changes.push({ field: column.name, from: a[column.name], to: b[column.name] });
     }
-    return { _id: this.cipher.encryptId(ctx.appId, masterId), from: this.view(from), to: this.view(to), changes };
+    return { _id: this.cipher.encryptId(ctx.appId, masterId), from: this.view(ctx, from), to: this.view(ctx, to), changes };
   }
 
-  view(row: CoreDataRow): VersionView {
-    const { Shop_ID: appId, ...rest } = row;
-    return { _id: this.cipher.encryptId(appId, row.Master_ID), ...rest };
+  /** A version of the context's app as the admin endpoints show it. */
+  view(ctx: RequestContext, row: CoreDataRow): VersionView {
+    const { Shop_ID: _appId, ...rest } = row;
+    return { _id: this.cipher.encryptId(ctx.appId, row.Master_ID), ...rest };
   }
 
   /** The registered versioned table `name`, or a 400 naming `table`. */
@@ -152,42 +138,31 @@ export class ContentService {
     return table;
   }
 
-  async lockCurrentOr404(em: EntityManager, key: RecordKey): Promise<CoreDataRow> {
-    const current = await lockCurrentVersion(em, key);
+  /** The current version of the app's record `masterId` of `table`, locked until the transaction ends; else 409 or 404. */
+  async lockCurrentOr404(ctx: RequestContext, table: string, masterId: number): Promise<CoreDataRow> {
+    const current = await this.versions.lockCurrent(ctx, table, masterId);
     if (current) return current;
     // The record exists but its current version moved while we waited for the lock: a concurrent save won.
-    if (await recordExists(em, key)) throw versioningError('CONCURRENT_CHANGE');
+    if (await this.versions.exists(ctx, table, masterId)) throw versioningError('CONCURRENT_CHANGE');
     throw versioningError('RECORD_NOT_FOUND');
   }
 
   /**
-   * The master id of the record of versioned table `table` that `id` names: its master id or the id of
+   * The master id of the app's record of versioned table `table` that `id` names: its master id or the id of
    * any of its versions' content rows (master ids first); null when the app has no such record.
    */
-  async masterIdOf(scope: TransactionScope, appId: number, table: string, id: number): Promise<number | null> {
-    const row = await this.connection
-      .repository(scope, CoreData)
-      .createQueryBuilder('d')
-      .select('d.Master_ID', 'masterId')
-      .where('d.Shop_ID = :appId AND d.Source_Table = :table AND (d.Master_ID = :id OR d.Current_ID = :id)', { appId, table, id })
-      .orderBy('(d.Master_ID = :id)', 'DESC')
-      .limit(1)
-      .getRawOne<{ masterId: number }>();
-    return row?.masterId ?? null;
-  }
-
-  /** The core_data row `id` as it is now. */
-  async reload(em: EntityManager, id: number): Promise<CoreDataRow> {
-    return em.findOneByOrFail(CoreData, { ID: id });
+  masterIdOf(ctx: RequestContext, table: string, id: number): Promise<number | null> {
+    return this.versions.masterIdOf(ctx, table, id);
   }
 
   /**
-   * Runs a write in the use case's transaction (its endpoint is @Transactional()); a lost race on the
-   * one-current-version index is a 409, bad values a 400.
+   * Runs a write in the use case's transaction, which its edge opened (the endpoint is @Transactional()):
+   * a lost race on the one-current-version index is a 409, bad values a 400.
    */
-  async write<T>(ctx: RequestContext, work: (em: EntityManager) => Promise<T>): Promise<T> {
+  async write<T>(ctx: RequestContext, work: () => Promise<T>): Promise<T> {
+    this.connection.transactionManager(ctx); // asserts that the edge opened the transaction
     try {
-      return await work(this.connection.manager(ctx));
+      return await work();
     } catch (error) {
       if (isUniqueViolation(error)) throw versioningError('CONCURRENT_CHANGE');
       throw clientDataError(error, 'data') ?? error;
@@ -202,25 +177,13 @@ export class ContentService {
   ): Promise<Record<string, unknown>> {
     if (!table.tenantColumn) throw ApiError.field('table', `"${table.name}" has no tenant column and cannot be edited here`);
     // Accounts change through the auth routes (passwords, roles and emails have their own rules there).
-    if (isAuthTable(table.name)) throw ApiError.field('table', `"${table.name}" is an account table: use the account endpoints`);
-    return this.write(ctx, async (em) => {
-      const names = Object.keys(values);
-      if (table.columns.has('updated')) names.push('updated');
-      const sets = names.map((n, i) => `${quoteIdentifier(n)} = $${i + 3}`).join(', ');
-      const params = [id, ctx.appId, ...Object.keys(values).map((n) => values[n]), ...(table.columns.has('updated') ? [new Date()] : [])];
-      // Raw SQL: a generic versioned-table write, the table and its columns come from core_tables and the catalog.
-      const rows: Record<string, unknown>[] = names.length
-        ? await updateReturning(em, `UPDATE ${quoteIdentifier(table.name)} SET ${sets} WHERE id = $1 AND app_id = $2 RETURNING *`, params)
-        : await em.query(`SELECT * FROM ${quoteIdentifier(table.name)} WHERE id = $1 AND app_id = $2`, [id, ctx.appId]);
-      const row = rows[0];
+    if (TablePolicy.isAccountTable(table.name))
+      throw ApiError.field('table', `"${table.name}" is an account table: use the account endpoints`);
+    const set = table.columns.has('updated') ? { ...values, updated: new Date() } : values;
+    return this.write(ctx, async () => {
+      const row = await this.rows.update(ctx, table, id, set);
       if (!row) throw versioningError('RECORD_NOT_FOUND');
-      await em
-        .createQueryBuilder()
-        .update(CoreData)
-        .set({ Updated: () => 'now()', Updated_By: userOf(ctx), Title: () => 'COALESCE(:title, "Title")' })
-        .where(RECORD_WHERE, recordParameters({ appId: ctx.appId, table: table.name, masterId: id }))
-        .setParameter('title', titleOf(table, row))
-        .execute();
+      await this.versions.touch(ctx, table.name, id, titleOf(table, row), userOf(ctx));
       return { _id: this.cipher.encryptId(ctx.appId, id), ...this.readable(table, row) };
     });
   }
@@ -246,35 +209,32 @@ export class ContentService {
     return Object.fromEntries(Object.entries(row).filter(([name]) => !table.columns.get(name)?.secret));
   }
 
-  private async insertRow(em: EntityManager, table: RegisteredTable, values: Record<string, unknown>): Promise<number> {
-    const names = Object.keys(values).filter((n) => n !== 'id' && table.columns.has(n));
-    // Raw SQL: a generic versioned-table write, the table and its columns come from core_tables and the catalog.
-    const sql = names.length
-      ? `INSERT INTO ${quoteIdentifier(table.name)} (${names.map(quoteIdentifier).join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`
-      : `INSERT INTO ${quoteIdentifier(table.name)} DEFAULT VALUES RETURNING id`;
-    const [{ id }] = await em.query(
-      sql,
-      names.map((n) => values[n]),
-    );
-    return id;
+  private async contentRow(ctx: RequestContext, table: RegisteredTable, id: number): Promise<Record<string, unknown>> {
+    const row = await this.rows.find(ctx, table, id);
+    if (!row) throw versioningError('RECORD_NOT_FOUND');
+    return row;
   }
 
-  private async contentRow(em: EntityManager, table: RegisteredTable, id: number): Promise<Record<string, unknown>> {
-    // Raw SQL: a generic versioned-table read, the table comes from core_tables.
-    const rows: Record<string, unknown>[] = await em.query(`SELECT * FROM ${quoteIdentifier(table.name)} WHERE id = $1`, [id]);
-    if (!rows[0]) throw versioningError('RECORD_NOT_FOUND');
-    return rows[0];
+  /**
+   * Version rules 2 and 3: the old metadata row stops being current and unlocks, the new one (for content
+   * row `rowId`) becomes the current Editing version, and the two are linked by Last_ID / Next_ID. The old
+   * row's publication flags stay: what is live stays live until the new version is published.
+   */
+  private async appendVersion(ctx: RequestContext, current: CoreDataRow, rowId: number, title: string | null): Promise<CoreDataRow> {
+    const { set, previous } = TRANSITIONS.edit;
+    // The old row stops being current first: the partial unique index allows one current row per record.
+    await this.versions.setColumns(ctx, current.ID, previous);
+    const userId = userOf(ctx);
+    const created = await this.versions.insertNext(ctx, current, {
+      ...set,
+      Current_ID: rowId,
+      Title: title,
+      Created_By: userId,
+      Updated_By: userId,
+    });
+    await this.versions.setColumns(ctx, current.ID, { Next_ID: created.ID });
+    return created;
   }
-}
-
-/**
- * The rows an `UPDATE … RETURNING` gave back. Raw SQL: the statement is built from the catalog of a versioned
- * table the request names (its shape comes from data). TypeORM's PostgreSQL driver answers UPDATE and DELETE with
- * `[rows, rowCount]` and other statements with the rows alone.
- */
-async function updateReturning(em: EntityManager, sql: string, params: unknown[]): Promise<Record<string, unknown>[]> {
-  const result = await em.query(sql, params);
-  return Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number' ? result[0] : result;
 }
 
 function userOf(ctx: RequestContext): number | null {

@@ -1,14 +1,13 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+import { RequestContext } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DatabaseLock } from '../database/locks';
 import { withTickLock } from '../database/transaction';
-import { TransactionScope } from '../database/transaction-scope';
 import { TransactionalConnection } from '../database/transactional-connection';
-import { Metrics } from '../metrics';
-import { CoreData } from './entities/core-data.entity';
-import { TRANSITIONS } from './lifecycle-transitions';
+import { MetricsService } from '../metrics';
+import { LifecycleService } from './lifecycle.service';
 
 const JOB = 'content-expiry';
 
@@ -16,9 +15,10 @@ const JOB = 'content-expiry';
  * Published → Expired when Publish_Expire_Date has passed (SPEC "Lifecycle states"). Every
  * CONTENT_EXPIRY_TICK_MS one instance (the holder of the advisory lock) expires the due versions in one
  * UPDATE over the rows it claims FOR UPDATE SKIP LOCKED (a version an admin is changing right now waits for
- * the next tick); a version already expired no longer matches, so running a tick twice changes nothing. The interval
- * comes from the configuration, so it is registered with @nestjs/schedule's registry at start (which clears it
- * before shutdown) rather than with a decorator.
+ * the next tick); a version already expired no longer matches, so running a tick twice changes nothing.
+ * The job is an edge: it opens the tick's transaction and hands it to LifecycleService in a background
+ * context. The interval comes from the configuration, so it is registered with @nestjs/schedule's registry
+ * at start (which clears it before shutdown) rather than with a decorator.
  */
 @Injectable()
 export class ExpiryJob implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -27,8 +27,9 @@ export class ExpiryJob implements OnApplicationBootstrap, OnApplicationShutdown 
 
   constructor(
     private readonly connection: TransactionalConnection,
+    private readonly lifecycle: LifecycleService,
     private readonly scheduler: SchedulerRegistry,
-    private readonly metrics: Metrics,
+    private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -63,27 +64,9 @@ export class ExpiryJob implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   private async expireDue(): Promise<number[] | null> {
-    const expired = await withTickLock(this.connection.dataSource, DatabaseLock.ContentExpiryTick, async (em) => {
-      const scope = Object.assign(new TransactionScope(), { manager: em });
-      const { set } = TRANSITIONS.reachExpiry; // from: Published set
-      const due = this.connection
-        .repository(scope, CoreData)
-        .createQueryBuilder('due')
-        .select('due.ID')
-        .where('due.Published = 1 AND due.Publish_Expire_Date <= now()')
-        .setLock('pessimistic_write')
-        .setOnLocked('skip_locked');
-      const result = await this.connection
-        .repository(scope, CoreData)
-        .createQueryBuilder()
-        .update()
-        .set({ ...set, Updated: () => 'now()' })
-        .where(`"ID" IN (${due.getQuery()})`)
-        .setParameters(due.getParameters())
-        .returning(['ID'])
-        .execute();
-      return (result.raw as { ID: number }[]).map((r) => r.ID);
-    });
+    const expired = await withTickLock(this.connection.dataSource, DatabaseLock.ContentExpiryTick, (em) =>
+      this.lifecycle.expireDue(Object.assign(RequestContext.background('expiry', this.config.production), { manager: em })),
+    );
     if (expired?.length) this.logger.log({ expired: expired.length }, 'Expired published content');
     return expired ?? null;
   }

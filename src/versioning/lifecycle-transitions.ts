@@ -1,3 +1,4 @@
+import { StateMachine, Transition } from '../common/state-machine';
 import { LIFECYCLE_STATUSES, LifecycleStatus } from './lifecycle';
 import { VersioningErrorCode } from './versioning.errors';
 
@@ -11,9 +12,8 @@ export interface VersionChange {
   Lock?: 0 | 1;
 }
 
-/** Which versions a rule matches; every given part must hold. */
-export interface VersionMatch {
-  status?: readonly LifecycleStatus[];
+/** What a rule asks of a version's flags, beyond its status; every given part must hold. */
+export interface FlagMatch {
   /** Published or Staged set: readers can see the version (SPEC "Published or Staged"). */
   visible?: true;
   /** Published set (live, whatever the status says). */
@@ -21,15 +21,24 @@ export interface VersionMatch {
   current?: boolean;
 }
 
-export interface Transition {
-  /** The versions the action applies to. */
-  from: VersionMatch;
+/** Which versions a rule matches; every given part must hold. */
+export interface VersionMatch extends FlagMatch {
+  status?: readonly LifecycleStatus[];
+}
+
+/**
+ * A row of the lifecycle's transition table: the machine's part (`from`: the statuses the action applies
+ * to; `to`: the status it leaves, the `Status` of `set`) and what else the action asks and changes.
+ */
+export interface LifecycleTransition extends Transition<LifecycleStatus> {
+  /** What the version's flags must be besides its status for the action to apply. */
+  flags?: FlagMatch;
   /** Versions in which asking again changes nothing (200 with `alreadyMessage`); checked before `from`. */
   already?: VersionMatch;
   /** A new publish schedule makes an "already" request apply again (new dates). */
   rescheduleApplies?: boolean;
   /** What the version becomes. */
-  set: VersionChange;
+  set: VersionChange & { Status: LifecycleStatus };
   /** What the record's other versions with Published or Staged set become. */
   others?: VersionChange;
   /** `others` applies to every version of the record, this one included, before `set`. */
@@ -50,6 +59,12 @@ const ALL: readonly LifecycleStatus[] = LIFECYCLE_STATUSES;
 const NOT_DELETED = ALL.filter((s) => s !== 'Deleted');
 const LIVE: VersionChange = { Published: 1, Staged: 1, IsExpired: 0, Lock: 0 };
 const HIDDEN: VersionChange = { Published: 0, Staged: 0 };
+const ANY_FLAGS: FlagMatch = {};
+
+/** A row of the table, its `to` taken from `set.Status` so that the two cannot disagree. */
+function rule<const R extends Omit<LifecycleTransition, 'to'>>(row: R): R & { to: R['set']['Status'] } {
+  return { ...row, to: row.set.Status };
+}
 
 /**
  * The record lifecycle (SPEC "Lifecycle states", "Version rules") in one table: for each action, the
@@ -58,22 +73,22 @@ const HIDDEN: VersionChange = { Published: 0, Staged: 0 };
  * `reachExpiry` to due published versions.
  */
 export const TRANSITIONS = {
-  create: {
-    from: { status: [] },
+  create: rule({
+    from: [],
     set: { Status: 'New', IsCurrent: 1, Published: 0, Staged: 0, IsExpired: 0, Lock: 0 },
     message: 'Record created',
     refusal: 'CANNOT_TRANSITION',
-  },
+  }),
   /** A new version becomes current in status Editing; the old one keeps its publication flags (what is live stays live). */
-  edit: {
-    from: { status: NOT_DELETED },
+  edit: rule({
+    from: NOT_DELETED,
     set: { Status: 'Editing', IsCurrent: 1, Published: 0, Staged: 0, IsExpired: 0, Lock: 1 },
     previous: { IsCurrent: 0, Lock: 0 },
     message: 'Record saved',
     refusal: 'RECORD_DELETED',
-  },
-  stage: {
-    from: { status: ['New', 'Editing', 'Rolled Back', 'Staged'] },
+  }),
+  stage: rule({
+    from: ['New', 'Editing', 'Rolled Back', 'Staged'],
     already: { status: ['Staged'] },
     rescheduleApplies: true,
     set: { Status: 'Staged', Published: 0, Staged: 1, IsExpired: 0, Lock: 0 },
@@ -81,9 +96,9 @@ export const TRANSITIONS = {
     message: 'Record staged',
     alreadyMessage: 'Record already staged',
     refusal: 'CANNOT_TRANSITION',
-  },
-  publish: {
-    from: { status: ['New', 'Editing', 'Staged', 'Rolled Back', 'Expired', 'Published'] },
+  }),
+  publish: rule({
+    from: ['New', 'Editing', 'Staged', 'Rolled Back', 'Expired', 'Published'],
     already: { status: ['Published'] },
     rescheduleApplies: true,
     set: { Status: 'Published', ...LIVE },
@@ -92,9 +107,9 @@ export const TRANSITIONS = {
     message: 'Record published',
     alreadyMessage: 'Record already published',
     refusal: 'CANNOT_TRANSITION',
-  },
-  promote: {
-    from: { status: ['Staged'] },
+  }),
+  promote: rule({
+    from: ['Staged'],
     already: { status: ['Published'], visible: true },
     set: { Status: 'Published', ...LIVE },
     others: HIDDEN,
@@ -102,20 +117,21 @@ export const TRANSITIONS = {
     message: 'Record promoted',
     alreadyMessage: 'Record already published',
     refusal: 'CANNOT_TRANSITION',
-  },
+  }),
   /** Applies to every visible version of the record; with none, an Expired record is already expired. */
-  expire: {
-    from: { visible: true },
+  expire: rule({
+    from: ALL,
+    flags: { visible: true },
     already: { status: ['Expired'] },
     set: { Status: 'Expired', Published: 0, Staged: 0, IsExpired: 1, Lock: 0 },
     expiresNow: true,
     message: 'Record expired',
     alreadyMessage: 'Record already expired',
     refusal: 'CANNOT_TRANSITION',
-  },
+  }),
   /** Soft delete: the current version becomes Deleted and no version of the record stays visible. */
-  delete: {
-    from: { status: NOT_DELETED },
+  delete: rule({
+    from: NOT_DELETED,
     already: { status: ['Deleted'] },
     set: { Status: 'Deleted', Published: 0, Staged: 0, Lock: 0 },
     others: { ...HIDDEN, Lock: 0 },
@@ -123,27 +139,35 @@ export const TRANSITIONS = {
     message: 'Record deleted',
     alreadyMessage: 'Record already deleted',
     refusal: 'CANNOT_TRANSITION',
-  },
+  }),
   /** Version rule 5: an earlier version becomes current again; publication flags stay as they are. */
-  rollback: {
-    from: { current: false },
+  rollback: rule({
+    from: ALL,
+    flags: { current: false },
     already: { current: true, status: ['Rolled Back'] },
     set: { Status: 'Rolled Back', IsCurrent: 1, Lock: 0 },
     previous: { IsCurrent: 0, Lock: 0 },
     message: 'Record rolled back',
     alreadyMessage: 'Record already rolled back to this version',
     refusal: 'ALREADY_CURRENT',
-  },
+  }),
   /** The expiry job: a version with Published set whose Publish_Expire_Date has passed. */
-  reachExpiry: {
-    from: { published: true },
+  reachExpiry: rule({
+    from: ALL,
+    flags: { published: true },
     set: { Status: 'Expired', Published: 0, Staged: 0, IsExpired: 1, Lock: 0 },
     message: 'Record expired',
     refusal: 'CANNOT_TRANSITION',
-  },
-} as const satisfies Record<string, Transition>;
+  }),
+} satisfies Record<string, LifecycleTransition>;
 
 export type LifecycleAction = keyof typeof TRANSITIONS;
+
+/** The lifecycle as a state machine over the statuses: every status decision of versioning asks it. */
+export const LIFECYCLE = new StateMachine<LifecycleStatus, LifecycleAction, LifecycleTransition>('record', TRANSITIONS);
+
+/** The live version of a record: Published, and published (promote's "already" target). */
+export const LIVE_VERSION: VersionMatch = { status: ['Published'], published: true };
 
 /** The part of a core_data row the rules look at. */
 export interface VersionState {
@@ -154,14 +178,16 @@ export interface VersionState {
 }
 
 export type Decision =
-  { kind: 'apply'; transition: Transition } | { kind: 'already'; message: string } | { kind: 'refused'; code: VersioningErrorCode };
+  | { kind: 'apply'; transition: LifecycleTransition }
+  | { kind: 'already'; message: string }
+  | { kind: 'refused'; code: VersioningErrorCode };
 
 /** What `action` does to `version`: apply the transition, answer that nothing changes, or refuse. */
 export function decide(action: LifecycleAction, version: VersionState, options: { rescheduled?: boolean } = {}): Decision {
-  const transition: Transition = TRANSITIONS[action];
+  const transition: LifecycleTransition = TRANSITIONS[action];
   const again = transition.rescheduleApplies === true && options.rescheduled === true;
   if (transition.already && matches(transition.already, version) && !again) return { kind: 'already', message: transition.alreadyMessage! };
-  if (matches(transition.from, version)) return { kind: 'apply', transition };
+  if (LIFECYCLE.allows(action, version.Status) && matches(transition.flags ?? ANY_FLAGS, version)) return { kind: 'apply', transition };
   return { kind: 'refused', code: transition.refusal };
 }
 

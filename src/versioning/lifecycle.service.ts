@@ -1,10 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { RequestContext } from '../common/request-context';
+import { TransactionalConnection } from '../database/transactional-connection';
 import { ContentService, VersionView } from './content.service';
-import { changeOtherVersions, changeVersion, CoreDataRow, RecordKey, setVersionColumns, versionsOf } from './core-data';
-import { decide, LifecycleAction, refusalDetail, Transition, TRANSITIONS } from './lifecycle-transitions';
+import {
+  decide,
+  LIFECYCLE,
+  LifecycleAction,
+  LifecycleTransition,
+  LIVE_VERSION,
+  matches,
+  refusalDetail,
+  TRANSITIONS,
+} from './lifecycle-transitions';
+import { CoreDataRow, VersionsRepository } from './repositories/versions.repository';
 import { versioningError } from './versioning.errors';
 
 export interface Schedule {
@@ -27,43 +36,49 @@ type Outcome = { message: string; row: CoreDataRow };
  */
 @Injectable()
 export class LifecycleService {
-  constructor(private readonly content: ContentService) {}
+  constructor(
+    private readonly connection: TransactionalConnection,
+    private readonly content: ContentService,
+    private readonly versions: VersionsRepository,
+  ) {}
 
   /** Editing → Staged (preview). */
   async stage(ctx: RequestContext, table: string, masterId: number, schedule: Schedule): Promise<TransitionResult> {
-    return this.onCurrent(ctx, table, masterId, (em, current) => this.apply(em, ctx, 'stage', current, current, schedule));
+    return this.onCurrent(ctx, table, masterId, (current) => this.apply(ctx, 'stage', current, current, schedule));
   }
 
   /** → Published (live); every other version of the record loses Staged and Published. A future Publish_Set_Date schedules it. */
   async publish(ctx: RequestContext, table: string, masterId: number, schedule: Schedule): Promise<TransitionResult> {
-    return this.onCurrent(ctx, table, masterId, (em, current) => this.apply(em, ctx, 'publish', current, current, schedule));
+    return this.onCurrent(ctx, table, masterId, (current) => this.apply(ctx, 'publish', current, current, schedule));
   }
 
   /** Staged → Published: the staged version (the current one, else the newest staged one) goes live. */
   async promote(ctx: RequestContext, table: string, masterId: number, schedule: Schedule): Promise<TransitionResult> {
-    return this.onCurrent(ctx, table, masterId, async (em, current, key) => {
-      const versions = await versionsOf(em, key);
-      const staged = current.Status === 'Staged' ? current : [...versions].reverse().find((v) => v.Status === 'Staged' && v.Staged === 1);
-      const live = versions.find((v) => v.Published === 1 && v.Status === 'Published');
-      return this.apply(em, ctx, 'promote', staged ?? live ?? current, current, schedule);
+    return this.onCurrent(ctx, table, masterId, async (current, tableName) => {
+      const versions = await this.versions.history(ctx, tableName, masterId);
+      const staged = LIFECYCLE.allows('promote', current.Status)
+        ? current
+        : [...versions].reverse().find((v) => LIFECYCLE.allows('promote', v.Status) && v.Staged === 1);
+      const live = versions.find((v) => matches(LIVE_VERSION, v));
+      return this.apply(ctx, 'promote', staged ?? live ?? current, current, schedule);
     });
   }
 
   /** Published or Staged → Expired, now: every visible version of the record. */
   async expire(ctx: RequestContext, table: string, masterId: number): Promise<TransitionResult> {
-    return this.onCurrent(ctx, table, masterId, async (em, current, key) => {
-      const visible = (await versionsOf(em, key)).filter((v) => decide('expire', v).kind === 'apply');
-      if (visible.length === 0) return this.apply(em, ctx, 'expire', current, current, {});
+    return this.onCurrent(ctx, table, masterId, async (current, tableName) => {
+      const visible = (await this.versions.history(ctx, tableName, masterId)).filter((v) => decide('expire', v).kind === 'apply');
+      if (visible.length === 0) return this.apply(ctx, 'expire', current, current, {});
       let last: CoreDataRow = current;
-      for (const version of visible) last = (await this.apply(em, ctx, 'expire', version, current, {})).row;
-      const row = visible.some((v) => v.ID === current.ID) ? await this.content.reload(em, current.ID) : last;
+      for (const version of visible) last = (await this.apply(ctx, 'expire', version, current, {})).row;
+      const row = visible.some((v) => v.ID === current.ID) ? await this.versions.reload(ctx, current.ID) : last;
       return { message: TRANSITIONS.expire.message, row };
     });
   }
 
   /** Any → Deleted (soft delete): the current version is marked Deleted and no version stays visible. */
   async delete(ctx: RequestContext, table: string, masterId: number): Promise<TransitionResult> {
-    return this.onCurrent(ctx, table, masterId, (em, current) => this.apply(em, ctx, 'delete', current, current, {}));
+    return this.onCurrent(ctx, table, masterId, (current) => this.apply(ctx, 'delete', current, current, {}));
   }
 
   /**
@@ -72,16 +87,25 @@ export class LifecycleService {
    * restored version is a separate, explicit step.
    */
   async rollback(ctx: RequestContext, table: string, masterId: number, toCurrentId: number): Promise<TransitionResult> {
-    return this.onCurrent(ctx, table, masterId, async (em, current, key) => {
-      const target = (await versionsOf(em, key)).find((v) => v.Current_ID === toCurrentId);
+    return this.onCurrent(ctx, table, masterId, async (current, tableName) => {
+      const target = (await this.versions.history(ctx, tableName, masterId)).find((v) => v.Current_ID === toCurrentId);
       if (!target) throw ApiError.field('toCurrentId', 'toCurrentId is not a version of this record');
-      return this.apply(em, ctx, 'rollback', target, current, {});
+      return this.apply(ctx, 'rollback', target, current, {});
     });
+  }
+
+  /**
+   * Published → Expired when Publish_Expire_Date has passed, over every app (the expiry job's tick, which
+   * opened the transaction): the ids of the core_data rows it expired. A version already expired no longer
+   * has Published set, so running it twice changes nothing.
+   */
+  async expireDue(ctx: RequestContext): Promise<number[]> {
+    this.connection.transactionManager(ctx); // asserts that the job opened the transaction
+    return this.versions.expireDue(ctx, TRANSITIONS.reachExpiry.set);
   }
 
   /** `action` on `version` (of the record whose current version is `current`), as the transition table decides. */
   private async apply(
-    em: EntityManager,
     ctx: RequestContext,
     action: LifecycleAction,
     version: CoreDataRow,
@@ -96,10 +120,10 @@ export class LifecycleService {
         ? versioningError(decision.code, { detail: refusalDetail(action, current.Status) })
         : versioningError(decision.code);
     }
-    const transition: Transition = decision.transition;
-    if (transition.others) await changeOtherVersions(em, version, transition.others, { all: transition.othersAll === true });
-    if (transition.previous && current.ID !== version.ID) await setVersionColumns(em, current.ID, transition.previous);
-    const row = await changeVersion(em, version.ID, transition.set, {
+    const transition: LifecycleTransition = decision.transition;
+    if (transition.others) await this.versions.changeOthers(ctx, version, transition.others, { all: transition.othersAll === true });
+    if (transition.previous && current.ID !== version.ID) await this.versions.setColumns(ctx, current.ID, transition.previous);
+    const row = await this.versions.change(ctx, version.ID, transition.set, {
       userId: ctx.principal?.userId ?? null,
       ...(transition.schedules ? { schedule } : {}),
       ...(transition.expiresNow ? { expiresNow: true } : {}),
@@ -111,11 +135,12 @@ export class LifecycleService {
     ctx: RequestContext,
     tableName: string,
     masterId: number,
-    work: (em: EntityManager, current: CoreDataRow, key: RecordKey) => Promise<Outcome>,
+    work: (current: CoreDataRow, table: string) => Promise<Outcome>,
   ): Promise<TransitionResult> {
     const table = await this.content.requireVersioned(ctx, tableName);
-    const key = { appId: ctx.appId, table: table.name, masterId };
-    const { message, row } = await this.content.write(ctx, async (em) => work(em, await this.content.lockCurrentOr404(em, key), key));
-    return { message, version: this.content.view(row) };
+    const { message, row } = await this.content.write(ctx, async () =>
+      work(await this.content.lockCurrentOr404(ctx, table.name, masterId), table.name),
+    );
+    return { message, version: this.content.view(ctx, row) };
   }
 }

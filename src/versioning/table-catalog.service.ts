@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/api-error';
 import { isIdentifier } from '../database/identifiers';
-import { SchemaCatalog, SchemaColumn } from '../database/schema-catalog.service';
-import { isSecretColumn } from '../database/secret-columns';
+import { SchemaCatalogService, SchemaColumn } from '../database/schema-catalog.service';
+import { TablePolicy } from '../database/table-policy';
 import { TransactionScope } from '../database/transaction-scope';
-import { TransactionalConnection } from '../database/transactional-connection';
-import { CoreTable } from './entities/core-table.entity';
+import { TablesRepository } from './repositories/tables.repository';
 
 export type ColumnKind = 'integer' | 'number' | 'boolean' | 'datetime' | 'text' | 'json' | 'other';
 
@@ -31,22 +30,8 @@ export interface RegisteredTable {
   tenantColumn: boolean;
 }
 
-/** How long the core_tables registry is reused (the columns come from SchemaCatalog, cached alike). */
+/** How long the core_tables registry is reused (the columns come from SchemaCatalogService, cached alike). */
 const CACHE_MS = 30_000;
-
-/**
- * Tables that are never content, even if someone registers them in core_tables: the tenants with their
- * private payment keys and webhook secrets (their public part is served by /getApp), the version metadata,
- * the registry itself, one-time codes and the migrations table.
- */
-export const NEVER_CONTENT_TABLES: ReadonlySet<string> = new Set([
-  'core_sites',
-  'core_data',
-  'core_tables',
-  'core_sms_codes',
-  'migrations',
-  'typeorm_migrations',
-]);
 
 const INTEGER_RANGES: Record<string, { min: bigint; max: bigint }> = {
   smallint: { min: -32768n, max: 32767n },
@@ -60,24 +45,27 @@ const INTEGER_RANGES: Record<string, { min: bigint; max: bigint }> = {
  * taken from here (never from the request) and always double-quoted.
  */
 @Injectable()
-export class TableCatalog {
+export class TableCatalogService {
   private cache: { at: number; tables: Promise<Map<string, RegisteredTable>> } | null = null;
 
   constructor(
-    private readonly connection: TransactionalConnection,
-    private readonly schema: SchemaCatalog,
+    private readonly registry: TablesRepository,
+    private readonly schema: SchemaCatalogService,
   ) {}
 
-  /** The registered table named `name`, or a 400 naming `field`. */
-  async require(scope: TransactionScope, name: unknown, field = 'table'): Promise<RegisteredTable> {
+  /**
+   * The registered table named `name`, or a 400 naming `field`. The registry is global (core_tables has no
+   * app column), so any scope will do: a request's context, or the seed's and the tests' own.
+   */
+  async require(ctx: TransactionScope, name: unknown, field = 'table'): Promise<RegisteredTable> {
     if (!isIdentifier(name)) throw ApiError.field(field, `${field} must be the name of a registered table`);
-    const table = (await this.tables(scope)).get(name);
+    const table = (await this.tables(ctx)).get(name);
     if (!table) throw ApiError.field(field, `Unknown table "${name}"`);
     return table;
   }
 
-  async find(scope: TransactionScope, name: string): Promise<RegisteredTable | undefined> {
-    return (await this.tables(scope)).get(name);
+  async find(ctx: TransactionScope, name: string): Promise<RegisteredTable | undefined> {
+    return (await this.tables(ctx)).get(name);
   }
 
   /** Forgets the cached registry and schema (after a migration, or a change of core_tables, in tests). */
@@ -97,14 +85,12 @@ export class TableCatalog {
   }
 
   private async read(scope: TransactionScope): Promise<Map<string, RegisteredTable>> {
-    const registered = await this.connection
-      .repository(scope, CoreTable)
-      .find({ select: { table_name: true, Live: true, title_field: true } });
+    const registered = await this.registry.registered(scope);
     const tables = new Map<string, RegisteredTable>();
     for (const r of registered) {
       // A registered name without a table behind it (or with an unusable name) is not queryable.
       const schemaColumns =
-        isIdentifier(r.table_name) && !NEVER_CONTENT_TABLES.has(r.table_name) ? await this.schema.columns(scope, r.table_name) : undefined;
+        isIdentifier(r.table_name) && TablePolicy.isContentTable(r.table_name) ? await this.schema.columns(scope, r.table_name) : undefined;
       if (!schemaColumns?.has('id')) continue;
       const columns = new Map<string, CatalogColumn>();
       for (const c of schemaColumns.values()) columns.set(c.name, catalogColumn(r.table_name, c));
@@ -125,7 +111,7 @@ function catalogColumn(table: string, c: SchemaColumn): CatalogColumn {
     name: c.name,
     kind: kindOf(c.dataType),
     nullable: c.nullable,
-    secret: isSecretColumn(table, c.name),
+    secret: TablePolicy.isSecretColumn(table, c.name),
     ...(INTEGER_RANGES[c.dataType] ? { range: INTEGER_RANGES[c.dataType] } : {}),
     ...(c.maxLength ? { maxLength: c.maxLength } : {}),
   };

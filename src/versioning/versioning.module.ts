@@ -4,8 +4,12 @@ import { ContentController } from './content.controller';
 import { ContentService } from './content.service';
 import { ExpiryJob } from './expiry.job';
 import { LifecycleService } from './lifecycle.service';
-import { ProductCatalog } from './product-catalog.service';
-import { TableCatalog } from './table-catalog.service';
+import { ProductCatalogService } from './product-catalog.service';
+import { ContentRowsRepository } from './repositories/content-rows.repository';
+import { ProductsRepository } from './repositories/products.repository';
+import { TablesRepository } from './repositories/tables.repository';
+import { VersionsRepository } from './repositories/versions.repository';
+import { TableCatalogService } from './table-catalog.service';
 import { CoreData } from './entities/core-data.entity';
 import { CoreTable } from './entities/core-table.entity';
 import { Product } from './entities/product.entity';
@@ -14,7 +18,17 @@ import { Product } from './entities/product.entity';
 @Module({
   imports: [TypeOrmModule.forFeature([CoreData, CoreTable, Product])],
   controllers: [ContentController],
-  providers: [TableCatalog, ContentService, LifecycleService, ExpiryJob, ProductCatalog],
-  exports: [TableCatalog, ContentService, ProductCatalog],
+  providers: [
+    TableCatalogService,
+    ContentService,
+    LifecycleService,
+    ExpiryJob,
+    ProductCatalogService,
+    TablesRepository,
+    VersionsRepository,
+    ContentRowsRepository,
+    ProductsRepository,
+  ],
+  exports: [TableCatalogService, ContentService, ProductCatalogService],
 })
 export class VersioningModule {}

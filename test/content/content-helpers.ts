@@ -1,4 +1,4 @@
-import { SessionTokens } from '../../src/auth';
+import { SessionTokensService } from '../../src/auth';
 import { Fixture } from '../../src/cli/seed.service';
 import { siteFixture, TestApp } from '../support/test-app';
 
@@ -34,7 +34,9 @@ export async function seedTenant(t: TestApp, products: Record<string, unknown>[]
     },
   });
   const adminId = result.ids.core_users[0];
-  const token = t.get(SessionTokens).sign({ userId: adminId, appId: result.appID, authTable: 'core_users', role: 'admin' }, 'access');
+  const token = t
+    .get(SessionTokensService)
+    .sign({ userId: adminId, appId: result.appID, authTable: 'core_users', role: 'admin' }, 'access');
   const headers = { 'site-id': String(result.appID) };
   return {
     appId: result.appID,
@@ -47,7 +49,7 @@ export async function seedTenant(t: TestApp, products: Record<string, unknown>[]
 
 /** An access token of the tenant's non-admin user. */
 export function userToken(t: TestApp, tenant: Tenant, userId: number): string {
-  return t.get(SessionTokens).sign({ userId, appId: tenant.appId, authTable: 'core_users', role: 'user' }, 'access');
+  return t.get(SessionTokensService).sign({ userId, appId: tenant.appId, authTable: 'core_users', role: 'user' }, 'access');
 }
 
 export function product(title: string, extra: Record<string, unknown> = {}): Record<string, unknown> {

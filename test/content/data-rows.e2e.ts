@@ -1,5 +1,5 @@
-import { IdCipher } from '../../src/common/id-cipher.service';
-import { TableCatalog } from '../../src/versioning';
+import { IdCipherService } from '../../src/common/id-cipher.service';
+import { TableCatalogService } from '../../src/versioning';
 import { product, seedTenant, Tenant, userToken } from './content-helpers';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -46,7 +46,7 @@ describe('POST /getDataRows', () => {
       price: 5000,
     });
     expect(typeof echo.meta_updated).toBe('string');
-    expect(t.get(IdCipher).decryptId(a.appId, echo._id)).toBe(a.products[4]);
+    expect(t.get(IdCipherService).decryptId(a.appId, echo._id)).toBe(a.products[4]);
     expect(echo).not.toHaveProperty('password');
     // isPublished and production name the same default.
     expect(titles(await rows({ table: 'core_products', isPublished: true }))).toEqual(titles(res));
@@ -181,7 +181,7 @@ describe('POST /getDataRows', () => {
     await t.dataSource.query(
       `INSERT INTO core_tables (table_name, "Live") VALUES ('core_sites', true), ('core_data', true), ('core_sms_codes', true) ON CONFLICT DO NOTHING`,
     );
-    t.get(TableCatalog).invalidate();
+    t.get(TableCatalogService).invalidate();
     try {
       for (const table of ['core_sites', 'core_data', 'core_sms_codes']) {
         for (const mode of [
@@ -201,7 +201,7 @@ describe('POST /getDataRows', () => {
       }
     } finally {
       await t.dataSource.query(`DELETE FROM core_tables WHERE table_name IN ('core_sites', 'core_data', 'core_sms_codes')`);
-      t.get(TableCatalog).invalidate();
+      t.get(TableCatalogService).invalidate();
     }
   });
 

@@ -1,7 +1,7 @@
 import { buildRowQuery } from '../../src/data-rows/row-query';
-import { toSql } from '../../src/data-rows/data-rows.service';
+import { toSql } from '../../src/data-rows/repositories/data-rows.repository';
 import { TransactionScope } from '../../src/database/transaction-scope';
-import { TableCatalog } from '../../src/versioning';
+import { TableCatalogService } from '../../src/versioning';
 import { startTestApp, TestApp } from '../support/test-app';
 import { product, seedTenant, Tenant } from './content-helpers';
 
@@ -51,7 +51,7 @@ describe('getDataRows page plans', () => {
   afterAll(() => t.close());
 
   async function planOf(orderBy: string | undefined): Promise<{ nodes: PlanNode[]; offset: number; limit: number }> {
-    const table = await t.get(TableCatalog).require(new TransactionScope(), 'core_products');
+    const table = await t.get(TableCatalogService).require(new TransactionScope(), 'core_products');
     const body = { table: 'core_products', isPaging: true, perPage: 20, page: 3, ...(orderBy ? { orderBy } : {}) };
     const query = buildRowQuery(body, table, 'published', { maxPerPage: t.config.content.maxPerPage, maxRows: t.config.content.maxRows });
     const [{ 'QUERY PLAN': plan }] = await t.dataSource.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${toSql(query)}`, [

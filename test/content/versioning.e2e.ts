@@ -1,5 +1,5 @@
-import { TableCatalog } from '../../src/versioning';
-import { IdCipher } from '../../src/common/id-cipher.service';
+import { TableCatalogService } from '../../src/versioning';
+import { IdCipherService } from '../../src/common/id-cipher.service';
 import { product, seedTenant, Tenant, userToken } from './content-helpers';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 
@@ -100,7 +100,7 @@ describe('versioned content: version chains and admin edits', () => {
       data: { Status: 'New', IsCurrent: 1, Published: 0, Staged: 0 },
     });
     const masterId = created.body.data.Master_ID;
-    expect(t.get(IdCipher).decryptId(a.appId, created.body.data._id)).toBe(masterId);
+    expect(t.get(IdCipherService).decryptId(a.appId, created.body.data._id)).toBe(masterId);
 
     let expectedCurrentId = masterId;
     for (const price of [1600, 1700, 1800]) {
@@ -290,7 +290,7 @@ describe('versioned content: version chains and admin edits', () => {
     await t.dataSource.query(
       `INSERT INTO core_tables (table_name, "Live", title_field) VALUES ('core_folders', true, 'name') ON CONFLICT DO NOTHING`,
     );
-    t.get(TableCatalog).invalidate();
+    t.get(TableCatalogService).invalidate();
     const [folder] = await t.dataSource.query(`INSERT INTO core_folders (app_id, name) VALUES ($1, 'Members') RETURNING id`, [a.appId]);
     const res = await t.post('/content/edit', { table: 'core_folders', masterId: folder.id, data: { name: 'Patrons' } }, a.adminHeaders);
     expect(res.status).toBe(200);
