@@ -2,13 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/api-error';
 import { FieldError } from '../common/envelope';
 import { RequestContext } from '../common/request-context';
-import { TransactionalConnection } from '../database/transactional-connection';
-import { ProductCatalog, PublishedProduct } from '../versioning';
+import { ProductCatalogService, PublishedProduct } from '../versioning';
 import { MAX_QUANTITY } from './cart.dto';
-import { Order, OrderItem, RedeemStatus } from './entities';
-import { OrderAccess, OrderRef } from './order-access.service';
-import { MAX_ORDER_TOTAL, recomputeOrderTotal } from './order-totals';
+import { Order, RedeemStatus } from './entities';
+import { OrderAccessService, OrderRef } from './order-access.service';
+import { itemMachine, NEW_ITEM_STATUS } from './order-item-transitions';
+import { MAX_ORDER_TOTAL } from './order-totals';
 import { labelOf, requireTransition } from './order-transitions';
+import { OrderRepository } from './repositories/order.repository';
 
 /** A line a client asks to add, with the request fields that name its parts (for 400s naming the field). */
 export interface CartLine {
@@ -28,7 +29,7 @@ interface ResolvedLine {
 
 /**
  * The cart of a New order (SPEC "Orders and cart"). Every change runs in the route's transaction with
- * the order row locked (OrderAccess.load with lock), so concurrent changes of one cart take turns and the
+ * the order row locked (OrderAccessService.load with lock), so concurrent changes of one cart take turns and the
  * total is recomputed from the items each time: no update is lost.
  *
  * Adding a product that the cart already holds as a Pending, non-gift line of the same product version
@@ -38,9 +39,9 @@ interface ResolvedLine {
 @Injectable()
 export class CartService {
   constructor(
-    private readonly connection: TransactionalConnection,
-    private readonly access: OrderAccess,
-    private readonly catalog: ProductCatalog,
+    private readonly orders: OrderRepository,
+    private readonly access: OrderAccessService,
+    private readonly catalog: ProductCatalogService,
   ) {}
 
   /**
@@ -51,7 +52,6 @@ export class CartService {
   async resolve(ctx: RequestContext, lines: CartLine[]): Promise<ResolvedLine[]> {
     const products = await this.catalog.publishedMany(
       ctx,
-      ctx.appId,
       lines.map((l) => l.productID),
     );
     const errors: FieldError[] = [];
@@ -80,26 +80,10 @@ export class CartService {
    * `totalField` names the request field a too-large total is blamed on.
    */
   async addResolved(ctx: RequestContext, orderId: number, lines: ResolvedLine[], totalField: string): Promise<number> {
-    const items = this.connection.repository(ctx, OrderItem);
     for (const { line, product } of lines) {
       const gift = line.redeemStatus ?? null;
       if (!gift) {
-        const raised = await items
-          .createQueryBuilder()
-          .update()
-          .set({ Qty: () => `"Qty" + :qty` })
-          .where(
-            `"Order_ID" = :orderId AND app_id = :appId AND "product_ID" = :versionId AND "ItemStatus" = 'Pending' AND "RedeemStatus" IS NULL`,
-            {
-              qty: line.quantity,
-              orderId,
-              appId: ctx.appId,
-              versionId: product.versionId,
-            },
-          )
-          .returning(['id', 'Qty'])
-          .execute();
-        const rows = raised.raw as { id: number; Qty: number }[];
+        const rows = await this.orders.raiseQty(ctx, orderId, product.versionId, line.quantity, itemMachine.from('changeQty'));
         if (rows.length) {
           if (rows.some((r) => Number(r.Qty) > MAX_QUANTITY)) {
             throw ApiError.field(line.fields.quantity, `The cart would hold more than ${MAX_QUANTITY} units of product ${line.productID}`);
@@ -107,10 +91,9 @@ export class CartService {
           continue;
         }
       }
-      await items.insert({
-        app_id: ctx.appId,
+      await this.orders.insertItem(ctx, {
         Order_ID: orderId,
-        ItemStatus: 'Pending',
+        ItemStatus: NEW_ITEM_STATUS,
         IsDigital: product.IsDigital,
         IsEvent: product.IsEvent,
         RedeemStatus: gift,
@@ -143,40 +126,20 @@ export class CartService {
   async remove(ctx: RequestContext, ref: OrderRef, productMasterId: number): Promise<{ order: Order; removed: number }> {
     const order = await this.access.load(ctx, ref, { lock: true, reconcile: true });
     requireTransition('editCart', order.orderstatus);
-    const deleted = await this.connection
-      .repository(ctx, OrderItem)
-      .createQueryBuilder()
-      .delete()
-      .where(`"Order_ID" = :orderId AND app_id = :appId AND product_mid = :productMasterId AND "ItemStatus" = 'Pending'`, {
-        orderId: order.id,
-        appId: ctx.appId,
-        productMasterId,
-      })
-      .execute();
-    const removed = deleted.affected ?? 0;
+    const removed = await this.orders.deleteItems(ctx, order.id, productMasterId, itemMachine.from('remove'));
     if (removed === 0) return { order, removed };
 
-    const left = await this.connection
-      .repository(ctx, OrderItem)
-      .createQueryBuilder('i')
-      .where(`i.Order_ID = :orderId AND i.ItemStatus <> 'Cancelled'`, { orderId: order.id })
-      .getCount();
+    const left = await this.orders.countCountedItems(ctx, order.id);
     if (left === 0) {
       const to = requireTransition('emptyCart', order.orderstatus).to ?? order.orderstatus;
-      await this.connection
-        .repository(ctx, Order)
-        .createQueryBuilder()
-        .update()
-        .set({ orderstatus: to, orderstatuslabel: labelOf(to) })
-        .where('id = :id AND app_id = :appId', { id: order.id, appId: ctx.appId })
-        .execute();
+      await this.orders.set(ctx, order.id, { orderstatus: to, orderstatuslabel: labelOf(to) });
     }
     await this.recompute(ctx, order.id, 'productID');
     return { order, removed };
   }
 
   private async recompute(ctx: RequestContext, orderId: number, totalField: string): Promise<number> {
-    const total = await recomputeOrderTotal(this.connection.manager(ctx), orderId);
+    const total = await this.orders.recomputeTotal(ctx, orderId);
     if (total === null) throw ApiError.field(totalField, `The order total would exceed ${MAX_ORDER_TOTAL} cents`);
     return total;
   }

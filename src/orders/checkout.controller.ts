@@ -1,12 +1,14 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
-import { OptionalBearerGuard } from '../auth';
+import { OptionalBearerGuard } from '../common/access-guards';
 import { success, successData } from '../common/envelope';
 import { DecryptIds } from '../common/decrypt-ids.interceptor';
 import { Ctx, RequestContext } from '../common/request-context';
 import { Transactional } from '../common/transactional';
+import { TransactionalConnection } from '../database/transactional-connection';
 import {
+  BillingData,
   CheckoutRequest,
   CreatePaymentIntentRequest,
   PaymentCompleteAnswer,
@@ -15,8 +17,8 @@ import {
   SubmitOrderAnswer,
   SubmitOrderRequest,
 } from './checkout.dto';
-import { CheckoutService } from './checkout.service';
-import { OrderAccess } from './order-access.service';
+import { CheckoutService, IntentAnswer, PaymentRequest } from './checkout.service';
+import { OrderAccessService, OrderRef } from './order-access.service';
 
 const INTENT_ANSWER = '{ status: Success, data: { clientSecret, paymentIntentID } }';
 const STATUS_ANSWER = '{ status: Success, data: { orderStatus, orderStatusLabel, paymentStatus } }';
@@ -37,8 +39,9 @@ const INTENT_FAILURES =
 @Controller('ecommerce')
 export class CheckoutController {
   constructor(
+    private readonly connection: TransactionalConnection,
     private readonly checkouts: CheckoutService,
-    private readonly access: OrderAccess,
+    private readonly access: OrderAccessService,
   ) {}
 
   @Post('checkout')
@@ -56,7 +59,7 @@ export class CheckoutController {
   @ApiFailureResponse(404, ORDER_FAILURES)
   @ApiFailureResponse(502, 'Payment provider error: … (unreachable, timed out, failed)')
   async checkout(@Ctx() ctx: RequestContext, @Body() body: CheckoutRequest): Promise<PaymentIntentAnswer> {
-    return successData(await this.checkouts.checkout(ctx, this.access.refOf(ctx, body), body, body.data));
+    return successData(await this.openPayment(ctx, this.access.refOf(ctx, body), body, body.data));
   }
 
   @Post('createPaymentIntent')
@@ -68,7 +71,7 @@ export class CheckoutController {
   @ApiFailureResponse(404, ORDER_FAILURES)
   @ApiFailureResponse(502, 'Payment provider error: …')
   async createPaymentIntent(@Ctx() ctx: RequestContext, @Body() body: CreatePaymentIntentRequest): Promise<PaymentIntentAnswer> {
-    return successData(await this.checkouts.createPaymentIntent(ctx, this.access.refOf(ctx, body), body));
+    return successData(await this.openPayment(ctx, this.access.refOf(ctx, body), body, null));
   }
 
   @Post('paymentComplete')
@@ -90,7 +93,13 @@ export class CheckoutController {
   @ApiFailureResponse(404, `${ORDER_FAILURES} / Payment intent not found`)
   @ApiFailureResponse(502, 'Payment provider error: …')
   async paymentComplete(@Ctx() ctx: RequestContext, @Body() body: PaymentCompleteRequest): Promise<PaymentCompleteAnswer> {
-    return successData(await this.checkouts.paymentComplete(ctx, this.access.refOf(ctx, body), body.paymentIntentID, body.production));
+    // The edge, but not @Transactional(): the provider is asked about the intent outside any transaction,
+    // then the completion runs in one transaction of its own.
+    const checked = await this.checkouts.checkPayment(ctx, this.access.refOf(ctx, body), body.paymentIntentID, body.production);
+    if ('answer' in checked) return successData(checked.answer);
+    return successData(
+      await this.connection.inTransaction(ctx, () => this.checkouts.completeCardPayment(ctx, checked.order, checked.intent)),
+    );
   }
 
   @Post('submitOrder')
@@ -118,5 +127,21 @@ export class CheckoutController {
   async submitOrder(@Ctx() ctx: RequestContext, @Body() body: SubmitOrderRequest): Promise<SubmitOrderAnswer> {
     const data = await this.checkouts.submitOrder(ctx, this.access.refOf(ctx, body), body.paymentMethod, body.notes);
     return success({ message: body.paymentMethod === 'REDO' ? 'Order completion re-run' : 'Order submitted', data });
+  }
+
+  /**
+   * The edge of checkout and createPaymentIntent (`billing` null), but not @Transactional(): the provider is
+   * never called inside a transaction or under the order's lock, so the checks and the billing fields commit
+   * in one short transaction of their own, then the intent is created and its id stored.
+   */
+  private async openPayment(
+    ctx: RequestContext,
+    ref: OrderRef,
+    payment: PaymentRequest,
+    billing: BillingData | null,
+  ): Promise<IntentAnswer> {
+    const plan = this.checkouts.planPayment(ctx, payment);
+    const order = await this.connection.inTransaction(ctx, () => this.checkouts.priceOrder(ctx, ref, payment, plan, billing));
+    return this.checkouts.openIntent(ctx, order, payment, plan);
   }
 }

@@ -127,7 +127,7 @@ function ProductionField(): PropertyDecorator {
 /**
  * An order named by `orderID`: an encrypted order id (string, as `_id` of createOrder) or a plain number
  * (only the order's customer or an app admin may use that), or by `_orderID` (encrypted, decrypted before
- * validation). OrderAccess.refOf reads them.
+ * validation). OrderAccessService.refOf reads them.
  */
 export class OrderNamedRequest {
   @EncryptedOrderIdField('_orderID')

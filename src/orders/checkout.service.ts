@@ -1,17 +1,17 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { paysLive } from '../app-context';
-import { isAppAdmin } from '../auth';
+import { isAppAdmin } from '../common/access-guards';
 import { ApiError } from '../common/api-error';
 import { RequestContext } from '../common/request-context';
-import { TransactionalConnection } from '../database/transactional-connection';
 import { BILLING_FIELDS, BillingData, BillingField, SubmitMethod } from './checkout.dto';
-import { Order, OrderItem } from './entities';
-import { OrderAccess, OrderRef } from './order-access.service';
-import { CompletionResult, OrderCompletion } from './order-completion.service';
+import { Order } from './entities';
+import { OrderAccessService, OrderRef } from './order-access.service';
+import { CompletionResult, OrderCompletionService } from './order-completion.service';
 import { counts, orderTotal } from './order-totals';
-import { requireTransition } from './order-transitions';
+import { allows, isOutcomeOf, orderMachine, requireTransition } from './order-transitions';
 import { ordersError } from './orders.errors';
-import { PaymentGateway } from './payments';
+import { PaymentGatewayService, PaymentIntentView } from './payments';
+import { OrderRepository } from './repositories/order.repository';
 
 export interface IntentAnswer {
   clientSecret: string;
@@ -30,134 +30,91 @@ export interface PaymentRequest {
   production?: boolean;
 }
 
+/** How an order is paid, decided before anything is written: the key's mode and the app's currency. */
+export interface PaymentPlan {
+  live: boolean;
+  currency: string;
+}
+
+/** paymentComplete's first step: the answer already (completed before), or the order and the intent that succeeded. */
+export type PaymentCheck = { answer: OrderStatusAnswer } | { order: Order; intent: PaymentIntentView };
+
+/** The statuses in which an order can still be paid by card (its intent id is stored only then). */
+const PAYABLE = orderMachine.from('payByCard');
+
 /**
  * Paying for an order: checkout (billing fields + a card payment intent in one call), the legacy two-step
  * createPaymentIntent / paymentComplete, and submitOrder (`Order Only`, `REDO`). The completion itself is
- * OrderCompletion's, shared with the payment webhook.
+ * OrderCompletionService's, shared with the payment webhook.
  *
- * The provider is never called inside a transaction or under the order's row lock: the checks and the
- * billing fields commit in one short transaction, then the intent is created (idempotently: a retried
- * checkout gets the same intent), then its id is stored.
+ * The provider is never called inside a transaction or under the order's row lock, so the card routes are
+ * split in steps their controller runs (CheckoutController): the checks and the billing fields commit in one
+ * short transaction, then the intent is created (idempotently: a retried checkout gets the same intent),
+ * then its id is stored.
  */
 @Injectable()
 export class CheckoutService {
   private readonly logger = new Logger(CheckoutService.name);
 
   constructor(
-    private readonly connection: TransactionalConnection,
-    private readonly access: OrderAccess,
-    private readonly gateway: PaymentGateway,
-    private readonly completion: OrderCompletion,
+    private readonly orders: OrderRepository,
+    private readonly access: OrderAccessService,
+    private readonly gateway: PaymentGatewayService,
+    private readonly completion: OrderCompletionService,
   ) {}
 
-  /** POST /ecommerce/checkout: saves the billing fields, then opens the card payment. */
-  checkout(ctx: RequestContext, ref: OrderRef, payment: PaymentRequest, billing: BillingData): Promise<IntentAnswer> {
-    return this.openPayment(ctx, ref, payment, billing);
-  }
-
-  /** POST /ecommerce/createPaymentIntent: checkout without billing fields (legacy two-step flow). */
-  createPaymentIntent(ctx: RequestContext, ref: OrderRef, payment: PaymentRequest): Promise<IntentAnswer> {
-    return this.openPayment(ctx, ref, payment, null);
-  }
-
   /**
-   * POST /ecommerce/paymentComplete: asks the provider for the intent and completes the order when it has
-   * succeeded and pays for the order as it is (payment-match.ts, checked under the order's lock). Idempotent
-   * with the webhook: whichever comes second finds the order complete, does nothing and answers its status.
+   * checkout and createPaymentIntent, before anything is written: the currency must be the app's and the app
+   * must have a key for the mode (a request refused for a missing key must not leave the order changed).
    */
-  async paymentComplete(ctx: RequestContext, ref: OrderRef, intentId: string, production: boolean | undefined): Promise<OrderStatusAnswer> {
-    const order = await this.access.load(ctx, ref);
-    if (order.orderstatus !== 'New') {
-      if (order.AuthCode === intentId) return statusOf(order); // completed already (the webhook came first)
-      requireTransition('payByCard', order.orderstatus);
-    }
-    const intent = await this.gateway.retrieveIntent(ctx.app, paysLive(ctx.app, ctx.production, production), intentId);
-    if (intent.status !== 'succeeded') throw ordersError('PAYMENT_NOT_SUCCEEDED');
-    const result = await this.completion.complete(ctx, ctx.app, order.id, { method: 'Card', intent });
-    if (result.outcome === 'already_complete' && result.order?.orderstatus === 'Paid') {
-      // The webhook (or a parallel paymentComplete) completed it first: its status is the answer.
-      if (result.order.AuthCode !== intent.id)
-        this.logger.warn(
-          { appId: ctx.appId, orderId: order.id, authCode: result.order.AuthCode, intentId: intent.id },
-          'paymentComplete: the order was paid with another intent',
-        );
-      return statusOf(result.order);
-    }
-    return this.answer(result, order, 'payByCard');
-  }
-
-  /**
-   * POST /ecommerce/submitOrder. `Order Only`: completes a New order without a card payment (Ordered,
-   * payment_status Success, no payment reference). An order with digital items would get its access tokens
-   * without any payment, so a shopper may submit only orders without digital items; an admin of the app may
-   * submit any. `REDO` (admins only): re-runs the completion steps of a Paid or Ordered order without emails.
-   */
-  async submitOrder(ctx: RequestContext, ref: OrderRef, method: SubmitMethod, notes: string | undefined): Promise<OrderStatusAnswer> {
-    const admin = isAppAdmin(ctx.principal?.appId === ctx.appId ? ctx.principal : null);
-    if (method === 'REDO') {
-      if (!ctx.principal) throw ApiError.unauthorized();
-      if (!admin) throw ApiError.forbidden();
-    }
-    // Locked for the route's transaction: the cart cannot change between the checks and the completion.
-    const order = await this.access.load(ctx, ref, { lock: true, reconcile: method !== 'REDO' });
-    if (method === 'REDO') {
-      const result = await this.completion.complete(ctx, ctx.app, order.id, { method: 'REDO', notes });
-      return this.answer(result, order, 'redo');
-    }
-    if (order.orderstatus === 'Ordered' && order.paymentMethodRef === 'Order Only') return statusOf(order); // a retried submit
-    requireTransition('submitOrderOnly', order.orderstatus);
-    const result = await this.completion.complete(ctx, ctx.app, order.id, { method: 'Order Only', allowDigital: admin, notes });
-    if (result.outcome === 'already_complete' && result.order?.orderstatus === 'Ordered' && result.order.paymentMethodRef === 'Order Only')
-      return statusOf(result.order);
-    return this.answer(result, order, 'submitOrderOnly');
-  }
-
-  /**
-   * checkout and createPaymentIntent: (1) one short transaction locks the order, checks that it can be paid
-   * and that `amount` is its total (recomputed from its items), and saves the billing fields, the currency
-   * and paymentMethodRef `Card`; (2) the provider creates the intent, outside any transaction; (3) its id
-   * is stored while the order is still New.
-   */
-  private async openPayment(
-    ctx: RequestContext,
-    ref: OrderRef,
-    payment: PaymentRequest,
-    billing: BillingData | null,
-  ): Promise<IntentAnswer> {
+  planPayment(ctx: RequestContext, payment: PaymentRequest): PaymentPlan {
     const site = ctx.app;
     const live = paysLive(site, ctx.production, payment.production);
     const currency = site.currency;
     if (payment.currency !== undefined && payment.currency !== currency)
       throw ApiError.field('currency', `currency must be the app's currency (${currency})`);
-    // Refused before step (1): a request refused for a missing key must not leave the order changed.
     this.gateway.requireConfigured(site, live);
+    return { live, currency };
+  }
 
-    const order = await this.connection.inTransaction(ctx, async (em) => {
-      const locked = await this.access.load(ctx, ref, { lock: true, reconcile: true });
-      requireTransition('checkout', locked.orderstatus);
-      const items = await em.getRepository(OrderItem).find({ where: { Order_ID: locked.id, app_id: ctx.appId } });
-      const total = orderTotal(items);
-      if (!items.some(counts) || total === 0) throw ordersError('ORDER_EMPTY');
-      if (payment.amount !== total)
-        throw ApiError.field('amount', `amount must equal the order total (${total} in the smallest currency unit)`);
-      const fields: Partial<Order> = { paymentMethodRef: 'Card', currency, total };
-      if (billing) {
-        for (const [field, column] of Object.entries(BILLING_FIELDS) as [BillingField, (typeof BILLING_FIELDS)[BillingField]][]) {
-          const value = billing[field];
-          if (value !== undefined) fields[column] = value.trim() === '' ? null : value.trim();
-        }
+  /**
+   * Step 1 of checkout and createPaymentIntent, in the edge's short transaction: locks the order, checks
+   * that it can be paid and that `amount` is its total (recomputed from its items), and saves the billing
+   * fields (`billing`: checkout's; null for createPaymentIntent), the currency and paymentMethodRef `Card`.
+   */
+  async priceOrder(
+    ctx: RequestContext,
+    ref: OrderRef,
+    payment: PaymentRequest,
+    plan: PaymentPlan,
+    billing: BillingData | null,
+  ): Promise<Order> {
+    const locked = await this.access.load(ctx, ref, { lock: true, reconcile: true });
+    requireTransition('checkout', locked.orderstatus);
+    const items = await this.orders.itemsOf(ctx, locked.id);
+    const total = orderTotal(items);
+    if (!items.some(counts) || total === 0) throw ordersError('ORDER_EMPTY');
+    if (payment.amount !== total)
+      throw ApiError.field('amount', `amount must equal the order total (${total} in the smallest currency unit)`);
+    const fields: Partial<Order> = { paymentMethodRef: 'Card', currency: plan.currency, total };
+    if (billing) {
+      for (const [field, column] of Object.entries(BILLING_FIELDS) as [BillingField, (typeof BILLING_FIELDS)[BillingField]][]) {
+        const value = billing[field];
+        if (value !== undefined) fields[column] = value.trim() === '' ? null : value.trim();
       }
-      await em
-        .getRepository(Order)
-        .createQueryBuilder()
-        .update()
-        .set(fields)
-        .where('id = :id AND app_id = :appId', { id: locked.id, appId: ctx.appId })
-        .execute();
-      return Object.assign(locked, fields);
-    });
+    }
+    await this.orders.set(ctx, locked.id, fields);
+    return Object.assign(locked, fields);
+  }
 
-    const intent = await this.gateway.createIntent(site, live, {
+  /**
+   * Steps 2 and 3, outside any transaction: the provider creates the intent for the order as step 1 priced
+   * it, and its id is stored while the order can still be paid.
+   */
+  async openIntent(ctx: RequestContext, order: Order, payment: PaymentRequest, plan: PaymentPlan): Promise<IntentAnswer> {
+    const site = ctx.app;
+    const { currency } = plan;
+    const intent = await this.gateway.createIntent(site, plan.live, {
       amount: payment.amount,
       currency,
       // cartVersion: completion fulfils the order only while its cart is the one priced here (payment-match.ts).
@@ -173,15 +130,69 @@ export class CheckoutService {
       // the provider refuses.
       idempotencyKey: `order-${site.id}-${order.id}-v${order.cart_version}-${payment.amount}-${currency}-${order.customer_id ?? 0}`,
     });
-
-    await this.connection
-      .repository(ctx, Order)
-      .createQueryBuilder()
-      .update()
-      .set({ payment_intent_id: intent.id })
-      .where('id = :id AND app_id = :appId AND orderstatus = :new', { id: order.id, appId: site.id, new: 'New' })
-      .execute();
+    await this.orders.setWhileIn(ctx, order.id, PAYABLE, { payment_intent_id: intent.id });
     return { clientSecret: intent.clientSecret, paymentIntentID: intent.id };
+  }
+
+  /**
+   * POST /ecommerce/paymentComplete, step 1, outside any transaction: the order, and the intent as the
+   * provider has it, which must have succeeded. An order completed with this very intent already (the
+   * webhook came first) answers its status.
+   */
+  async checkPayment(ctx: RequestContext, ref: OrderRef, intentId: string, production: boolean | undefined): Promise<PaymentCheck> {
+    const order = await this.access.load(ctx, ref);
+    if (!allows('payByCard', order.orderstatus)) {
+      if (order.AuthCode === intentId) return { answer: statusOf(order) }; // completed already (the webhook came first)
+      requireTransition('payByCard', order.orderstatus);
+    }
+    const intent = await this.gateway.retrieveIntent(ctx.app, paysLive(ctx.app, ctx.production, production), intentId);
+    if (intent.status !== 'succeeded') throw ordersError('PAYMENT_NOT_SUCCEEDED');
+    return { order, intent };
+  }
+
+  /**
+   * paymentComplete, step 2, in the edge's transaction: completes the order when the intent pays for it as it
+   * is (payment-match.ts, checked under the order's lock). Idempotent with the webhook: whichever comes second
+   * finds the order complete, does nothing and answers its status.
+   */
+  async completeCardPayment(ctx: RequestContext, order: Order, intent: PaymentIntentView): Promise<OrderStatusAnswer> {
+    const result = await this.completion.complete(ctx, order.id, { method: 'Card', intent });
+    if (result.outcome === 'already_complete' && isOutcomeOf('payByCard', result.order?.orderstatus)) {
+      // The webhook (or a parallel paymentComplete) completed it first: its status is the answer.
+      if (result.order!.AuthCode !== intent.id)
+        this.logger.warn(
+          { appId: ctx.appId, orderId: order.id, authCode: result.order!.AuthCode, intentId: intent.id },
+          'paymentComplete: the order was paid with another intent',
+        );
+      return statusOf(result.order!);
+    }
+    return this.answer(result, order, 'payByCard');
+  }
+
+  /**
+   * POST /ecommerce/submitOrder, in the route's transaction. `Order Only`: completes a New order without a
+   * card payment (Ordered, payment_status Success, no payment reference). An order with digital items would
+   * get its access tokens without any payment, so a shopper may submit only orders without digital items; an
+   * admin of the app may submit any. `REDO` (admins only): re-runs the completion steps of a Paid or Ordered
+   * order without emails.
+   */
+  async submitOrder(ctx: RequestContext, ref: OrderRef, method: SubmitMethod, notes: string | undefined): Promise<OrderStatusAnswer> {
+    const admin = isAppAdmin(ctx.principal?.appId === ctx.appId ? ctx.principal : null);
+    if (method === 'REDO') {
+      if (!ctx.principal) throw ApiError.unauthorized();
+      if (!admin) throw ApiError.forbidden();
+    }
+    // Locked for the route's transaction: the cart cannot change between the checks and the completion.
+    const order = await this.access.load(ctx, ref, { lock: true, reconcile: method !== 'REDO' });
+    if (method === 'REDO') {
+      const result = await this.completion.complete(ctx, order.id, { method: 'REDO', notes });
+      return this.answer(result, order, 'redo');
+    }
+    if (isSubmittedOrderOnly(order)) return statusOf(order); // a retried submit
+    requireTransition('submitOrderOnly', order.orderstatus);
+    const result = await this.completion.complete(ctx, order.id, { method: 'Order Only', allowDigital: admin, notes });
+    if (result.outcome === 'already_complete' && result.order && isSubmittedOrderOnly(result.order)) return statusOf(result.order);
+    return this.answer(result, order, 'submitOrderOnly');
   }
 
   /** A completion's result as the answer, or the failure it means. */
@@ -207,6 +218,11 @@ export class CheckoutService {
         throw ordersError('PAYMENT_CART_CHANGED');
     }
   }
+}
+
+/** An order `Order Only` completed (a retried submit answers its status). */
+function isSubmittedOrderOnly(order: Pick<Order, 'orderstatus' | 'paymentMethodRef'>): boolean {
+  return isOutcomeOf('submitOrderOnly', order.orderstatus) && order.paymentMethodRef === 'Order Only';
 }
 
 export function statusOf(order: Pick<Order, 'orderstatus' | 'orderstatuslabel' | 'payment_status'>): OrderStatusAnswer {

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { ADMIN_TABLE, CUSTOMER_TABLE, isAppAdmin } from '../auth';
-import { IdCipher } from '../common/id-cipher.service';
+import { ADMIN_TABLE, CUSTOMER_TABLE, isAppAdmin } from '../common/access-guards';
+import { IdCipherService } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
-import { TransactionalConnection } from '../database/transactional-connection';
 import { Order } from './entities';
+import { allows, orderMachine } from './order-transitions';
 import { ordersError } from './orders.errors';
+import { OrderRepository } from './repositories/order.repository';
 
 /**
  * How a request names an order. An encrypted id (`_orderID`, or an `orderID` string) is a capability: it
@@ -42,10 +43,10 @@ export interface LoadOptions {
  * the order is New. After payment an order's customer never changes.
  */
 @Injectable()
-export class OrderAccess {
+export class OrderAccessService {
   constructor(
-    private readonly connection: TransactionalConnection,
-    private readonly cipher: IdCipher,
+    private readonly orders: OrderRepository,
+    private readonly cipher: IdCipherService,
   ) {}
 
   /** The order a body names: `_orderID` (already decrypted), else `orderID` (an encrypted string or a plain number). */
@@ -63,19 +64,14 @@ export class OrderAccess {
   /** The order, if the caller may use it; with `reconcile`, a New placeholder order presented by its capability moves to the customer. */
   async load(ctx: RequestContext, ref: OrderRef, options: LoadOptions = {}): Promise<Order> {
     if (!(ref.id > 0)) throw ordersError('ORDER_NOT_FOUND');
-    const query = this.connection
-      .repository(ctx, Order)
-      .createQueryBuilder('o')
-      .where('o.id = :id AND o.app_id = :appId', { id: ref.id, appId: ctx.appId });
-    if (options.lock) query.setLock('pessimistic_write');
-    const order = await query.getOne();
+    const order = await this.orders.findOne(ctx, ref.id, options.lock);
     if (!order) throw ordersError('ORDER_NOT_FOUND');
 
     const principal = ctx.principal?.appId === ctx.appId ? ctx.principal : null;
     if (principal?.authTable === CUSTOMER_TABLE) {
       if (order.customer_id === principal.userId) return order;
       if (!ref.encrypted || !order.customer_is_placeholder) throw ordersError('ORDER_NOT_FOUND');
-      if (options.reconcile && order.orderstatus === 'New') await this.reconcile(ctx, order, principal.userId);
+      if (options.reconcile && allows('reconcile', order.orderstatus)) await this.reconcile(ctx, order, principal.userId);
       return order;
     }
     if (principal?.authTable === ADMIN_TABLE && isAppAdmin(principal)) return order;
@@ -85,14 +81,11 @@ export class OrderAccess {
 
   /** Moves a New placeholder order to `customerId`, unless another request reconciled or completed it first. */
   private async reconcile(ctx: RequestContext, order: Order, customerId: number): Promise<void> {
-    const result = await this.connection
-      .repository(ctx, Order)
-      .createQueryBuilder()
-      .update()
-      .set({ customer_id: customerId, customer_is_placeholder: false })
-      .where(`id = :id AND app_id = :appId AND customer_is_placeholder AND orderstatus = 'New'`, { id: order.id, appId: ctx.appId })
-      .execute();
-    if (!result.affected) return;
+    const moved = await this.orders.setWhilePlaceholderIn(ctx, order.id, orderMachine.from('reconcile'), {
+      customer_id: customerId,
+      customer_is_placeholder: false,
+    });
+    if (!moved) return;
     order.customer_id = customerId;
     order.customer_is_placeholder = false;
   }

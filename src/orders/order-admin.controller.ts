@@ -2,11 +2,12 @@ import { Body, Controller, Headers, HttpCode, Post, UseGuards } from '@nestjs/co
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
 import { ApiError } from '../common/api-error';
-import { AdminGuard } from '../auth';
+import { AdminGuard } from '../common/access-guards';
 import { DecryptIds } from '../common/decrypt-ids.interceptor';
 import { success, successData } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
-import { OrderAccess } from './order-access.service';
+import { TransactionalConnection } from '../database/transactional-connection';
+import { OrderAccessService, OrderRef } from './order-access.service';
 import {
   CancelOrderAnswer,
   CancelOrderRequest,
@@ -16,7 +17,7 @@ import {
   RefundOrderRequest,
 } from './order-admin.dto';
 import { OrderAdminService } from './order-admin.service';
-import { RefundsService } from './refunds.service';
+import { RefundAnswer, RefundsService } from './refunds.service';
 
 const NOT_FOUND = "Order not found (an unknown, tampered or another app's encrypted id)";
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -25,6 +26,10 @@ const NOT_ADMIN = '401 without a bearer; 403 for a bearer that is not an admin o
 /**
  * The app admin's order routes (README "Refunds and cancellation"): refunds through the payment provider,
  * cancellation, and the order list. Admin bearer of the order's app only.
+ *
+ * refundOrder and cancelOrder are edges without @Transactional(): the provider is never called inside a
+ * transaction or under the order's lock, so each of their steps that writes runs in a short transaction of
+ * its own, opened here (RefundsService describes the steps).
  */
 @ApiTags('Shop: refunds and admin')
 @ApiAccess('admin-bearer')
@@ -33,9 +38,10 @@ const NOT_ADMIN = '401 without a bearer; 403 for a bearer that is not an admin o
 @Controller('ecommerce')
 export class OrderAdminController {
   constructor(
+    private readonly connection: TransactionalConnection,
     private readonly refunds: RefundsService,
     private readonly admin: OrderAdminService,
-    private readonly access: OrderAccess,
+    private readonly access: OrderAccessService,
   ) {}
 
   @Post('refundOrder')
@@ -76,7 +82,7 @@ export class OrderAdminController {
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey))
       throw ApiError.field('Idempotency-Key', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
     return successData(
-      await this.refunds.refund(ctx, this.access.refOf(ctx, body), body.amount, body.reason?.trim() || null, idempotencyKey ?? null),
+      await this.refund(ctx, this.access.refOf(ctx, body), body.amount, body.reason?.trim() || null, idempotencyKey ?? null),
     );
   }
 
@@ -97,7 +103,11 @@ export class OrderAdminController {
   @ApiFailureResponse(404, NOT_FOUND)
   @ApiFailureResponse(502, 'Payment provider error: … (the refund failed: nothing was cancelled)')
   async cancelOrder(@Ctx() ctx: RequestContext, @Body() body: CancelOrderRequest): Promise<CancelOrderAnswer> {
-    return successData(await this.admin.cancel(ctx, this.access.refOf(ctx, body), body.reason?.trim() || null));
+    const ref = this.access.refOf(ctx, body);
+    const reason = body.reason?.trim() || null;
+    // A Paid order is refunded in full first (a failed refund cancels nothing), then cancelled in one transaction.
+    const refund = (await this.refunds.hasRemainder(ctx, ref)) ? await this.refund(ctx, ref, undefined, reason, null) : null;
+    return successData(await this.connection.inTransaction(ctx, () => this.admin.cancel(ctx, ref, refund)));
   }
 
   @Post('listOrders')
@@ -118,5 +128,19 @@ export class OrderAdminController {
   async listOrders(@Ctx() ctx: RequestContext, @Body() body: ListOrdersRequest): Promise<ListOrdersAnswer> {
     const { data, paging } = await this.admin.list(ctx, body);
     return success({ data, paging });
+  }
+
+  /** refundOrder's three steps: reserve (a transaction), the provider's refund (none), record it (a transaction). */
+  private async refund(
+    ctx: RequestContext,
+    ref: OrderRef,
+    amount: number | undefined,
+    reason: string | null,
+    requestKey: string | null,
+  ): Promise<RefundAnswer> {
+    const reserved = await this.connection.inTransaction(ctx, () => this.refunds.reserve(ctx, ref, amount, reason, requestKey));
+    const refund = await this.refunds.requestRefund(ctx, reserved);
+    await this.connection.inTransaction(ctx, () => this.refunds.record(ctx, refund, 'api', reserved.reservation.id));
+    return this.refunds.answer(ctx, reserved.order.id, refund);
   }
 }

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../common/request-context';
-import { TransactionalConnection } from '../database/transactional-connection';
-import { TokenIssuer } from '../tokens';
-import { Order, OrderItem, OrderStatus, PaymentStatus } from './entities';
-import { OrderAccess, OrderRef } from './order-access.service';
-import { recomputeOrderTotal, UNCOUNTED_ITEM_STATUSES } from './order-totals';
-import { requireTransition } from './order-transitions';
+import { TokenIssuerService } from '../tokens';
+import { OrderStatus, PaymentStatus } from './entities';
+import { OrderAccessService, OrderRef } from './order-access.service';
+import { itemMachine } from './order-item-transitions';
+import { allows, requireTransition } from './order-transitions';
 import { orderNumberOf } from './orders.service';
-import { RefundsService } from './refunds.service';
+import { RefundAnswer } from './refunds.service';
+import { OrderRepository } from './repositories/order.repository';
 
 export interface CancelAnswer {
   orderStatus: OrderStatus;
@@ -47,42 +47,30 @@ export const DEFAULT_PER_PAGE = 20;
 @Injectable()
 export class OrderAdminService {
   constructor(
-    private readonly connection: TransactionalConnection,
-    private readonly access: OrderAccess,
-    private readonly refunds: RefundsService,
-    private readonly tokens: TokenIssuer,
+    private readonly orders: OrderRepository,
+    private readonly access: OrderAccessService,
+    private readonly tokens: TokenIssuerService,
   ) {}
 
   /**
-   * cancelOrder: a Paid order is first refunded in full (what is left of it); then, under the order's lock,
-   * every item not Cancelled becomes Cancelled and every token of the order expires. A New order's total
-   * becomes 0 (its cart is empty); a Paid or Ordered order keeps its total (what was paid) and its status.
+   * cancelOrder, in the edge's transaction, after the refund of a Paid order (`refund`: what is left of it,
+   * refunded in full): under the order's lock, every item not Cancelled becomes Cancelled and every token of
+   * the order expires. A New order's total becomes 0 (its cart is empty); a Paid or Ordered order keeps its
+   * total (what was paid) and its status.
    */
-  async cancel(ctx: RequestContext, ref: OrderRef, reason: string | null): Promise<CancelAnswer> {
-    const refund = await this.refunds.refundRemainder(ctx, ref, reason);
-    return this.connection.inTransaction(ctx, async (em) => {
-      const order = await this.access.load(ctx, ref, { lock: true });
-      requireTransition('cancel', order.orderstatus);
-      const cancelled = await em
-        .createQueryBuilder()
-        .update(OrderItem)
-        .set({ ItemStatus: 'Cancelled' })
-        .where('"Order_ID" = :orderId AND app_id = :appId AND "ItemStatus" NOT IN (:...uncounted)', {
-          orderId: order.id,
-          appId: ctx.appId,
-          uncounted: UNCOUNTED_ITEM_STATUSES,
-        })
-        .execute();
-      if (order.orderstatus === 'New') await recomputeOrderTotal(em, order.id);
-      else await this.tokens.expireOrderTokens(ctx, ctx.appId, order.id);
-      const after = await em.getRepository(Order).findOneByOrFail({ id: order.id, app_id: ctx.appId });
-      return {
-        orderStatus: after.orderstatus,
-        paymentStatus: after.payment_status ?? '',
-        cancelledItems: cancelled.affected ?? 0,
-        ...(refund ? { refundID: refund.refundID } : {}),
-      };
-    });
+  async cancel(ctx: RequestContext, ref: OrderRef, refund: RefundAnswer | null): Promise<CancelAnswer> {
+    const order = await this.access.load(ctx, ref, { lock: true });
+    requireTransition('cancel', order.orderstatus);
+    const cancelled = await this.orders.setItemStatus(ctx, order.id, itemMachine.from('cancel'), itemMachine.transitions.cancel.to!);
+    if (allows('emptyCart', order.orderstatus)) await this.orders.recomputeTotal(ctx, order.id);
+    else await this.tokens.expireOrderTokens(ctx, order.id);
+    const after = await this.orders.findOneOrFail(ctx, order.id);
+    return {
+      orderStatus: after.orderstatus,
+      paymentStatus: after.payment_status ?? '',
+      cancelledItems: cancelled,
+      ...(refund ? { refundID: refund.refundID } : {}),
+    };
   }
 
   /**
@@ -96,23 +84,19 @@ export class OrderAdminService {
   ): Promise<{ data: ListedOrder[]; paging: { page: number; perPage: number; hasMore: boolean } }> {
     const page = query.page ?? 1;
     const perPage = query.perPage ?? DEFAULT_PER_PAGE;
-    const qb = this.connection
-      .repository(ctx, Order)
-      .createQueryBuilder('o')
-      .where('o.app_id = :appId', { appId: ctx.appId })
-      .orderBy('o.created', 'DESC')
-      .addOrderBy('o.id', 'DESC')
-      .offset((page - 1) * perPage)
-      .limit(perPage + 1);
-    if (query.status) qb.andWhere('o.orderstatus = :status', { status: query.status });
-    if (query.paymentStatus) qb.andWhere('o.payment_status = :paymentStatus', { paymentStatus: query.paymentStatus });
-    if (query.email) qb.andWhere('o."BillingEmail" = :email', { email: query.email });
-    if (query.from) qb.andWhere('o.created >= :from', { from: query.from });
-    if (query.to) qb.andWhere('o.created < :to', { to: query.to });
-    const orders = await qb.getMany();
+    const { status, paymentStatus, email, from, to } = query;
+    const orders = await this.orders.list(ctx, {
+      status,
+      paymentStatus,
+      email,
+      from,
+      to,
+      offset: (page - 1) * perPage,
+      limit: perPage + 1,
+    });
     const hasMore = orders.length > perPage;
     const shown = orders.slice(0, perPage);
-    const counts = await this.itemCounts(
+    const counts = await this.orders.itemCounts(
       ctx,
       shown.map((order) => order.id),
     );
@@ -133,19 +117,5 @@ export class OrderAdminService {
       })),
       paging: { page, perPage, hasMore },
     };
-  }
-
-  /** How many items each order has (Cancelled ones included: the list shows what the order held). */
-  private async itemCounts(ctx: RequestContext, orderIds: number[]): Promise<Map<number, number>> {
-    if (orderIds.length === 0) return new Map();
-    const rows = await this.connection
-      .repository(ctx, OrderItem)
-      .createQueryBuilder('i')
-      .select('i.Order_ID', 'orderId')
-      .addSelect('count(*)::int', 'n')
-      .where('i.app_id = :appId AND i.Order_ID IN (:...orderIds)', { appId: ctx.appId, orderIds })
-      .groupBy('i.Order_ID')
-      .getRawMany<{ orderId: number; n: number }>();
-    return new Map(rows.map((row) => [Number(row.orderId), Number(row.n)]));
   }
 }

@@ -1,10 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AccountsService } from '../auth';
-import { TenantSite } from '../common/request-context';
+import { RequestContext, TenantSite } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { TransactionScope } from '../database/transaction-scope';
-import { MailOutbox } from '../messaging';
+import { MailOutboxService } from '../messaging';
 import { TokenRow } from '../tokens';
 import { isGift, Order, OrderItem } from './entities';
 import { qrImageUrl } from './order-qr';
@@ -61,22 +60,23 @@ export interface AdminRecipients {
  * app sends its own). An order without BillingEmail gets no confirmation (logged).
  */
 @Injectable()
-export class OrderMails {
-  private readonly logger = new Logger(OrderMails.name);
+export class OrderMailsService {
+  private readonly logger = new Logger(OrderMailsService.name);
 
   constructor(
-    private readonly outbox: MailOutbox,
+    private readonly outbox: MailOutboxService,
     private readonly accounts: AccountsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Writes the admin mail, then the confirmation, in the scope's transaction; how many were written. */
-  async write(scope: TransactionScope, site: TenantSite, order: Order, items: OrderItem[], tokens: TokenRow[]): Promise<number> {
+  /** Writes the admin mail, then the confirmation, in the context's transaction; how many were written. */
+  async write(ctx: RequestContext, order: Order, items: OrderItem[], tokens: TokenRow[]): Promise<number> {
+    const site = ctx.app;
     if (site.disable_email) {
       this.logger.log({ appId: site.id, orderId: order.id }, 'order emails not written: disable_email is set for the app');
       return 0;
     }
-    const admins = await this.adminRecipients(scope, site);
+    const admins = await this.adminRecipients(ctx);
     const from = site.email_from?.trim() || `no-reply@${site.domain}`;
     let written = 0;
 
@@ -87,8 +87,7 @@ export class OrderMails {
         'admin order email not written: the app has no email_cc, email_bcc or email_from',
       );
     } else {
-      await this.outbox.enqueue(scope, {
-        appId: site.id,
+      await this.outbox.enqueue(ctx, {
         event: ADMIN_MAIL_EVENT,
         from,
         to: admins.visible[0] ?? null,
@@ -108,9 +107,8 @@ export class OrderMails {
       this.logger.warn({ appId: site.id, orderId: order.id }, 'order confirmation not written: the order has no BillingEmail');
       return written;
     }
-    const html = await this.outbox.render(CONFIRMATION_TEMPLATE, this.confirmationContext(site, order, items, tokens));
-    await this.outbox.enqueue(scope, {
-      appId: site.id,
+    const html = await this.outbox.render(CONFIRMATION_TEMPLATE, this.confirmationContext(ctx, order, items, tokens));
+    await this.outbox.enqueue(ctx, {
       event: CONFIRMATION_MAIL_EVENT,
       from,
       to,
@@ -125,11 +123,12 @@ export class OrderMails {
   }
 
   /**
-   * The refund notice (templates/refund.html) to the order's BillingEmail, in the scope's transaction:
+   * The refund notice (templates/refund.html) to the order's BillingEmail, in the context's transaction:
    * `order` as the refund left it (refunded_total included). None for an app with disable_email, an order
    * completed by REDO, or one without BillingEmail. Whether one was written.
    */
-  async writeRefund(scope: TransactionScope, site: TenantSite, order: Order, refund: RefundNotice): Promise<boolean> {
+  async writeRefund(ctx: RequestContext, order: Order, refund: RefundNotice): Promise<boolean> {
+    const site = ctx.app;
     const to = order.BillingEmail?.trim();
     if (site.disable_email || order.paymentMethodRef === 'REDO' || !to) {
       this.logger.log(
@@ -150,8 +149,7 @@ export class OrderMails {
       remaining: money(Math.max(0, order.total - order.refunded_total)),
       reason: refund.reason,
     });
-    await this.outbox.enqueue(scope, {
-      appId: site.id,
+    await this.outbox.enqueue(ctx, {
       event: REFUND_MAIL_EVENT,
       from: site.email_from?.trim() || `no-reply@${site.domain}`,
       to,
@@ -166,9 +164,10 @@ export class OrderMails {
   }
 
   /** email_cc and email_bcc of the app as core_users addresses (one read), else email_from. */
-  async adminRecipients(scope: TransactionScope, site: TenantSite): Promise<AdminRecipients> {
+  async adminRecipients(ctx: RequestContext): Promise<AdminRecipients> {
+    const site = ctx.app;
     const ids = [site.email_cc, site.email_bcc].filter((id): id is number => typeof id === 'number');
-    const emails = await this.accounts.userEmails(scope, site.id, ids);
+    const emails = await this.accounts.userEmails(ctx, ids);
     const visible = site.email_cc !== null ? [emails.get(site.email_cc)].filter(isAddress) : [];
     const hidden = site.email_bcc !== null ? [emails.get(site.email_bcc)].filter(isAddress).filter((a) => !visible.includes(a)) : [];
     if (visible.length + hidden.length === 0 && site.email_from?.trim()) visible.push(site.email_from.trim());
@@ -176,7 +175,8 @@ export class OrderMails {
   }
 
   /** The fields templates/confirmation.html uses (strict: every one present, null where it does not apply). */
-  confirmationContext(site: TenantSite, order: Order, items: OrderItem[], tokens: TokenRow[]): Record<string, unknown> {
+  confirmationContext(ctx: RequestContext, order: Order, items: OrderItem[], tokens: TokenRow[]): Record<string, unknown> {
+    const site = ctx.app;
     const money = moneyFormat(order.currency);
     const listed = items.filter(counts);
     const giftValues = (item: OrderItem) =>

@@ -2,7 +2,7 @@ import { Controller, Get, Header, HttpCode, Param, StreamableFile, UseGuards } f
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiAccess, ApiFailureResponse, ApiMediaResponse } from '../common/api-responses';
 import { OrderStatusAnswerDto } from './checkout.dto';
-import { OptionalBearerGuard } from '../auth';
+import { OptionalBearerGuard } from '../common/access-guards';
 import { ApiError } from '../common/api-error';
 import { successData } from '../common/envelope';
 import { MAX_ID } from '../common/id-cipher.service';

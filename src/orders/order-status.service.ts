@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { In } from 'typeorm';
 import { RequestContext } from '../common/request-context';
-import { TransactionalConnection } from '../database/transactional-connection';
-import { TokenIssuer, TokenStatus } from '../tokens';
-import { GIFT_REDEEM_STATUSES, OrderItem } from './entities';
-import { OrderAccess } from './order-access.service';
-import { counts } from './order-totals';
+import { TokenIssuerService, TokenStatus } from '../tokens';
 import { OrderStatusAnswer, statusOf } from './checkout.service';
+import { OrderAccessService } from './order-access.service';
+import { counts } from './order-totals';
+import { isCompleted } from './order-transitions';
+import { OrderRepository } from './repositories/order.repository';
 
 export interface GiftToken {
   id: number;
@@ -24,9 +23,9 @@ export type OrderStatusData = OrderStatusAnswer & { refundedTotal: number; payme
 @Injectable()
 export class OrderStatusService {
   constructor(
-    private readonly connection: TransactionalConnection,
-    private readonly access: OrderAccess,
-    private readonly tokens: TokenIssuer,
+    private readonly orders: OrderRepository,
+    private readonly access: OrderAccessService,
+    private readonly tokens: TokenIssuerService,
   ) {}
 
   /**
@@ -38,19 +37,12 @@ export class OrderStatusService {
     const order = await this.access.load(ctx, this.access.encryptedRef(ctx, encryptedId));
     const answer: OrderStatusData = { ...statusOf(order), refundedTotal: order.refunded_total };
     if (order.payment_status === 'Failed' && order.payment_error) answer.paymentError = order.payment_error;
-    if (order.orderstatus === 'New' || !order.payment_status || order.payment_status === 'Failed') return answer;
-    const gifts = (
-      await this.connection.repository(ctx, OrderItem).find({
-        select: { id: true, title: true, ItemStatus: true },
-        where: { Order_ID: order.id, app_id: ctx.appId, IsDigital: 1, RedeemStatus: In([...GIFT_REDEEM_STATUSES]) },
-        order: { id: 'ASC' },
-      })
-    ).filter(counts);
+    if (!isCompleted(order.orderstatus) || !order.payment_status || order.payment_status === 'Failed') return answer;
+    const gifts = (await this.orders.giftItemsOf(ctx, order.id)).filter(counts);
     if (gifts.length === 0) return answer;
     const titles = new Map(gifts.map((item) => [item.id, item.title]));
     const rows = await this.tokens.ofOrderItems(
       ctx,
-      ctx.appId,
       gifts.map((item) => item.id),
     );
     answer.giftTokens = rows.map((row) => ({

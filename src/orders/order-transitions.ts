@@ -1,14 +1,22 @@
+import { StateMachine, Transition } from '../common/state-machine';
 import { OrderStatus } from './entities';
 import { ordersError } from './orders.errors';
 
 /** What can happen to an order (SPEC "Order status"). */
-export type OrderAction = 'editCart' | 'emptyCart' | 'checkout' | 'payByCard' | 'submitOrderOnly' | 'redo' | 'refund' | 'cancel';
+export type OrderAction =
+  | 'create'
+  | 'editCart'
+  | 'emptyCart'
+  | 'reconcile'
+  | 'checkout'
+  | 'payByCard'
+  | 'recordPaymentFailure'
+  | 'submitOrderOnly'
+  | 'redo'
+  | 'refund'
+  | 'cancel';
 
-export interface OrderTransition {
-  /** The statuses the action applies to. */
-  from: readonly OrderStatus[];
-  /** The status it sets; none: the status stays. */
-  to?: OrderStatus;
+export interface OrderTransition extends Transition<OrderStatus> {
   /** How a refusal reads: "Cannot <describe> an order that is <status>". */
   describe: string;
 }
@@ -20,10 +28,16 @@ export interface OrderTransition {
  * order already completed, without emails, and leaves its status.
  */
 export const ORDER_TRANSITIONS: Record<OrderAction, OrderTransition> = {
+  /** createOrder: every order starts New. */
+  create: { from: [], to: 'New', describe: 'create' },
   editCart: { from: ['New'], describe: 'change the cart of' },
   emptyCart: { from: ['New'], to: 'New', describe: 'empty the cart of' },
+  /** A customer bearer takes over a placeholder (guest) order; after payment an order's customer never changes. */
+  reconcile: { from: ['New'], describe: 'take over' },
   checkout: { from: ['New'], describe: 'check out' },
   payByCard: { from: ['New'], to: 'Paid', describe: 'complete a card payment of' },
+  /** A failed or cancelled payment attempt is noted (payment_status Failed) while a later payment can still complete the order. */
+  recordPaymentFailure: { from: ['New'], describe: 'record a failed payment of' },
   submitOrderOnly: { from: ['New'], to: 'Ordered', describe: 'submit' },
   redo: { from: ['Paid', 'Ordered'], describe: 'redo the completion of' },
   /** Only a card payment is given back; the status stays Paid (payment_status says how much came back). */
@@ -32,15 +46,30 @@ export const ORDER_TRANSITIONS: Record<OrderAction, OrderTransition> = {
   cancel: { from: ['New', 'Paid', 'Ordered'], describe: 'cancel' },
 };
 
+export const orderMachine = new StateMachine<OrderStatus, OrderAction, OrderTransition>('order', ORDER_TRANSITIONS);
+
+/** The status every order starts in. */
+export const NEW_ORDER_STATUS: OrderStatus = ORDER_TRANSITIONS.create.to!;
+
 export function allows(action: OrderAction, status: OrderStatus): boolean {
-  return ORDER_TRANSITIONS[action].from.includes(status);
+  return orderMachine.allows(action, status);
 }
 
 /** Throws 400 `Cannot <action> an order that is <status>` unless the action applies. */
 export function requireTransition(action: OrderAction, status: OrderStatus): OrderTransition {
-  const transition = ORDER_TRANSITIONS[action];
-  if (!transition.from.includes(status)) throw ordersError('ORDER_STATE', { detail: `${transition.describe} an order that is ${status}` });
-  return transition;
+  return orderMachine.require(action, status, (transition) =>
+    ordersError('ORDER_STATE', { detail: `${transition.describe} an order that is ${status}` }),
+  );
+}
+
+/** Whether `status` is the one `action` leaves an order in (a completion someone else already made, say). */
+export function isOutcomeOf(action: OrderAction, status: OrderStatus | undefined): boolean {
+  return status !== undefined && ORDER_TRANSITIONS[action].to === status;
+}
+
+/** A completed order (Paid or Ordered): what REDO re-runs. */
+export function isCompleted(status: OrderStatus): boolean {
+  return orderMachine.allows('redo', status);
 }
 
 /** orderstatuslabel mirrors orderstatus (SPEC "Order status"). */

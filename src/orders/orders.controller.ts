@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
-import { OptionalBearerGuard } from '../auth';
+import { OptionalBearerGuard } from '../common/access-guards';
 import { ApiError } from '../common/api-error';
 import { FieldError, success, successData } from '../common/envelope';
 import { DecryptIds } from '../common/decrypt-ids.interceptor';
@@ -9,7 +9,7 @@ import { Ctx, RequestContext } from '../common/request-context';
 import { Transactional } from '../common/transactional';
 import { AddCartRequest, RemoveCartRequest } from './cart.dto';
 import { CartLine, CartService } from './cart.service';
-import { OrderAccess, OrderRef } from './order-access.service';
+import { OrderAccessService, OrderRef } from './order-access.service';
 import { AddCartAnswer, CreateOrderAnswer, CreateOrderRequest, GetOrderRequest, OrderAnswer, RemoveCartAnswer } from './orders.dto';
 import { OrdersService } from './orders.service';
 
@@ -27,7 +27,7 @@ const INVALID_BEARER = 'Unauthorized: an invalid bearer token (the bearer is opt
 /**
  * Orders and cart (SPEC "Orders and cart"): createOrder, addCart, removeCart, getOrder. Money is integer
  * cents. Each route takes an optional customer bearer: it names the customer (never a body field) and
- * takes over an order created anonymously (OrderAccess).
+ * takes over an order created anonymously (OrderAccessService).
  */
 @ApiTags('Orders and cart')
 @UseGuards(OptionalBearerGuard)
@@ -37,7 +37,7 @@ export class OrdersController {
   constructor(
     private readonly orders: OrdersService,
     private readonly cart: CartService,
-    private readonly access: OrderAccess,
+    private readonly access: OrderAccessService,
   ) {}
 
   @Post('createOrder')

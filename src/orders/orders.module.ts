@@ -7,33 +7,39 @@ import { CartService } from './cart.service';
 import { CheckoutController } from './checkout.controller';
 import { CheckoutService } from './checkout.service';
 import { ORDER_ENTITIES } from './entities';
-import { OrderAccess } from './order-access.service';
+import { OrderAccessService } from './order-access.service';
 import { OrderAdminController } from './order-admin.controller';
 import { OrderAdminService } from './order-admin.service';
-import { OrderCompletion } from './order-completion.service';
-import { OrderMails } from './order-mails';
+import { OrderCompletionService } from './order-completion.service';
+import { OrderMailsService } from './order-mails.service';
 import { OrderStatusController } from './order-status.controller';
 import { OrderStatusService } from './order-status.service';
 import { OrdersController } from './orders.controller';
 import { OrdersService } from './orders.service';
 import { PaymentWebhookController } from './payment-webhook.controller';
-import { PaymentWebhooks } from './payment-webhook.service';
-import { PaymentGateway } from './payments/payment-gateway.service';
+import { PaymentWebhookService } from './payment-webhook.service';
+import { PaymentGatewayService } from './payments/payment-gateway.service';
 import { RefundsService } from './refunds.service';
+import { OrderRepository } from './repositories/order.repository';
+import { PaymentEventRepository } from './repositories/payment-event.repository';
+import { RefundRepository } from './repositories/refund.repository';
 
 /** Orders, cart, checkout, the payment webhook, order completion and QR codes (SPEC "Orders and cart"). */
 @Module({
   imports: [TypeOrmModule.forFeature(ORDER_ENTITIES), VersioningModule, TokensModule, MessagingModule],
   controllers: [OrdersController, CheckoutController, PaymentWebhookController, OrderStatusController, OrderAdminController],
   providers: [
-    PaymentGateway,
-    OrderAccess,
+    OrderRepository,
+    PaymentEventRepository,
+    RefundRepository,
+    PaymentGatewayService,
+    OrderAccessService,
     OrdersService,
     CartService,
-    OrderMails,
-    OrderCompletion,
+    OrderMailsService,
+    OrderCompletionService,
     CheckoutService,
-    PaymentWebhooks,
+    PaymentWebhookService,
     OrderStatusService,
     RefundsService,
     OrderAdminService,

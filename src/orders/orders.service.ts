@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { AccountsService, CUSTOMER_TABLE } from '../auth';
+import { AccountsService } from '../auth';
+import { CUSTOMER_TABLE } from '../common/access-guards';
 import { RequestContext } from '../common/request-context';
-import { TransactionalConnection } from '../database/transactional-connection';
 import { CartLine, CartService } from './cart.service';
 import { ItemStatus, Order, OrderItem, OrderStatus, PaymentStatus, PostalAddress, RedeemStatus } from './entities';
-import { OrderAccess, OrderRef } from './order-access.service';
+import { OrderAccessService, OrderRef } from './order-access.service';
 import { lineTotal } from './order-totals';
-import { labelOf } from './order-transitions';
+import { labelOf, NEW_ORDER_STATUS } from './order-transitions';
 import { CreateOrderRequest, PostalAddressDto } from './orders.dto';
+import { OrderRepository } from './repositories/order.repository';
 
 /** createOrder's answer (SPEC: `{ _id, orderID, orderNumber, total, status }`). */
 export interface CreatedOrder {
@@ -133,8 +134,8 @@ export function orderView(order: Order, items: OrderItem[], encryptedId: string)
 @Injectable()
 export class OrdersService {
   constructor(
-    private readonly connection: TransactionalConnection,
-    private readonly access: OrderAccess,
+    private readonly orders: OrderRepository,
+    private readonly access: OrderAccessService,
     private readonly accounts: AccountsService,
     private readonly cart: CartService,
   ) {}
@@ -155,29 +156,27 @@ export class OrdersService {
 
     const principal = ctx.principal;
     const customerId = principal?.authTable === CUSTOMER_TABLE && principal.appId === ctx.appId ? principal.userId : null;
-    const inserted = await this.connection
-      .repository(ctx, Order)
-      .createQueryBuilder()
-      .insert()
-      .values({
-        app_id: ctx.appId,
-        customer_id: customerId ?? (await this.accounts.createPlaceholderCustomer(ctx, ctx.appId)),
-        customer_is_placeholder: customerId === null,
-        currency: ctx.app.currency,
-        orderstatus: 'New',
-        orderstatuslabel: labelOf('New'),
-        payment_status: null,
-        shipping_address: addressOf(body.shippingAddress),
-        billing_address: addressOf(body.billingAddress),
-      })
-      .returning(['id'])
-      .execute();
-    const orderId = (inserted.raw as { id: number }[])[0].id;
+    const orderId = await this.orders.insert(ctx, {
+      customer_id: customerId ?? (await this.accounts.createPlaceholderCustomer(ctx)),
+      customer_is_placeholder: customerId === null,
+      currency: ctx.app.currency,
+      orderstatus: NEW_ORDER_STATUS,
+      orderstatuslabel: labelOf(NEW_ORDER_STATUS),
+      payment_status: null,
+      shipping_address: addressOf(body.shippingAddress),
+      billing_address: addressOf(body.billingAddress),
+    });
     const total = resolved.length ? await this.cart.addResolved(ctx, orderId, resolved, 'items') : 0;
-    return { _id: this.access.encrypt(ctx, orderId), orderID: orderId, orderNumber: orderNumberOf(orderId), total, status: 'New' };
+    return {
+      _id: this.access.encrypt(ctx, orderId),
+      orderID: orderId,
+      orderNumber: orderNumberOf(orderId),
+      total,
+      status: NEW_ORDER_STATUS,
+    };
   }
 
-  /** The order a request names, if the caller may see it (OrderAccess's rules), as its view. */
+  /** The order a request names, if the caller may see it (OrderAccessService's rules), as its view. */
   async get(ctx: RequestContext, ref: OrderRef): Promise<OrderView> {
     const order = await this.access.load(ctx, ref);
     return this.view(ctx, order.id);
@@ -185,13 +184,8 @@ export class OrdersService {
 
   /** The view of order `orderId` of the request's app as it is now (in the request's transaction). */
   async view(ctx: RequestContext, orderId: number): Promise<OrderView> {
-    const order = await this.connection.repository(ctx, Order).findOneByOrFail({ id: orderId, app_id: ctx.appId });
-    const items = await this.connection
-      .repository(ctx, OrderItem)
-      .createQueryBuilder('i')
-      .where('i.Order_ID = :orderId AND i.app_id = :appId', { orderId, appId: ctx.appId })
-      .orderBy('i.id')
-      .getMany();
+    const order = await this.orders.findOneOrFail(ctx, orderId);
+    const items = await this.orders.itemsOf(ctx, orderId);
     return orderView(order, items, this.access.encrypt(ctx, orderId));
   }
 }

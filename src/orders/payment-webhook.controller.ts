@@ -4,7 +4,8 @@ import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
 import { WebhookReceived } from './checkout.dto';
 import { Ctx, NoAppContext, RequestContext, RequestWithContext } from '../common/request-context';
 import { isDatabaseUnavailable } from '../database/connection-errors';
-import { PaymentWebhooks } from './payment-webhook.service';
+import { TransactionalConnection } from '../database/transactional-connection';
+import { PaymentWebhookService } from './payment-webhook.service';
 
 /**
  * POST /ecommerce/payment-webhook and the legacy /ecommerce/payment-webhook/:appID, called by the payment
@@ -16,7 +17,10 @@ import { PaymentWebhooks } from './payment-webhook.service';
 export class PaymentWebhookController {
   private readonly logger = new Logger(PaymentWebhookController.name);
 
-  constructor(private readonly webhooks: PaymentWebhooks) {}
+  constructor(
+    private readonly connection: TransactionalConnection,
+    private readonly webhooks: PaymentWebhookService,
+  ) {}
 
   @Post(['payment-webhook', 'payment-webhook/:appID'])
   @HttpCode(200)
@@ -50,7 +54,13 @@ export class PaymentWebhookController {
     const { site, event } = await this.webhooks.verify(ctx, request.rawBody, signature, pathAppId);
     ctx.site = site;
     try {
-      await this.webhooks.handle(ctx, site, event);
+      const action = await this.webhooks.prepare(ctx, event); // outside the transaction: it may ask the provider
+      if (action) {
+        // The delivery's one transaction: the event's row and its effects commit together, or neither does
+        // (a failed handler rolls both back, so a redelivery acts again).
+        const outcome = await this.connection.inTransaction(ctx, () => this.webhooks.act(ctx, action));
+        this.webhooks.report(ctx, action, outcome);
+      }
     } catch (error) {
       // Nothing was recorded (the event's transaction did not commit): 503, so the provider delivers it again
       // rather than a 200 that would leave a paid order unpaid.

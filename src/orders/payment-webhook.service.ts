@@ -1,17 +1,16 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
-import { EntityManager } from 'typeorm';
 import { SitesService } from '../app-context';
 import { idFromText } from '../common/id-cipher.service';
-import { TenantSite } from '../common/request-context';
-import { TransactionScope } from '../database/transaction-scope';
-import { TransactionalConnection } from '../database/transactional-connection';
-import { Order, PaymentEvent } from './entities';
-import { CompletionOutcome, OrderCompletion } from './order-completion.service';
+import { RequestContext, TenantSite } from '../common/request-context';
+import { CompletionOutcome, OrderCompletionService } from './order-completion.service';
+import { allows } from './order-transitions';
 import { ordersError } from './orders.errors';
 import { PaidIntent } from './payment-match';
-import { INTENT_ID, PaymentGateway, refundViewOf, RefundView } from './payments';
+import { INTENT_ID, PaymentGatewayService, refundViewOf, RefundView } from './payments';
 import { RefundOutcome, RefundsService } from './refunds.service';
+import { OrderRepository } from './repositories/order.repository';
+import { PaymentEventRepository } from './repositories/payment-event.repository';
 
 /** The events the service acts on (SPEC "Inbound: payment_intent.succeeded"; README "Refunds and cancellation"). */
 export const PAYMENT_SUCCEEDED = 'payment_intent.succeeded';
@@ -23,6 +22,27 @@ export const REFUND_EVENTS: ReadonlySet<string> = new Set(['refund.created', 're
 /** What a verified delivery led to (also core_payment_events.outcome). */
 export type WebhookOutcome = CompletionOutcome | RefundOutcome | 'payment_failed' | 'ignored' | 'duplicate' | 'not_this_app';
 
+/** The outcomes of an event that did not apply (logged as errors: someone has to look at the payment). */
+const NOT_APPLIED: ReadonlySet<WebhookOutcome> = new Set([
+  'order_not_found',
+  'currency_mismatch',
+  'not_for_order',
+  'mode_mismatch',
+  'amount_mismatch',
+  'cart_changed',
+]);
+
+/** A verified event the service acts on, with everything it needs from the provider gathered before the transaction. */
+export interface WebhookAction {
+  event: Stripe.Event;
+  orderId: number | null;
+  intentId: string | null;
+  /** A payment intent event: its intent. */
+  intent?: Stripe.PaymentIntent;
+  /** A refund event: the refunds it is about. */
+  refunds?: RefundView[];
+}
+
 /**
  * The payment provider's webhook (SPEC "POST /ecommerce/payment-webhook"): the tenant, and so the secret
  * the signature is checked with, comes from the event's object (its metadata.appID, written by checkout and
@@ -30,39 +50,42 @@ export type WebhookOutcome = CompletionOutcome | RefundOutcome | 'payment_failed
  * which must then agree with it. Only after the SDK verified the signature on the exact bytes received is
  * anything read as true.
  *
- * Each verified event acts once per event id: one transaction inserts the event into core_payment_events
- * (ON CONFLICT DO NOTHING: a redelivery, even a concurrent one, finds the id taken and stops) and does
- * what the event means, so the event is recorded exactly when its effects are:
+ * Each verified event acts once per event id, in the one transaction its controller opens (`act`): the
+ * event is inserted into core_payment_events (ON CONFLICT DO NOTHING: a redelivery, even a concurrent one,
+ * finds the id taken and stops) and what the event means is done, so the event is recorded exactly when its
+ * effects are:
  * - payment_intent.succeeded: the order completion;
  * - payment_intent.payment_failed / .canceled: a New order's payment_status Failed and payment_error;
  * - charge.refunded, refund.created / refund.updated: each refund recorded once (RefundsService.record).
  */
 @Injectable()
-export class PaymentWebhooks {
-  private readonly logger = new Logger(PaymentWebhooks.name);
+export class PaymentWebhookService {
+  private readonly logger = new Logger(PaymentWebhookService.name);
 
   constructor(
-    private readonly connection: TransactionalConnection,
+    private readonly orders: OrderRepository,
+    private readonly events: PaymentEventRepository,
     private readonly sites: SitesService,
-    private readonly gateway: PaymentGateway,
-    private readonly completion: OrderCompletion,
+    private readonly gateway: PaymentGatewayService,
+    private readonly completion: OrderCompletionService,
     private readonly refunds: RefundsService,
   ) {}
 
   /**
    * The app a delivery is for, and the event verified with that app's payment_webhook_secret. Anything that
    * keeps the signature from being checked (no app named, an unknown app, a path app the event does not
-   * name) is the same 400 `Invalid payment webhook signature`; the reason goes to the log.
+   * name) is the same 400 `Invalid payment webhook signature`; the reason goes to the log. `ctx` has no
+   * tenant yet: the caller sets it to the site answered.
    */
   async verify(
-    scope: TransactionScope,
+    ctx: RequestContext,
     rawBody: Buffer | undefined,
     signature: string | undefined,
     pathAppId: string | undefined,
   ): Promise<{ site: TenantSite; event: Stripe.Event }> {
     const body = Buffer.isBuffer(rawBody) ? rawBody : Buffer.alloc(0);
     const claimed = claimedObject(body);
-    const named = claimed.appId ?? (claimed.intentId ? await this.appPaidWith(scope, claimed.intentId) : null);
+    const named = claimed.appId ?? (claimed.intentId ? await this.orders.appPaidWith(ctx, claimed.intentId) : null);
     let appId = named;
     if (pathAppId !== undefined) {
       const fromPath = idFromText(pathAppId);
@@ -71,17 +94,21 @@ export class PaymentWebhooks {
       appId = fromPath;
     }
     if (appId === null) return this.refuse('the event names no app (data.object.metadata.appID, or a payment intent of an order)', {});
-    const site = await this.sites.findById(scope, appId);
+    const site = await this.sites.findById(ctx, appId);
     if (!site) return this.refuse('the event names an unknown app', { appId });
     const event = this.gateway.verifyEvent(body, signature, site.payment_webhook_secret);
     return { site, event };
   }
 
-  /** Acts on a verified event; never throws for the event's content (the caller answers 200 regardless). */
-  async handle(scope: TransactionScope, site: TenantSite, event: Stripe.Event): Promise<WebhookOutcome> {
-    const object = event.data.object as unknown as Record<string, unknown>;
+  /**
+   * What a verified event of the context's app asks for, gathered outside any transaction (a charge that
+   * does not list its refunds has them listed by the provider); null when there is nothing to do (an event
+   * the service ignores, an intent of no checkout of this app: logged).
+   */
+  async prepare(ctx: RequestContext, event: Stripe.Event): Promise<WebhookAction | null> {
+    const site = ctx.app;
     if (event.type === PAYMENT_SUCCEEDED || event.type === PAYMENT_FAILED || event.type === PAYMENT_CANCELED) {
-      const intent = object as unknown as Stripe.PaymentIntent;
+      const intent = event.data.object as unknown as Stripe.PaymentIntent;
       const metadata = intent.metadata ?? {};
       if (metadata.appID !== String(site.id)) {
         // Only a legacy-path delivery without metadata.appID gets here: the intent is not one of this app's checkouts.
@@ -89,80 +116,73 @@ export class PaymentWebhooks {
           { appId: site.id, eventId: event.id, intentId: intent.id },
           'payment webhook: the intent names no order of this app',
         );
-        return 'not_this_app';
+        return null;
       }
-      const orderId = idFromText(metadata.orderID);
-      return this.once(scope, site, event, orderId, intent.id, async (em) => {
-        if (orderId === null) return 'order_not_found';
-        if (event.type !== PAYMENT_SUCCEEDED) return this.paymentFailed(em, site, orderId, intent, event.type === PAYMENT_CANCELED);
-        const result = await this.completion.complete(scope, site, orderId, { method: 'Card', intent: paidIntentOf(intent) });
-        if (result.outcome === 'already_complete' && result.order && result.order.AuthCode !== intent.id) {
-          // Completed otherwise (Order Only, or paid with another intent): this payment is attached to nothing.
-          this.logger.error(
-            { appId: site.id, orderId, intentId: intent.id, orderStatus: result.order.orderstatus, authCode: result.order.AuthCode },
-            'payment for an order already completed otherwise: refund it or attach it by hand',
-          );
-        }
-        return result.outcome;
-      });
+      return { event, orderId: idFromText(metadata.orderID), intentId: intent.id, intent };
     }
     if (event.type === CHARGE_REFUNDED || REFUND_EVENTS.has(event.type)) {
       const refunds = await this.refundsOf(site, event);
-      const intentId = refunds[0]?.paymentIntentId ?? null;
-      return this.once(scope, site, event, idFromText(refunds[0]?.metadata.orderID), intentId, async () => {
-        let outcome: RefundOutcome = 'known';
-        for (const refund of refunds) {
-          const recorded = await this.refunds.record(scope, site, refund, 'provider');
-          if (recorded !== 'known') outcome = recorded;
-        }
-        return outcome;
-      });
+      return { event, orderId: idFromText(refunds[0]?.metadata.orderID), intentId: refunds[0]?.paymentIntentId ?? null, refunds };
     }
     this.logger.log({ appId: site.id, eventId: event.id, type: event.type }, 'payment webhook: event ignored');
-    return 'ignored';
+    return null;
   }
 
   /**
-   * Records the event and runs `work` in one transaction, once per event id: a redelivered or concurrent
-   * copy finds the id taken and does nothing (`duplicate`).
+   * In the edge's transaction: records the event and does what it means, once per event id: a redelivered
+   * or concurrent copy finds the id taken and does nothing (`duplicate`). Never throws for the event's
+   * content (the caller answers 200 regardless).
    */
-  private async once(
-    scope: TransactionScope,
-    site: TenantSite,
-    event: Stripe.Event,
-    orderId: number | null,
-    intentId: string | null,
-    work: (em: EntityManager) => Promise<WebhookOutcome>,
-  ): Promise<WebhookOutcome> {
+  async act(ctx: RequestContext, action: WebhookAction): Promise<WebhookOutcome> {
+    const { event } = action;
     const eventId = event.id.slice(0, 255);
-    const outcome = await this.connection.inTransaction(scope, async (em) => {
-      const inserted = await em
-        .createQueryBuilder()
-        .insert()
-        .into(PaymentEvent)
-        .values({
-          event_id: eventId,
-          app_id: site.id,
-          type: event.type.slice(0, 100),
-          order_id: orderId,
-          payment_intent_id: intentId?.slice(0, 255) ?? null,
-          outcome: 'completed',
-        })
-        .orIgnore() // ON CONFLICT DO NOTHING: waits for a concurrent delivery of the same event to commit, then finds it
-        .returning(['event_id'])
-        .updateEntity(false)
-        .execute();
-      if ((inserted.raw as unknown[]).length === 0) return 'duplicate' as const;
-      const result = await work(em);
-      // Written as `completed`, what nearly every event does; corrected in the same transaction otherwise.
-      if (result !== 'completed')
-        await em.createQueryBuilder().update(PaymentEvent).set({ outcome: result }).where('event_id = :id', { id: eventId }).execute();
-      return result;
+    const recorded = await this.events.insertOnce(ctx, {
+      event_id: eventId,
+      type: event.type.slice(0, 100),
+      order_id: action.orderId,
+      payment_intent_id: action.intentId?.slice(0, 255) ?? null,
+      outcome: 'completed',
     });
-    const log = { appId: site.id, eventId: event.id, type: event.type, intentId, orderId, outcome };
-    if (['order_not_found', 'currency_mismatch', 'not_for_order', 'mode_mismatch', 'amount_mismatch', 'cart_changed'].includes(outcome))
-      this.logger.error(log, 'payment webhook: the event did not apply');
+    if (!recorded) return 'duplicate';
+    const result = action.intent ? await this.paymentEvent(ctx, action, action.intent) : await this.refundEvent(ctx, action.refunds ?? []);
+    // Written as `completed`, what nearly every event does; corrected in the same transaction otherwise.
+    if (result !== 'completed') await this.events.setOutcome(ctx, eventId, result);
+    return result;
+  }
+
+  /** Logs what a delivery did, once its transaction committed. */
+  report(ctx: RequestContext, { event, intentId, orderId }: WebhookAction, outcome: WebhookOutcome): void {
+    const log = { appId: ctx.appId, eventId: event.id, type: event.type, intentId, orderId, outcome };
+    if (NOT_APPLIED.has(outcome)) this.logger.error(log, 'payment webhook: the event did not apply');
     else this.logger.log(log, 'payment webhook processed');
+  }
+
+  /** payment_intent.succeeded completes the order; .payment_failed and .canceled note the failure. */
+  private async paymentEvent(
+    ctx: RequestContext,
+    { event, orderId }: WebhookAction,
+    intent: Stripe.PaymentIntent,
+  ): Promise<WebhookOutcome> {
+    if (orderId === null) return 'order_not_found';
+    if (event.type !== PAYMENT_SUCCEEDED) return this.paymentFailed(ctx, orderId, intent, event.type === PAYMENT_CANCELED);
+    const result = await this.completion.complete(ctx, orderId, { method: 'Card', intent: paidIntentOf(intent) });
+    if (result.outcome === 'already_complete' && result.order && result.order.AuthCode !== intent.id) {
+      // Completed otherwise (Order Only, or paid with another intent): this payment is attached to nothing.
+      this.logger.error(
+        { appId: ctx.appId, orderId, intentId: intent.id, orderStatus: result.order.orderstatus, authCode: result.order.AuthCode },
+        'payment for an order already completed otherwise: refund it or attach it by hand',
+      );
+    }
+    return result.outcome;
+  }
+
+  /** Each refund recorded once; `known` when none changed anything. */
+  private async refundEvent(ctx: RequestContext, refunds: RefundView[]): Promise<RefundOutcome> {
+    let outcome: RefundOutcome = 'known';
+    for (const refund of refunds) {
+      const recorded = await this.refunds.record(ctx, refund, 'provider');
+      if (recorded !== 'known') outcome = recorded;
+    }
     return outcome;
   }
 
@@ -171,26 +191,18 @@ export class PaymentWebhooks {
    * provider's reason in payment_error (orderStatus shows it). A later successful payment still completes it.
    */
   private async paymentFailed(
-    em: EntityManager,
-    site: TenantSite,
+    ctx: RequestContext,
     orderId: number,
     intent: Stripe.PaymentIntent,
     canceled: boolean,
   ): Promise<WebhookOutcome> {
-    const order = await em
-      .getRepository(Order)
-      .createQueryBuilder('o')
-      .where('o.id = :orderId AND o.app_id = :appId', { orderId, appId: site.id })
-      .setLock('pessimistic_write')
-      .getOne();
+    const order = await this.orders.findOne(ctx, orderId, true);
     if (!order) return 'order_not_found';
-    if (order.orderstatus !== 'New') return 'already_complete';
+    if (!allows('recordPaymentFailure', order.orderstatus)) return 'already_complete';
     const reason = canceled
       ? `Payment canceled${intent.cancellation_reason ? ` (${intent.cancellation_reason})` : ''}`
       : (intent.last_payment_error?.message ?? 'Payment failed');
-    await em
-      .getRepository(Order)
-      .update({ id: order.id, app_id: site.id }, { payment_status: 'Failed', payment_error: reason.slice(0, 500) });
+    await this.orders.set(ctx, order.id, { payment_status: 'Failed', payment_error: reason.slice(0, 500) });
     return 'payment_failed';
   }
 
@@ -206,12 +218,6 @@ export class PaymentWebhooks {
         ? await this.gateway.listRefunds(site, charge.livemode === true, intentId)
         : [];
     return refunds.map((refund) => ({ ...refund, paymentIntentId: refund.paymentIntentId ?? intentId }));
-  }
-
-  /** The app of the order paid with this intent (refund events of the provider's dashboard name only the intent). */
-  private async appPaidWith(scope: TransactionScope, intentId: string): Promise<number | null> {
-    const order = await this.connection.repository(scope, Order).findOne({ select: { app_id: true }, where: { AuthCode: intentId } });
-    return order?.app_id ?? null;
   }
 
   private refuse(reason: string, details: Record<string, unknown>): never {

@@ -1,18 +1,17 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { EntityManager, In } from 'typeorm';
 import { paysLive } from '../app-context';
 import { ApiError } from '../common/api-error';
 import { idFromText } from '../common/id-cipher.service';
-import { RequestContext, TenantSite } from '../common/request-context';
-import { TransactionScope } from '../database/transaction-scope';
-import { TransactionalConnection } from '../database/transactional-connection';
-import { TokenIssuer } from '../tokens';
-import { HELD_REFUND_STATUSES, Order, PaymentStatus, Refund, RefundSource } from './entities';
-import { OrderAccess, OrderRef } from './order-access.service';
-import { OrderMails } from './order-mails';
+import { RequestContext } from '../common/request-context';
+import { TokenIssuerService } from '../tokens';
+import { Order, PaymentStatus, Refund, RefundSource } from './entities';
+import { OrderAccessService, OrderRef } from './order-access.service';
+import { OrderMailsService } from './order-mails.service';
 import { allows } from './order-transitions';
 import { ordersError } from './orders.errors';
-import { PaymentGateway, RefundRequestFailed, RefundView } from './payments';
+import { PaymentGatewayService, RefundRequestFailed, RefundView } from './payments';
+import { OrderRepository } from './repositories/order.repository';
+import { RefundRepository } from './repositories/refund.repository';
 
 /** refundOrder's answer (README "Refunds and cancellation"). */
 export interface RefundAnswer {
@@ -21,6 +20,12 @@ export interface RefundAnswer {
   currency: string;
   refundedTotal: number;
   paymentStatus: PaymentStatus;
+}
+
+/** Step 1's result: the locked order as it was, and the refund row reserved (or resumed) for it. */
+export interface RefundReservation {
+  order: Order;
+  reservation: Refund;
 }
 
 /**
@@ -34,14 +39,16 @@ export type RefundOutcome = 'refunded' | 'known' | 'failed' | 'order_not_found' 
 const COUNTED = new Set(['succeeded', 'pending', 'requires_action']);
 
 /**
- * Refunds of card payments (README "Refunds and cancellation"), on the same rules as completion:
+ * Refunds of card payments (README "Refunds and cancellation"), on the same rules as completion, in three
+ * steps the route runs (OrderAdminController: the provider is never called inside a transaction):
  *
- *  1. one transaction locks the order, checks it is Paid and that the amount fits the remainder
- *     (paid − refunded − reserved), and reserves the amount as a core_refunds row: concurrent refunds take
- *     turns on the lock, so together they never exceed what was paid;
- *  2. the provider refunds, outside any transaction, under the idempotency key `refund-<app>-<row id>`;
- *  3. `record` settles the row under the order's lock: refunded_total, payment_status, the refund mail
- *     (outbox), and on a full refund the order's tokens expire.
+ *  1. `reserve`, in one transaction: locks the order, checks it is Paid and that the amount fits the
+ *     remainder (paid − refunded − reserved), and reserves the amount as a core_refunds row: concurrent
+ *     refunds take turns on the lock, so together they never exceed what was paid;
+ *  2. `requestRefund`: the provider refunds, outside any transaction, under the idempotency key
+ *     `refund-<app>-<row id>`;
+ *  3. `record`, in a transaction: settles the row under the order's lock: refunded_total, payment_status,
+ *     the refund mail (outbox), and on a full refund the order's tokens expire.
  *
  * The provider's webhook (charge.refunded, refund.updated) goes through the same `record`, so a refund made
  * here and announced by the provider, or made in the provider's dashboard, is counted once.
@@ -54,37 +61,41 @@ export class RefundsService {
   private readonly logger = new Logger(RefundsService.name);
 
   constructor(
-    private readonly connection: TransactionalConnection,
-    private readonly access: OrderAccess,
-    private readonly gateway: PaymentGateway,
-    private readonly tokens: TokenIssuer,
-    private readonly mails: OrderMails,
+    private readonly orders: OrderRepository,
+    private readonly refunds: RefundRepository,
+    private readonly access: OrderAccessService,
+    private readonly gateway: PaymentGatewayService,
+    private readonly tokens: TokenIssuerService,
+    private readonly mails: OrderMailsService,
   ) {}
 
   /**
-   * refundOrder: `amount` cents (default: the whole remainder) of the order's payment. `requestKey` (the
-   * request's Idempotency-Key) names the refund: a retry with it resumes or answers that refund.
+   * refundOrder step 1, in the edge's transaction: `amount` cents (default: the whole remainder) of the
+   * order's payment reserved. `requestKey` (the request's Idempotency-Key) names the refund: a retry with it
+   * resumes or answers that refund.
    */
-  async refund(
+  async reserve(
     ctx: RequestContext,
     ref: OrderRef,
     amount: number | undefined,
     reason: string | null,
     requestKey: string | null = null,
-  ): Promise<RefundAnswer> {
-    const { order, reservation } = await this.connection.inTransaction(ctx, async (em) => {
-      const locked = await this.access.load(ctx, ref, { lock: true });
-      const prior = requestKey
-        ? await em.getRepository(Refund).findOneBy({ app_id: ctx.appId, order_id: locked.id, request_key: requestKey })
-        : null;
-      if (prior) return { order: locked, reservation: this.resume(prior, amount) };
-      if (!isRefundable(locked)) throw ordersError('ORDER_NOT_PAID');
-      return { order: locked, reservation: await this.reserve(em, locked, amount, reason, requestKey) };
-    });
+  ): Promise<RefundReservation> {
+    const locked = await this.access.load(ctx, ref, { lock: true });
+    const prior = requestKey ? await this.refunds.findByRequestKey(ctx, locked.id, requestKey) : null;
+    if (prior) return { order: locked, reservation: this.resume(prior, amount) };
+    if (!isRefundable(locked)) throw ordersError('ORDER_NOT_PAID');
+    return { order: locked, reservation: await this.reserveAmount(ctx, locked, amount, reason, requestKey) };
+  }
 
-    let refund: RefundView;
+  /**
+   * Step 2, outside any transaction: the provider refunds the reservation. Refused: nothing happened at the
+   * provider, so nothing stays recorded. Unknown: the reservation stays held for a retry to resume (or for
+   * the provider's event to settle). Either way 502.
+   */
+  async requestRefund(ctx: RequestContext, { order, reservation }: RefundReservation): Promise<RefundView> {
     try {
-      refund = await this.gateway.createRefund(ctx.app, order.payment_livemode ?? paysLive(ctx.app, ctx.production, undefined), {
+      return await this.gateway.createRefund(ctx.app, order.payment_livemode ?? paysLive(ctx.app, ctx.production, undefined), {
         paymentIntentId: reservation.payment_intent_id,
         amount: reservation.amount,
         metadata: {
@@ -97,15 +108,15 @@ export class RefundsService {
       });
     } catch (error) {
       if (!(error instanceof RefundRequestFailed)) throw error;
-      // Refused: nothing happened at the provider, so nothing stays recorded. Unknown: the reservation stays
-      // held for a retry to resume (or for the provider's event to settle).
-      const rows = this.connection.repository(ctx, Refund);
-      if (error.refused) await rows.delete({ id: reservation.id, app_id: ctx.appId, status: In([...HELD_REFUND_STATUSES]) });
-      else await rows.update({ id: reservation.id, app_id: ctx.appId, status: 'reserved' }, { status: 'unknown' });
+      if (error.refused) await this.refunds.deleteHeld(ctx, reservation.id);
+      else await this.refunds.markUnknown(ctx, reservation.id);
       throw ordersError('PAYMENT_PROVIDER_ERROR', { detail: error.message });
     }
-    await this.record(ctx, ctx.app, refund, 'api', reservation.id);
-    const settled = await this.connection.repository(ctx, Order).findOneByOrFail({ id: order.id, app_id: ctx.appId });
+  }
+
+  /** refundOrder's answer once step 3 committed: the refund and the order's totals as it left them. */
+  async answer(ctx: RequestContext, orderId: number, refund: RefundView): Promise<RefundAnswer> {
+    const settled = await this.orders.findOneOrFail(ctx, orderId);
     return {
       refundID: refund.id,
       amount: refund.amount,
@@ -115,85 +126,73 @@ export class RefundsService {
     };
   }
 
-  /** The whole remainder of a Paid order, for cancelOrder (null when nothing is left to refund). */
-  async refundRemainder(ctx: RequestContext, ref: OrderRef, reason: string | null): Promise<RefundAnswer | null> {
-    const order = await this.access.load(ctx, ref);
-    if (!isRefundable(order)) return null;
-    return this.refund(ctx, ref, undefined, reason);
+  /** cancelOrder: whether the order is Paid with money left to refund (then it is refunded in full first). */
+  async hasRemainder(ctx: RequestContext, ref: OrderRef): Promise<boolean> {
+    return isRefundable(await this.access.load(ctx, ref));
   }
 
   /**
    * A refund the provider reports (its answer to us, or its webhook), recorded once on the order paid with
-   * its intent: under the order's lock, found by its id, or by the reservation it was made for.
+   * its intent, in the edge's transaction: under the order's lock, found by its id, or by the reservation it
+   * was made for.
    */
-  async record(
-    scope: TransactionScope,
-    site: TenantSite,
-    refund: RefundView,
-    source: RefundSource,
-    reservationId?: number,
-  ): Promise<RefundOutcome> {
-    return this.connection.inTransaction(scope, async (em) => {
-      const order = await this.lockPaidOrder(em, site.id, refund);
-      if (!order) return 'order_not_found';
-      const rows = em.getRepository(Refund);
-      const rowId = reservationId ?? idFromText(refund.metadata.appID === String(site.id) ? refund.metadata.refundRowID : undefined);
-      const known =
-        (await rows.findOneBy({ app_id: site.id, refund_id: refund.id })) ??
-        (rowId ? await rows.findOneBy({ id: rowId, app_id: site.id, order_id: order.id, status: In([...HELD_REFUND_STATUSES]) }) : null);
-      const counted = COUNTED.has(refund.status);
+  async record(ctx: RequestContext, refund: RefundView, source: RefundSource, reservationId?: number): Promise<RefundOutcome> {
+    const site = ctx.app;
+    const order = await this.lockPaidOrder(ctx, refund);
+    if (!order) return 'order_not_found';
+    const rowId = reservationId ?? idFromText(refund.metadata.appID === String(site.id) ? refund.metadata.refundRowID : undefined);
+    const known = (await this.refunds.findByRefundId(ctx, refund.id)) ?? (rowId ? await this.refunds.findHeld(ctx, rowId, order.id) : null);
+    const counted = COUNTED.has(refund.status);
 
-      if (known?.status === 'succeeded') {
-        if (counted) return 'known';
-        // Counted before, failed or cancelled at the provider since: the money did not go back.
-        await rows.update({ id: known.id }, { status: 'failed' });
-        await this.applyToOrder(em, scope, site, order, -known.amount, null);
-        return 'failed';
-      }
-      if (!counted) {
-        if (known) await rows.update({ id: known.id }, { status: 'failed', refund_id: refund.id });
-        return 'failed';
-      }
-      if (refund.currency.toLowerCase() !== order.currency) {
-        this.logger.error(
-          { appId: site.id, orderId: order.id, refundId: refund.id, currency: refund.currency, orderCurrency: order.currency },
-          'refund in another currency than the order: not counted',
-        );
-        return 'currency_mismatch';
-      }
-      if (known) await rows.update({ id: known.id }, { status: 'succeeded', refund_id: refund.id, amount: refund.amount });
-      else {
-        await rows.insert({
-          app_id: site.id,
-          order_id: order.id,
-          refund_id: refund.id,
-          payment_intent_id: order.AuthCode!,
-          amount: refund.amount,
-          currency: order.currency,
-          status: 'succeeded',
-          source,
-          reason: null,
-        });
-      }
-      if (order.refunded_total + refund.amount > order.total) {
-        this.logger.error(
-          {
-            appId: site.id,
-            orderId: order.id,
-            refundId: refund.id,
-            refunded: order.refunded_total,
-            amount: refund.amount,
-            paid: order.total,
-          },
-          'the provider refunded more than the order total',
-        );
-      }
-      await this.applyToOrder(em, scope, site, order, refund.amount, {
+    if (known?.status === 'succeeded') {
+      if (counted) return 'known';
+      // Counted before, failed or cancelled at the provider since: the money did not go back.
+      await this.refunds.update(ctx, known.id, { status: 'failed' });
+      await this.applyToOrder(ctx, order, -known.amount, null);
+      return 'failed';
+    }
+    if (!counted) {
+      if (known) await this.refunds.update(ctx, known.id, { status: 'failed', refund_id: refund.id });
+      return 'failed';
+    }
+    if (refund.currency.toLowerCase() !== order.currency) {
+      this.logger.error(
+        { appId: site.id, orderId: order.id, refundId: refund.id, currency: refund.currency, orderCurrency: order.currency },
+        'refund in another currency than the order: not counted',
+      );
+      return 'currency_mismatch';
+    }
+    if (known) await this.refunds.update(ctx, known.id, { status: 'succeeded', refund_id: refund.id, amount: refund.amount });
+    else {
+      await this.refunds.insert(ctx, {
+        order_id: order.id,
+        refund_id: refund.id,
+        payment_intent_id: order.AuthCode!,
         amount: refund.amount,
-        reason: known?.reason ?? refund.metadata.reason ?? null,
+        currency: order.currency,
+        status: 'succeeded',
+        source,
+        reason: null,
       });
-      return 'refunded';
+    }
+    if (order.refunded_total + refund.amount > order.total) {
+      this.logger.error(
+        {
+          appId: site.id,
+          orderId: order.id,
+          refundId: refund.id,
+          refunded: order.refunded_total,
+          amount: refund.amount,
+          paid: order.total,
+        },
+        'the provider refunded more than the order total',
+      );
+    }
+    await this.applyToOrder(ctx, order, refund.amount, {
+      amount: refund.amount,
+      reason: known?.reason ?? refund.metadata.reason ?? null,
     });
+    return 'refunded';
   }
 
   /** The refund an Idempotency-Key already named: asked again under the same provider key, so the provider answers the same refund. */
@@ -209,18 +208,14 @@ export class RefundsService {
    * Reserves `amount` (default the remainder) of a locked Paid order. Without an Idempotency-Key, a request
    * for the amount of a reservation not settled yet resumes it instead (the same key at the provider).
    */
-  private async reserve(
-    em: EntityManager,
+  private async reserveAmount(
+    ctx: RequestContext,
     order: Order,
     amount: number | undefined,
     reason: string | null,
     requestKey: string | null,
   ): Promise<Refund> {
-    const rows = em.getRepository(Refund);
-    const held = await rows.find({
-      where: { app_id: order.app_id, order_id: order.id, status: In([...HELD_REFUND_STATUSES]), source: 'api' },
-      order: { id: 'ASC' },
-    });
+    const held = await this.refunds.heldOfOrder(ctx, order.id);
     const resumed = requestKey
       ? undefined
       : held.find((row) => row.request_key === null && (amount === undefined || row.amount === amount));
@@ -229,8 +224,7 @@ export class RefundsService {
     const wanted = amount ?? remainder;
     if (wanted > remainder || wanted < 1)
       throw ApiError.field('amount', `amount must be at most the refundable remainder (${Math.max(0, remainder)} cents)`);
-    const inserted = await rows.insert({
-      app_id: order.app_id,
+    const id = await this.refunds.insert(ctx, {
       order_id: order.id,
       payment_intent_id: order.AuthCode!,
       amount: wanted,
@@ -240,36 +234,28 @@ export class RefundsService {
       reason,
       request_key: requestKey,
     });
-    return rows.findOneByOrFail({ id: (inserted.identifiers[0] as { id: number }).id });
+    return this.refunds.findOneOrFail(ctx, id);
   }
 
   /** The Paid order of the app whose payment the refund is about (its metadata's order, else the order paid with its intent), locked. */
-  private async lockPaidOrder(em: EntityManager, appId: number, refund: RefundView): Promise<Order | null> {
-    const query = em.getRepository(Order).createQueryBuilder('o').where('o.app_id = :appId', { appId }).setLock('pessimistic_write');
-    const orderId = idFromText(refund.metadata.appID === String(appId) ? refund.metadata.orderID : undefined);
-    if (orderId) query.andWhere('o.id = :orderId', { orderId });
-    else if (refund.paymentIntentId) query.andWhere('o."AuthCode" = :intent', { intent: refund.paymentIntentId });
-    else return null;
-    const order = await query.getOne();
-    return order && order.orderstatus === 'Paid' && order.AuthCode === refund.paymentIntentId ? order : null;
+  private async lockPaidOrder(ctx: RequestContext, refund: RefundView): Promise<Order | null> {
+    const orderId = idFromText(refund.metadata.appID === String(ctx.appId) ? refund.metadata.orderID : undefined);
+    const order = await this.orders.lockForRefund(ctx, orderId, refund.paymentIntentId);
+    return order && allows('refund', order.orderstatus) && order.AuthCode === refund.paymentIntentId ? order : null;
   }
 
   /** refunded_total ± cents, payment_status from it, the refund mail for money given back, the tokens expired once nothing stays paid. */
   private async applyToOrder(
-    em: EntityManager,
-    scope: TransactionScope,
-    site: TenantSite,
+    ctx: RequestContext,
     order: Order,
     cents: number,
     notice: { amount: number; reason: string | null } | null,
   ): Promise<void> {
     order.refunded_total = Math.max(0, order.refunded_total + cents);
     order.payment_status = paymentStatusAfterRefunds(order);
-    await em
-      .getRepository(Order)
-      .update({ id: order.id, app_id: site.id }, { refunded_total: order.refunded_total, payment_status: order.payment_status });
-    if (order.payment_status === 'Refunded') await this.tokens.expireOrderTokens(scope, site.id, order.id);
-    if (notice) await this.mails.writeRefund(scope, site, order, notice);
+    await this.orders.set(ctx, order.id, { refunded_total: order.refunded_total, payment_status: order.payment_status });
+    if (order.payment_status === 'Refunded') await this.tokens.expireOrderTokens(ctx, order.id);
+    if (notice) await this.mails.writeRefund(ctx, order, notice);
   }
 }
 

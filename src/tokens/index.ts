@@ -1,6 +1,6 @@
 /** The tokens module's public surface: import from here, not from its files. */
 export { TokensModule } from './tokens.module';
-export { TokenIssuer } from './token-issuer.service';
+export { TokenIssuerService } from './token-issuer.service';
 export type { DigitalItem } from './token-issuer.service';
 export type { TokenRow } from './token-rows';
 export { Token } from './entities/token.entity';

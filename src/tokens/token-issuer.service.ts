@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { In } from 'typeorm';
+import { CUSTOMER_TABLE } from '../common/access-guards';
+import { RequestContext } from '../common/request-context';
 import { TransactionalConnection } from '../database/transactional-connection';
-import { TransactionScope } from '../database/transaction-scope';
-import { RelatedLinks } from '../related';
-import { Token } from './entities/token.entity';
-import { TokenTemplate } from './entities/token-template.entity';
-import { TOKEN_ROW_SELECT, TokenRow, tokenRow } from './token-rows';
+import { RelatedLinksService } from '../related';
+import { TokenTemplateRepository } from './repositories/token-template.repository';
+import { TokenRepository } from './repositories/token.repository';
+import { TokenRow } from './token-rows';
 import { TOKEN_TRANSITIONS, TokenStatus } from './token-transitions';
 
 /** An IsDigital order item to issue tokens for (one per unit). */
@@ -38,93 +38,66 @@ const CHUNK = 500;
  * ON CONFLICT DO NOTHING, so a repeated or concurrent completion of the same order issues nothing new.
  */
 @Injectable()
-export class TokenIssuer {
+export class TokenIssuerService {
   constructor(
     private readonly connection: TransactionalConnection,
-    private readonly links: RelatedLinks,
+    private readonly tokens: TokenRepository,
+    private readonly templates: TokenTemplateRepository,
+    private readonly links: RelatedLinksService,
   ) {}
 
   /** In the caller's transaction: one token per unit of each item; a repeated call for the same items issues nothing new. */
-  async issue(scope: TransactionScope, appId: number, purchaserId: number | null, items: DigitalItem[]): Promise<TokenRow[]> {
-    return this.connection.inTransaction(scope, async () => {
-      for (const item of items) await this.issueItem(scope, appId, purchaserId, item);
-      return this.ofOrderItems(
-        scope,
-        appId,
-        items.map((i) => i.orderItemId),
-      );
-    });
+  async issue(ctx: RequestContext, purchaserId: number | null, items: DigitalItem[]): Promise<TokenRow[]> {
+    this.connection.transactionManager(ctx); // the tokens and their links commit with the completion, or not at all
+    for (const item of items) await this.issueItem(ctx, purchaserId, item);
+    return this.ofOrderItems(
+      ctx,
+      items.map((i) => i.orderItemId),
+    );
   }
 
   /**
    * A refund in full or a cancellation: every token of the order that is not expired yet becomes expired
    * (expireToken's transition), in the caller's transaction; how many changed.
    */
-  async expireOrderTokens(scope: TransactionScope, appId: number, orderId: number): Promise<number> {
-    const result = await this.connection
-      .repository(scope, Token)
-      .createQueryBuilder()
-      .update()
-      .set({ status: TOKEN_TRANSITIONS.expire.to })
-      .where('app_id = :appId AND order_id = :orderId AND status IN (:...from) AND status <> :to', {
-        appId,
-        orderId,
-        from: [...TOKEN_TRANSITIONS.expire.from],
-        to: TOKEN_TRANSITIONS.expire.to,
-      })
-      .execute();
-    return result.affected ?? 0;
+  expireOrderTokens(ctx: RequestContext, orderId: number): Promise<number> {
+    return this.tokens.expireOfOrder(ctx, orderId);
   }
 
   /** The tokens issued for these order items of the app (gift tokens of an order, for orderStatus and the confirmation mail). */
-  async ofOrderItems(scope: TransactionScope, appId: number, orderItemIds: number[]): Promise<TokenRow[]> {
+  async ofOrderItems(ctx: RequestContext, orderItemIds: number[]): Promise<TokenRow[]> {
     if (orderItemIds.length === 0) return [];
-    const rows = await this.connection.repository(scope, Token).find({
-      select: TOKEN_ROW_SELECT,
-      where: { app_id: appId, order_item_id: In([...new Set(orderItemIds)]) },
-      order: { order_item_id: 'ASC', item_unit: 'ASC' },
-    });
-    return rows.map(tokenRow);
+    return this.tokens.ofOrderItems(ctx, orderItemIds);
   }
 
-  private async issueItem(scope: TransactionScope, appId: number, purchaserId: number | null, item: DigitalItem): Promise<void> {
-    const terms = await this.termsOf(scope, appId, item.productMasterId);
+  private async issueItem(ctx: RequestContext, purchaserId: number | null, item: DigitalItem): Promise<void> {
+    const terms = await this.termsOf(ctx, item.productMasterId);
     const status = item.gift ? TOKEN_TRANSITIONS.issueGift.to : terms.status;
     const owner = item.gift ? null : purchaserId;
     const days = terms.expiryDays;
     for (let first = 1; first <= item.quantity; first += CHUNK) {
       const units = Array.from({ length: Math.min(CHUNK, item.quantity - first + 1) }, (_, i) => first + i);
-      const result = await this.connection
-        .repository(scope, Token)
-        .createQueryBuilder()
-        .insert()
-        .values(
-          units.map((unit) => ({
-            app_id: appId,
-            token_value: randomBytes(32).toString('hex'),
-            product_id: item.productVersionId,
-            customer_id: owner,
-            order_id: item.orderId,
-            order_item_id: item.orderItemId,
-            item_unit: unit,
-            status,
-            gift: item.gift,
-            // The database's clock, as every other expiry; `days` is an integer column of the template.
-            expiry_date: days === null ? null : () => `now() + make_interval(days => ${Math.trunc(days)})`,
-            activations: 0,
-            maximum_activations: terms.maximumActivations,
-          })),
-        )
-        .orUpdate([], ['order_item_id', 'item_unit']) // ON CONFLICT (order_item_id, item_unit) DO NOTHING
-        .returning(['id'])
-        .updateEntity(false)
-        .execute();
-      const issued = (result.raw as { id: number }[]).map((r) => r.id);
+      const issued = await this.tokens.insertUnits(
+        ctx,
+        units.map((unit) => ({
+          token_value: randomBytes(32).toString('hex'),
+          product_id: item.productVersionId,
+          customer_id: owner,
+          order_id: item.orderId,
+          order_item_id: item.orderItemId,
+          item_unit: unit,
+          status,
+          gift: item.gift,
+          // The database's clock, as every other expiry; `days` is an integer column of the template.
+          expiry_date: days === null ? null : () => `now() + make_interval(days => ${Math.trunc(days)})`,
+          activations: 0,
+          maximum_activations: terms.maximumActivations,
+        })),
+      );
       if (owner === null) continue;
       for (const id of issued) {
-        await this.links.insert(scope, {
-          app_id: appId,
-          parent_table: 'core_customers',
+        await this.links.insert(ctx, {
+          parent_table: CUSTOMER_TABLE,
           parent_id: owner,
           name: OWNERSHIP_LINK,
           linked: id,
@@ -135,10 +108,10 @@ export class TokenIssuer {
   }
 
   /** The template linked to the product (the newest link to a template of the app), or the defaults. */
-  private async termsOf(scope: TransactionScope, appId: number, productMasterId: number): Promise<TokenTerms> {
-    const linked = await this.links.linkedFrom(scope, appId, 'core_products', productMasterId, TEMPLATE_LINK);
+  private async termsOf(ctx: RequestContext, productMasterId: number): Promise<TokenTerms> {
+    const linked = await this.links.linkedFrom(ctx, 'core_products', productMasterId, TEMPLATE_LINK);
     if (linked.length === 0) return DEFAULT_TERMS;
-    const templates = await this.connection.repository(scope, TokenTemplate).find({ where: { app_id: appId, id: In(linked) } });
+    const templates = await this.templates.findMany(ctx, linked);
     const template = linked.map((id) => templates.find((t) => t.id === id)).find((t) => t !== undefined);
     if (!template) return DEFAULT_TERMS;
     return { status: template.status_default, maximumActivations: template.maximum_activations, expiryDays: template.expiry_days };

@@ -1,11 +1,11 @@
+import { StateMachine, Transition } from '../common/state-machine';
+
 /** The values of core_tokens.status (SPEC "Token status"). */
 export const TOKEN_STATUSES = ['pending', 'gift_pending', 'active', 'expired'] as const;
 export type TokenStatus = (typeof TOKEN_STATUSES)[number];
 
-/** One row of the token status table: the statuses a trigger applies to and the status it leaves. */
-export interface TokenTransition {
-  /** The statuses the trigger changes; empty for issuance (the token does not exist yet). */
-  from: readonly TokenStatus[];
+/** One row of the token status table: the statuses a trigger applies to (empty for issuance: the token does not exist yet) and the status it leaves. */
+export interface TokenTransition extends Transition<TokenStatus> {
   /**
    * true: the row applies only to an unredeemed gift (a token issued as a gift, `gift`, that has no owner
    * yet); false: only to any other token; absent: to both.
@@ -54,6 +54,8 @@ export const TOKEN_TRANSITIONS = {
 
 export type TokenTrigger = keyof typeof TOKEN_TRANSITIONS;
 
+export const tokenMachine = new StateMachine<TokenStatus, TokenTrigger, TokenTransition>('token', TOKEN_TRANSITIONS);
+
 export function isTokenStatus(value: unknown): value is TokenStatus {
   return (TOKEN_STATUSES as readonly unknown[]).includes(value);
 }
@@ -62,10 +64,10 @@ export function isTokenStatus(value: unknown): value is TokenStatus {
 export function statusAfter(trigger: TokenTrigger, status: TokenStatus, unredeemedGift: boolean): TokenStatus | null {
   const transition: TokenTransition = TOKEN_TRANSITIONS[trigger];
   if (transition.unredeemedGift !== undefined && transition.unredeemedGift !== unredeemedGift) return null;
-  return transition.from.includes(status) ? transition.to : null;
+  return tokenMachine.next(trigger, status);
 }
 
 /** `trigger`'s from-statuses, for the `status IN (:...from)` of its conditional UPDATE. */
 export function fromStatuses(trigger: TokenTrigger): TokenStatus[] {
-  return [...TOKEN_TRANSITIONS[trigger].from];
+  return tokenMachine.from(trigger);
 }

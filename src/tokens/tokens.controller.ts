@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Res, UseGuards } from '@n
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiAccess, ApiAnyOfResponse, ApiFailureResponse, DataNullFailure, MessageAnswer } from '../common/api-responses';
 import type { FastifyReply } from 'fastify';
-import { AdminGuard, CustomerGuard, OptionalBearerGuard } from '../auth';
+import { AdminGuard, CUSTOMER_TABLE, CustomerGuard, OptionalBearerGuard } from '../common/access-guards';
 import { ApiError } from '../common/api-error';
 import { success } from '../common/envelope';
 import { MAX_ID } from '../common/id-cipher.service';
@@ -27,7 +27,6 @@ import {
 import { failureMessage, TokenFailure, tokensError } from './tokens.errors';
 import { TokensService } from './tokens.service';
 
-const CUSTOMERS = 'core_customers';
 const MAX_EXTEND_DAYS = 36_500;
 
 const ROW =
@@ -40,7 +39,7 @@ const ADMIN_403 = 'Insufficient permissions: the bearer is a customer or a non-a
 
 /**
  * Digital access tokens (SPEC "Digital access tokens"). Tokens are issued by order completion
- * (TokenIssuer), never here. `productId` is always a product master id. Every query names the request's app.
+ * (TokenIssuerService), never here. `productId` is always a product master id. Every query names the request's app.
  */
 @ApiTags('Digital access tokens')
 @Controller('ecommerce')
@@ -69,14 +68,14 @@ export class TokensController {
   @ApiFailureResponse(400, 'Validation error (productId, tokenValue)')
   @ApiFailureResponse(401, 'No tokenValue and no customer bearer (mode 2), or an invalid bearer')
   async validateToken(@Ctx() ctx: RequestContext, @Body() body: ValidateTokenRequest): Promise<TokenValidAnswer | TokenCheckFailure> {
-    const appId = ctx.appId;
+    const _app = ctx.app; // read first: a request without its app gets 400 Missing app context before mode 2's 401
     let outcome;
     if (body.tokenValue) {
-      outcome = await this.tokens.validate(ctx, appId, body.tokenValue, body.productId);
+      outcome = await this.tokens.validate(ctx, body.tokenValue, body.productId);
     } else {
       const customerId = customerOf(ctx);
       if (customerId === null) throw tokensError('CUSTOMER_REQUIRED');
-      outcome = await this.tokens.validateForCustomer(ctx, appId, customerId, body.productId);
+      outcome = await this.tokens.validateForCustomer(ctx, customerId, body.productId);
     }
     if (!outcome.ok) return failed(outcome.failure, outcome.row && publicRow(outcome.row));
     return success({ message: 'Token is valid', data: publicRow(outcome.row) });
@@ -100,7 +99,7 @@ export class TokensController {
     @Body() body: ActivateTokenRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<TokenActivatedAnswer | TokenCheckFailure> {
-    const outcome = await this.tokens.activate(ctx, ctx.appId, body.tokenValue, body.productId);
+    const outcome = await this.tokens.activate(ctx, body.tokenValue, body.productId);
     if (!outcome.ok) {
       // Answered, not thrown: the transaction commits, so a token found past its expiry date stays `expired`.
       reply.status(400);
@@ -130,7 +129,7 @@ export class TokensController {
   )
   @ApiFailureResponse(401, 'No customer bearer')
   async redeemToken(@Ctx() ctx: RequestContext, @Body() body: RedeemTokenRequest): Promise<TokenRedeemedAnswer> {
-    const outcome = await this.tokens.redeem(ctx, ctx.appId, ctx.principal!.userId, body.tokenValue, body.productId);
+    const outcome = await this.tokens.redeem(ctx, ctx.principal!.userId, body.tokenValue, body.productId);
     if (!outcome.ok) throw tokensError(outcome.failure, { body: { data: null } });
     return success({ message: 'Gift token redeemed', data: outcome.token });
   }
@@ -147,7 +146,7 @@ export class TokensController {
   @ApiFailureResponse(403, ADMIN_403)
   @ApiFailureResponse(404, NOT_FOUND_404, DataNullFailure)
   async expireToken(@Ctx() ctx: RequestContext, @Body() body: ExpireTokenRequest): Promise<MessageAnswer> {
-    await this.tokens.expire(ctx, ctx.appId, body.tokenId);
+    await this.tokens.expire(ctx, body.tokenId);
     return success({ message: 'Token expired' });
   }
 
@@ -175,7 +174,7 @@ export class TokensController {
     const days = body.days;
     if (!isInteger(tokenId, 1, MAX_ID)) throw extendInput('tokenId', `tokenId must be an integer from 1 to ${MAX_ID}`);
     if (!isInteger(days, 1, MAX_EXTEND_DAYS)) throw extendInput('days', `days must be an integer from 1 to ${MAX_EXTEND_DAYS}`);
-    const token = await this.tokens.extend(ctx, ctx.appId, tokenId, days);
+    const token = await this.tokens.extend(ctx, tokenId, days);
     return success({ message: `Token extended by ${days} day(s)`, data: { newExpiry: token.expiry_date!.toISOString() } });
   }
 
@@ -192,7 +191,7 @@ export class TokensController {
   async getToken(@Ctx() ctx: RequestContext, @Param('id') id: string): Promise<TokenFoundAnswer> {
     const tokenId = /^\d{1,10}$/.test(id) ? Number(id) : NaN;
     if (!(tokenId >= 1 && tokenId <= MAX_ID)) throw ApiError.field('id', 'id must be a positive integer');
-    return success({ message: 'Token found', data: await this.tokens.get(ctx, ctx.appId, tokenId) });
+    return success({ message: 'Token found', data: await this.tokens.get(ctx, tokenId) });
   }
 
   @Post('getCustomerTokens')
@@ -208,7 +207,7 @@ export class TokensController {
   @ApiFailureResponse(400, 'Validation error (productId)')
   @ApiFailureResponse(401, 'No customer bearer')
   async getCustomerTokens(@Ctx() ctx: RequestContext, @Body() body: CustomerTokensRequest): Promise<CustomerTokensAnswer> {
-    const rows = await this.tokens.customerTokens(ctx, ctx.appId, ctx.principal!.userId, body.productId);
+    const rows = await this.tokens.customerTokens(ctx, ctx.principal!.userId, body.productId);
     return success({ message: 'Tokens found', data: rows.map(customerRow) });
   }
 }
@@ -220,7 +219,7 @@ function failed(failure: TokenFailure, data: Omit<TokenRow, 'order_item_id'> | n
 
 /** The customer of the request's bearer, or null (no bearer, or one of an admin or app user). */
 function customerOf(ctx: RequestContext): number | null {
-  return ctx.principal?.authTable === CUSTOMERS ? ctx.principal.userId : null;
+  return ctx.principal?.authTable === CUSTOMER_TABLE ? ctx.principal.userId : null;
 }
 
 function isInteger(value: unknown, min: number, max: number): value is number {

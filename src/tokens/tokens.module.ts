@@ -3,18 +3,20 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { VersioningModule } from '../versioning';
 import { Token } from './entities/token.entity';
 import { TokenTemplate } from './entities/token-template.entity';
-import { TokenIssuer } from './token-issuer.service';
+import { TokenTemplateRepository } from './repositories/token-template.repository';
+import { TokenRepository } from './repositories/token.repository';
+import { TokenIssuerService } from './token-issuer.service';
 import { TokensController } from './tokens.controller';
 import { TokensService } from './tokens.service';
 
 /**
  * Digital access tokens (SPEC "Digital access tokens"): core_token_template and core_tokens, issuance for
- * order completion (TokenIssuer, exported) and the /ecommerce token endpoints. No dependency on orders.
+ * order completion (TokenIssuerService, exported) and the /ecommerce token endpoints. No dependency on orders.
  */
 @Module({
   imports: [TypeOrmModule.forFeature([TokenTemplate, Token]), VersioningModule],
   controllers: [TokensController],
-  providers: [TokenIssuer, TokensService],
-  exports: [TokenIssuer],
+  providers: [TokenRepository, TokenTemplateRepository, TokenIssuerService, TokensService],
+  exports: [TokenIssuerService],
 })
 export class TokensModule {}

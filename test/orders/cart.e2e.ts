@@ -1,5 +1,5 @@
-import { SessionTokens } from '../../src/auth';
-import { IdCipher } from '../../src/common/id-cipher.service';
+import { SessionTokensService } from '../../src/auth';
+import { IdCipherService } from '../../src/common/id-cipher.service';
 import { product, seedTenant, Tenant } from '../content/content-helpers';
 import { startTestApp, TestApp, TestResponse } from '../support/test-app';
 
@@ -66,7 +66,7 @@ describe('orders and cart', () => {
       a.appId,
     ]);
     [customer1Id, customer2Id] = ids.map((r) => r.id);
-    const tokens = t.get(SessionTokens);
+    const tokens = t.get(SessionTokensService);
     customer1 = tokens.sign({ userId: customer1Id, appId: a.appId, authTable: 'core_customers', role: 'customer' }, 'access');
     customer2 = tokens.sign({ userId: customer2Id, appId: a.appId, authTable: 'core_customers', role: 'customer' }, 'access');
   });
@@ -80,7 +80,7 @@ describe('orders and cart', () => {
       const data = res.body.data;
       expect(Object.keys(data).sort()).toEqual(['_id', 'orderID', 'orderNumber', 'status', 'total']);
       expect(data).toMatchObject({ total: 0, status: 'New', orderNumber: String(data.orderID).padStart(8, '0') });
-      expect(t.get(IdCipher).decryptId(a.appId, data._id)).toBe(data.orderID);
+      expect(t.get(IdCipherService).decryptId(a.appId, data._id)).toBe(data.orderID);
 
       const row = await orderRow(data.orderID);
       expect(row).toMatchObject({
@@ -398,7 +398,7 @@ describe('orders and cart', () => {
       const order = await newOrder();
       const foreign = (await createOrder({}, b.headers)).body.data as { _id: string; orderID: number };
       const tampered = order._id.slice(0, -2) + (order._id.endsWith('AA') ? 'BB' : 'AA');
-      const unknown = t.get(IdCipher).encryptId(a.appId, 987654);
+      const unknown = t.get(IdCipherService).encryptId(a.appId, 987654);
       const item = { productID: book, Qty: 1, Price: 2500 };
       const answers: TestResponse[] = [];
       for (const id of [tampered, foreign._id, unknown, 'garbage', '']) {

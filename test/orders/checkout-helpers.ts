@@ -1,5 +1,5 @@
-import { SessionTokens } from '../../src/auth';
-import { NotificationSender } from '../../src/messaging';
+import { SessionTokensService } from '../../src/auth';
+import { NotificationSenderService } from '../../src/messaging';
 import { product, seedTenant, Tenant } from '../content/content-helpers';
 import { SmtpPeer } from '../messaging/support/smtp-peer';
 import { PaymentPeer, PeerIntent } from '../support/payment-peer';
@@ -71,7 +71,9 @@ export async function seedShop(t: TestApp, options: { recipients?: boolean } = {
   );
   if (linked.status !== 200) throw new Error(`addrelated: ${JSON.stringify(linked.body)}`);
   const [{ id: customerId }] = await sql('SELECT id FROM core_customers WHERE app_id = $1', [tenant.appId]);
-  const bearer = t.get(SessionTokens).sign({ userId: customerId, appId: tenant.appId, authTable: 'core_customers', role: null }, 'access');
+  const bearer = t
+    .get(SessionTokensService)
+    .sign({ userId: customerId, appId: tenant.appId, authTable: 'core_customers', role: null }, 'access');
   return {
     ...tenant,
     book,
@@ -178,7 +180,7 @@ export class ShopClient {
 
 /** Sends what the outbox holds now (the background sender is off in these tests). */
 export function drain(t: TestApp) {
-  return t.get(NotificationSender).drain();
+  return t.get(NotificationSenderService).drain();
 }
 
 export function mailsTo(smtp: SmtpPeer, subject: string) {

@@ -1,4 +1,4 @@
-import { IdCipher } from '../../src/common/id-cipher.service';
+import { IdCipherService } from '../../src/common/id-cipher.service';
 import { qrContent, qrPng } from '../../src/orders/order-qr';
 import { SmtpPeer } from '../messaging/support/smtp-peer';
 import { PaymentPeer } from '../support/payment-peer';
@@ -376,7 +376,7 @@ describe('order completion', () => {
       for (const id of [tampered, foreign._id, String(order.orderID), 'not-an-id']) {
         expect(await orderStatus(id)).toMatchObject({ status: 404, body: NOT_FOUND });
       }
-      expect(t.get(IdCipher).decryptId(shop.appId, order._id)).toBe(order.orderID);
+      expect(t.get(IdCipherService).decryptId(shop.appId, order._id)).toBe(order.orderID);
       expect(await orderStatus(order._id)).toMatchObject({
         status: 200,
         body: { status: 'Success', data: { orderStatus: 'New', orderStatusLabel: 'New', paymentStatus: '' } },

@@ -1,5 +1,14 @@
 import { OrderStatus } from '../../src/orders/entities';
-import { allows, labelOf, ORDER_TRANSITIONS, OrderAction, requireTransition } from '../../src/orders/order-transitions';
+import {
+  allows,
+  isCompleted,
+  isOutcomeOf,
+  labelOf,
+  NEW_ORDER_STATUS,
+  ORDER_TRANSITIONS,
+  OrderAction,
+  requireTransition,
+} from '../../src/orders/order-transitions';
 
 const STATUSES: OrderStatus[] = ['New', 'Paid', 'Ordered'];
 
@@ -42,6 +51,22 @@ describe('order transitions', () => {
     }
     expect(refusal).toMatchObject({ httpStatus: 400, message: 'Cannot complete a card payment of an order that is Ordered' });
     expect(requireTransition('payByCard', 'New').to).toBe('Paid');
+  });
+
+  it('an order starts New; only a New order changes customer or notes a failed payment', () => {
+    expect(NEW_ORDER_STATUS).toBe('New');
+    expect(ORDER_TRANSITIONS.create).toMatchObject({ from: [], to: 'New' });
+    expect(table('reconcile')).toEqual({ New: '→ New', Paid: 'refused', Ordered: 'refused' });
+    expect(table('recordPaymentFailure')).toEqual({ New: '→ New', Paid: 'refused', Ordered: 'refused' });
+  });
+
+  it('a completed order is one REDO applies to; the outcome of an action is its to-status', () => {
+    expect(STATUSES.filter(isCompleted)).toEqual(['Paid', 'Ordered']);
+    expect(isOutcomeOf('payByCard', 'Paid')).toBe(true);
+    expect(isOutcomeOf('payByCard', 'Ordered')).toBe(false);
+    expect(isOutcomeOf('submitOrderOnly', 'Ordered')).toBe(true);
+    expect(isOutcomeOf('redo', 'Paid')).toBe(false); // REDO sets no status
+    expect(isOutcomeOf('payByCard', undefined)).toBe(false);
   });
 
   it('the label mirrors the status', () => {

@@ -1,8 +1,8 @@
 import Stripe from 'stripe';
 import { Site, SitesService } from '../../src/app-context';
 import { ApiError } from '../../src/common/api-error';
-import { TransactionScope } from '../../src/database/transaction-scope';
-import { PAYMENT_NETWORK_DEFAULTS, PaymentGateway } from '../../src/orders/payments';
+import { RequestContext } from '../../src/common/request-context';
+import { PAYMENT_NETWORK_DEFAULTS, PaymentGatewayService } from '../../src/orders/payments';
 import { PaymentPeer } from '../support/payment-peer';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait';
@@ -11,10 +11,10 @@ import { waitFor } from '../support/wait';
  * The gateway as the app builds it (the provider's SDK, PAYMENT_API_URL) against a local double of the
  * provider's API, and webhook signatures made by the SDK's own helper.
  */
-describe('PaymentGateway (stripe SDK against the local payment peer)', () => {
+describe('PaymentGatewayService (stripe SDK against the local payment peer)', () => {
   let peer: PaymentPeer;
   let t: TestApp;
-  let gateway: PaymentGateway;
+  let gateway: PaymentGatewayService;
   let shop: Site; // test and live keys
   let testOnly: Site; // a test key only
   let unpaid: Site; // no keys at all
@@ -47,10 +47,10 @@ describe('PaymentGateway (stripe SDK against the local payment peer)', () => {
   beforeAll(async () => {
     peer = await PaymentPeer.start();
     t = await startTestApp({ PAYMENT_API_URL: peer.url });
-    gateway = t.get(PaymentGateway);
+    gateway = t.get(PaymentGatewayService);
     const load = async (overrides: Record<string, unknown>) => {
       const { appID } = await t.seed({ site: siteFixture(overrides) });
-      return (await t.get(SitesService).findById(new TransactionScope(), appID))!;
+      return (await t.get(SitesService).findById(RequestContext.background('test', false), appID))!;
     };
     shop = await load({ payment_live_private_key: 'sk_live_shop' });
     testOnly = await load({});
@@ -214,7 +214,7 @@ describe('PaymentGateway (stripe SDK against the local payment peer)', () => {
       const down = await PaymentPeer.start();
       const url = down.url;
       await down.stop();
-      const elsewhere = new PaymentGateway({ ...t.config, paymentApiUrl: url });
+      const elsewhere = new PaymentGatewayService({ ...t.config, paymentApiUrl: url });
       const error = await failure(elsewhere.createIntent(shop, false, request()));
       expect(error.httpStatus).toBe(502);
       expect(error.message).toBe('Payment provider error: could not connect to the provider');

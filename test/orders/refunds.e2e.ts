@@ -1,7 +1,7 @@
 import { SmtpPeer } from '../messaging/support/smtp-peer';
 import { PaymentPeer } from '../support/payment-peer';
 import { TestApp } from '../support/test-app';
-import { PaymentGateway } from '../../src/orders/payments';
+import { PaymentGatewayService } from '../../src/orders/payments';
 import { drain, mailsTo, seedShop, ShopClient, ShopTenant, startShopHarness, stopShopHarness } from './checkout-helpers';
 
 /**
@@ -157,7 +157,7 @@ describe('refunds, failed payments, cancellation and the order list', () => {
       expect(await refundRows(order.orderID)).toEqual([]);
 
       const second = await paidOrder();
-      const gateway = t.get(PaymentGateway);
+      const gateway = t.get(PaymentGatewayService);
       const timeout = gateway.network.timeoutMs;
       gateway.network.timeoutMs = 300;
       peer.delayMs = 1000; // the provider refunds, but the answer comes too late (twice: the SDK's own retry too)

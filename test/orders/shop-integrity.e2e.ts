@@ -1,7 +1,7 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
-import { SessionTokens } from '../../src/auth';
-import { IdCipher } from '../../src/common/id-cipher.service';
+import { SessionTokensService } from '../../src/auth';
+import { IdCipherService } from '../../src/common/id-cipher.service';
 import { product } from '../content/content-helpers';
 import { SmtpPeer } from '../messaging/support/smtp-peer';
 import { PaymentPeer } from '../support/payment-peer';
@@ -26,8 +26,8 @@ describe('shop integrity', () => {
     const email = `mallory${Math.random().toString(36).slice(2)}@example.test`;
     const res = await t.post('/customers/signup', { email, password: 'Mall@1234' }, shop.headers);
     expect(res.status).toBe(200);
-    const id = t.get(IdCipher).decryptId(shop.appId, res.body._id)!;
-    const bearer = t.get(SessionTokens).sign({ userId: id, appId: shop.appId, authTable: 'core_customers', role: null }, 'access');
+    const id = t.get(IdCipherService).decryptId(shop.appId, res.body._id)!;
+    const bearer = t.get(SessionTokensService).sign({ userId: id, appId: shop.appId, authTable: 'core_customers', role: null }, 'access');
     return { ...shop.headers, authorization: `Bearer ${bearer}` };
   }
 
@@ -116,7 +116,7 @@ describe('shop integrity', () => {
       // Flipping IV bits turns it into the guest's order id without the key.
       const padded = (text: string) => Buffer.concat([Buffer.from(text), Buffer.alloc(16 - text.length, 16 - text.length)]);
       const flipped = Buffer.from(iv.map((byte, i) => byte ^ padded(String(mine.orderID))[i] ^ padded(String(guest.orderID))[i]));
-      expect(t.get(IdCipher).decryptId(shop.appId, legacy(flipped))).toBe(guest.orderID);
+      expect(t.get(IdCipherService).decryptId(shop.appId, legacy(flipped))).toBe(guest.orderID);
       const mallory = await newCustomer();
       for (const headers of [shop.headers, mallory]) {
         expect((await t.post('/ecommerce/getOrder', { orderID: legacy(flipped) }, headers)).status).toBe(404);

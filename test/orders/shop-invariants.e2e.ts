@@ -1,5 +1,5 @@
-import { SessionTokens } from '../../src/auth';
-import { IdCipher } from '../../src/common/id-cipher.service';
+import { SessionTokensService } from '../../src/auth';
+import { IdCipherService } from '../../src/common/id-cipher.service';
 import { SmtpPeer } from '../messaging/support/smtp-peer';
 import { PaymentPeer } from '../support/payment-peer';
 import { TestApp, TestResponse } from '../support/test-app';
@@ -42,8 +42,8 @@ describe('shop invariants under random interleavings', () => {
 
   async function customer(name: string): Promise<Record<string, string>> {
     const res = await t.post('/customers/signup', { email: `${name}${process.pid}@example.test`, password: 'Cust@1234' }, shop.headers);
-    const id = t.get(IdCipher).decryptId(shop.appId, res.body._id)!;
-    const bearer = t.get(SessionTokens).sign({ userId: id, appId: shop.appId, authTable: 'core_customers', role: null }, 'access');
+    const id = t.get(IdCipherService).decryptId(shop.appId, res.body._id)!;
+    const bearer = t.get(SessionTokensService).sign({ userId: id, appId: shop.appId, authTable: 'core_customers', role: null }, 'access');
     return { ...shop.headers, authorization: `Bearer ${bearer}` };
   }
 
@@ -180,7 +180,7 @@ describe('shop invariants under random interleavings', () => {
     const before = order.customer_id;
     await t.post(
       '/ecommerce/addCart',
-      { _orderID: client.t.get(IdCipher).encryptId(shop.appId, orderId), items: [{ productID: shop.book, Qty: 1, Price: 2500 }] },
+      { _orderID: client.t.get(IdCipherService).encryptId(shop.appId, orderId), items: [{ productID: shop.book, Qty: 1, Price: 2500 }] },
       mallory,
     );
     expect((await client.orderRow(orderId)).customer_id).toBe(before);

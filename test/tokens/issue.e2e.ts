@@ -1,12 +1,11 @@
 import { TransactionalConnection } from '../../src/database/transactional-connection';
-import { TransactionScope } from '../../src/database/transaction-scope';
-import { TokenIssuer } from '../../src/tokens';
+import { TokenIssuerService } from '../../src/tokens';
 import { siteFixture, TestApp } from '../support/test-app';
-import { issue, item, Shop, startTwoShops, templateFor } from './token-helpers';
+import { appContext, issue, item, Shop, startTwoShops, templateFor } from './token-helpers';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
-describe('token issuance (TokenIssuer, called by order completion)', () => {
+describe('token issuance (TokenIssuerService, called by order completion)', () => {
   let t: TestApp;
   let a: Shop;
   let b: Shop;
@@ -164,10 +163,10 @@ describe('token issuance (TokenIssuer, called by order completion)', () => {
 
   it('runs in the caller’s transaction: a rollback leaves no token and no link', async () => {
     const items = [item(a.digital[0])];
-    const scope = new TransactionScope();
+    const scope = appContext(a.appId);
     await expect(
       t.get(TransactionalConnection).inTransaction(scope, async () => {
-        await t.get(TokenIssuer).issue(scope, a.appId, a.customers[0], items);
+        await t.get(TokenIssuerService).issue(scope, a.customers[0], items);
         throw new Error('completion failed later');
       }),
     ).rejects.toThrow('completion failed later');
@@ -178,9 +177,9 @@ describe('token issuance (TokenIssuer, called by order completion)', () => {
   it('ofOrderItems answers only the app’s tokens', async () => {
     const items = [item(a.digital[0], { gift: true })];
     const [token] = await issue(t, a.appId, null, items);
-    const issuer = t.get(TokenIssuer);
-    expect((await issuer.ofOrderItems(new TransactionScope(), a.appId, [items[0].orderItemId])).map((x) => x.id)).toEqual([token.id]);
-    expect(await issuer.ofOrderItems(new TransactionScope(), b.appId, [items[0].orderItemId])).toEqual([]);
-    expect(await issuer.ofOrderItems(new TransactionScope(), a.appId, [])).toEqual([]);
+    const issuer = t.get(TokenIssuerService);
+    expect((await issuer.ofOrderItems(appContext(a.appId), [items[0].orderItemId])).map((x) => x.id)).toEqual([token.id]);
+    expect(await issuer.ofOrderItems(appContext(b.appId), [items[0].orderItemId])).toEqual([]);
+    expect(await issuer.ofOrderItems(appContext(a.appId), [])).toEqual([]);
   });
 });

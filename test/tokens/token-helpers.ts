@@ -1,7 +1,7 @@
-import { SessionTokens } from '../../src/auth';
+import { SessionTokensService } from '../../src/auth';
+import { RequestContext, TenantSite } from '../../src/common/request-context';
 import { TransactionalConnection } from '../../src/database/transactional-connection';
-import { TransactionScope } from '../../src/database/transaction-scope';
-import { DigitalItem, TokenIssuer, TokenRow } from '../../src/tokens';
+import { DigitalItem, TokenIssuerService, TokenRow } from '../../src/tokens';
 import { product, seedTenant, Tenant, userToken } from '../content/content-helpers';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -44,7 +44,7 @@ export async function seedShop(t: TestApp, extra: Record<string, Record<string, 
 }
 
 export function customerBearer(t: TestApp, appId: number, customerId: number): string {
-  return t.get(SessionTokens).sign({ userId: customerId, appId, authTable: 'core_customers', role: null }, 'access');
+  return t.get(SessionTokensService).sign({ userId: customerId, appId, authTable: 'core_customers', role: null }, 'access');
 }
 
 let items = 0;
@@ -59,10 +59,15 @@ export function item(productId: number, extra: Partial<DigitalItem> = {}): Digit
   return { orderId: orderItemId, orderItemId, productVersionId: productId, productMasterId: productId, quantity: 1, gift: false, ...extra };
 }
 
-/** Order completion's call: TokenIssuer.issue inside a transaction of its own. */
+/** A context of app `appId` for calling the tokens module's services directly (the app's id is all they read of it). */
+export function appContext(appId: number): RequestContext {
+  return RequestContext.background('test', false, { id: appId } as TenantSite);
+}
+
+/** Order completion's call: TokenIssuerService.issue inside a transaction of its own. */
 export function issue(t: TestApp, appId: number, purchaserId: number | null, items: DigitalItem[]): Promise<TokenRow[]> {
-  const scope = new TransactionScope();
-  return t.get(TransactionalConnection).inTransaction(scope, () => t.get(TokenIssuer).issue(scope, appId, purchaserId, items));
+  const ctx = appContext(appId);
+  return t.get(TransactionalConnection).inTransaction(ctx, () => t.get(TokenIssuerService).issue(ctx, purchaserId, items));
 }
 
 /** Issues one token of `productId` and answers it. */

@@ -2,7 +2,7 @@
 export {
   INTENT_ID,
   PAYMENT_NETWORK_DEFAULTS,
-  PaymentGateway,
+  PaymentGatewayService,
   RefundRequestFailed,
   refundViewOf,
   WEBHOOK_TOLERANCE_SECONDS,

@@ -85,8 +85,8 @@ export const INTENT_ID = /^pi_[A-Za-z0-9_]{1,250}$/;
  * `Payment provider error: …`.
  */
 @Injectable()
-export class PaymentGateway {
-  private readonly logger = new Logger(PaymentGateway.name);
+export class PaymentGatewayService {
+  private readonly logger = new Logger(PaymentGatewayService.name);
   private readonly clients = new Map<string, Stripe>();
   private readonly endpoint: Pick<Stripe.StripeConfig, 'host' | 'port' | 'protocol'>;
   /** Per-request network settings (PAYMENT_NETWORK_DEFAULTS); a fault test may shorten the timeout. */
