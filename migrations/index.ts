@@ -13,6 +13,7 @@ import { DropProductAppIndex1764001000000 } from './1764001000000-drop-product-a
 import { PaymentIntegrity1764001100000 } from './1764001100000-payment-integrity';
 import { GiftTokens1764001200000 } from './1764001200000-gift-tokens';
 import { Refunds1764001300000 } from './1764001300000-refunds';
+import { OutboxTextPart1764001400000 } from './1764001400000-outbox-text-part';
 
 /** Every migration, in order. A new migration is a new file here, never an edit of an applied one. */
 export const migrations = [
@@ -31,4 +32,5 @@ export const migrations = [
   PaymentIntegrity1764001100000,
   GiftTokens1764001200000,
   Refunds1764001300000,
+  OutboxTextPart1764001400000,
 ];

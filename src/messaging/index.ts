@@ -1,11 +1,12 @@
 /** The messaging module's public surface: import from here, not from its files. */
-export { FailedMails } from './failed-mails.service';
-export type { FailedMail } from './failed-mails.service';
-export { MailOutbox } from './mail-outbox.service';
+export { FailedMailsService } from './failed-mails.service';
+export type { FailedMail } from './repositories/notification-log.repository';
+export { MailOutboxService } from './mail-outbox.service';
 export type { OutboxMail } from './mail-outbox.service';
 export { MessagingModule } from './messaging.module';
-export { NotificationSender } from './notification-sender.service';
+export { NotificationSenderService } from './notification-sender.service';
 export type { SenderRun } from './notification-sender.service';
 export { NO_RECIPIENT, NotificationService } from './notification.service';
-export type { AcceptResult } from './notification.service';
-export { MERGE_APPLICATION_NAME } from './sql-merge-source';
+export { MessagingRecipients } from './recipients.port';
+export type { PushSubscriptionColumns } from './recipients.port';
+export { MERGE_APPLICATION_NAME } from './repositories/sql-merge.repository';

@@ -2,11 +2,12 @@ import { ArgumentsHost, Body, Catch, Controller, ExceptionFilter, HttpCode, Post
 import type { FastifyReply } from 'fastify';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiAccess, ApiAnyOfResponse, ApiFailureResponse, ErrorFailure, RETRY_AFTER } from '../common/api-responses';
-import { OptionalBearerGuard } from '../auth';
+import { OptionalBearerGuard } from '../common/access-guards';
 import { ApiError } from '../common/api-error';
 import { DecryptIds } from '../common/decrypt-ids.interceptor';
 import { sendError } from '../common/global-exception.filter';
 import { AppContext, Ctx, RequestContext } from '../common/request-context';
+import { TransactionalConnection } from '../database/transactional-connection';
 import { messagingError } from './messaging.errors';
 import { MessagingSuccess, NotificationsDisabled, PushFailed, SendNotificationRequest, SendPushRequest } from './notification.dto';
 import { NotificationService } from './notification.service';
@@ -36,6 +37,7 @@ export class MessagingController {
   constructor(
     private readonly notifications: NotificationService,
     private readonly push: PushService,
+    private readonly connection: TransactionalConnection,
   ) {}
 
   @Post('notification')
@@ -74,8 +76,12 @@ export class MessagingController {
     { headers: RETRY_AFTER },
   )
   async notification(@Ctx() ctx: RequestContext, @Body() body: SendNotificationRequest): Promise<MessagingSuccess | NotificationsDisabled> {
-    const result = await this.notifications.accept(ctx, body);
-    return result.accepted ? { status: 'Success' } : { status: 'Failed', message: 'Notifications are disabled' };
+    const mail = await this.notifications.prepare(ctx, body);
+    if (!mail) return { status: 'Failed', message: 'Notifications are disabled' };
+    // This route is the edge, but its transaction holds the writes only (not @Transactional()): the SQL merge in
+    // prepare may take seconds and, on the embedded database, needs the one connection itself.
+    await this.connection.inTransaction(ctx, () => this.notifications.record(ctx, mail));
+    return { status: 'Success' };
   }
 
   @Post('sendPush')

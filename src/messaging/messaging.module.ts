@@ -1,21 +1,39 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { NotificationLog } from './entities/notification-log.entity';
-import { FailedMails } from './failed-mails.service';
+import { FailedMailsService } from './failed-mails.service';
 import { Notification } from './entities/notification.entity';
 import { MessagingController } from './messaging.controller';
-import { NotificationSender } from './notification-sender.service';
+import { NotificationSenderService } from './notification-sender.service';
 import { NotificationService } from './notification.service';
 import { OutboxMetrics } from './outbox-metrics';
-import { MailOutbox } from './mail-outbox.service';
+import { MailOutboxService } from './mail-outbox.service';
 import { PushService } from './push.service';
+import { NotificationLogRepository } from './repositories/notification-log.repository';
+import { NotificationTemplateRepository } from './repositories/notification-template.repository';
+import { SqlMergeRepository } from './repositories/sql-merge.repository';
 import { SqlMergeSource } from './sql-merge-source';
 
-/** Templated notifications (log + background sender) and web push; mail itself goes through MailModule. */
+/**
+ * Templated notifications (log + background sender), the outbox every mail of the service leaves through, and
+ * web push; the transport is MailModule's. The accounts (addresses, push subscriptions) come through the
+ * MessagingRecipients port, which the auth module provides globally.
+ */
 @Module({
   imports: [TypeOrmModule.forFeature([Notification, NotificationLog])],
   controllers: [MessagingController],
-  providers: [NotificationService, NotificationSender, SqlMergeSource, PushService, MailOutbox, OutboxMetrics, FailedMails],
-  exports: [NotificationService, NotificationSender, MailOutbox, FailedMails],
+  providers: [
+    NotificationService,
+    NotificationSenderService,
+    SqlMergeSource,
+    PushService,
+    MailOutboxService,
+    OutboxMetrics,
+    FailedMailsService,
+    NotificationLogRepository,
+    NotificationTemplateRepository,
+    SqlMergeRepository,
+  ],
+  exports: [NotificationService, NotificationSenderService, MailOutboxService, FailedMailsService],
 })
 export class MessagingModule {}

@@ -2,33 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { MailerService } from '@nestjs-modules/mailer';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { RequestContext } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DatabaseNotifications } from '../database/database-notifications';
-import { DatabaseLock } from '../database/locks';
-import { TransactionScope } from '../database/transaction-scope';
+import { DatabaseLock, lockForTransaction } from '../database/locks';
 import { TransactionalConnection } from '../database/transactional-connection';
-import { Metrics } from '../metrics';
-import { NotificationLog } from './entities/notification-log.entity';
-
-/** A claimed Pending row of core_notification_log: the mail as merged at request time. */
-type ClaimedRow = Pick<
-  NotificationLog,
-  'id' | 'app_id' | 'email' | 'email_from' | 'email_cc' | 'email_bcc' | 'subject' | 'body' | 'content_type' | 'attempts'
->;
-const CLAIMED_COLUMNS: (keyof ClaimedRow)[] = [
-  'id',
-  'app_id',
-  'email',
-  'email_from',
-  'email_cc',
-  'email_bcc',
-  'subject',
-  'body',
-  'content_type',
-  'attempts',
-];
+import { MetricsService } from '../metrics';
+import { ClaimedMail, NotificationLogRepository } from './repositories/notification-log.repository';
 
 export interface SenderRun {
   claimed: number;
@@ -55,6 +36,7 @@ const OUTAGE_CODES = new Set([
 ]);
 const OUTAGE_BACKOFF_MAX_MS = 60_000;
 const SENDER_TIMEOUT = 'notification-sender';
+const SENDER_ORIGIN = 'notification-sender';
 /** Announced by an instance once it committed Pending rows (`queued`); every sender listens. */
 export const NOTIFICATION_QUEUED_CHANNEL = 'core_notification_queued';
 
@@ -79,8 +61,8 @@ export const NOTIFICATION_QUEUED_CHANNEL = 'core_notification_queued';
  * with its own growing back-off, so an outage of any length loses nothing.
  */
 @Injectable()
-export class NotificationSender implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(NotificationSender.name);
+export class NotificationSenderService implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(NotificationSenderService.name);
   private readonly settings: AppConfig['notifications'];
   private current: Promise<SenderRun> | null = null;
   private stopped = false;
@@ -89,17 +71,19 @@ export class NotificationSender implements OnModuleInit, OnApplicationBootstrap,
   /** Whether the queued-row notifications reach this instance now. */
   private listening = false;
   /** Background work has no request: each statement runs on its own, outside any transaction. */
-  private readonly scope = new TransactionScope();
+  private readonly ctx: RequestContext;
 
   constructor(
     private readonly connection: TransactionalConnection,
+    private readonly log: NotificationLogRepository,
     private readonly mailer: MailerService,
     private readonly scheduler: SchedulerRegistry,
     private readonly notifications: DatabaseNotifications,
-    private readonly metrics: Metrics,
+    private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.settings = config.notifications;
+    this.ctx = RequestContext.background(SENDER_ORIGIN, config.production);
   }
 
   onModuleInit(): void {
@@ -235,46 +219,20 @@ export class NotificationSender implements OnModuleInit, OnApplicationBootstrap,
     return run;
   }
 
-  private log() {
-    return this.connection.repository(this.scope, NotificationLog).createQueryBuilder();
-  }
-
   /**
    * Claims a batch under the NotificationClaim advisory lock: instances take turns claiming (a few ms) and
-   * then send in parallel; SKIP LOCKED and the lease keep the claim correct even without the lock.
+   * then send in parallel; SKIP LOCKED and the lease keep the claim correct even without the lock. The claim
+   * is this job's own transaction (the tick is an edge).
    */
-  private async claim(token: string): Promise<ClaimedRow[]> {
-    const scope = new TransactionScope();
-    return this.connection.inTransaction(scope, async (em) => {
-      await em.query('SELECT pg_advisory_xact_lock($1)', [DatabaseLock.NotificationClaim]); // Raw SQL: a lock function, no table
-      return this.claimDue(scope, token);
+  private async claim(token: string): Promise<ClaimedMail[]> {
+    const ctx = RequestContext.background(SENDER_ORIGIN, this.ctx.production);
+    return this.connection.inTransaction(ctx, async (em) => {
+      await lockForTransaction(em, DatabaseLock.NotificationClaim);
+      return this.log.claimDue(ctx, token, this.settings.batchSize, this.settings.leaseMs);
     });
   }
 
-  private async claimDue(scope: TransactionScope, token: string): Promise<ClaimedRow[]> {
-    const due = this.connection
-      .repository(scope, NotificationLog)
-      .createQueryBuilder('due')
-      .select('due.id')
-      .where(`due.status = 'Pending' AND due.next_attempt <= now()`)
-      .orderBy('due.next_attempt')
-      .addOrderBy('due.id')
-      .limit(this.settings.batchSize)
-      .setLock('pessimistic_write')
-      .setOnLocked('skip_locked');
-    const result = await this.connection
-      .repository(scope, NotificationLog)
-      .createQueryBuilder()
-      .update()
-      .set({ claim_token: token, next_attempt: () => `now() + :leaseMs * interval '1 millisecond'` })
-      .where(`id IN (${due.getQuery()})`)
-      .setParameters({ leaseMs: this.settings.leaseMs })
-      .returning(CLAIMED_COLUMNS)
-      .execute();
-    return result.raw as ClaimedRow[];
-  }
-
-  private async deliver(row: ClaimedRow, token: string, run: SenderRun): Promise<void> {
+  private async deliver(row: ClaimedMail, token: string, run: SenderRun): Promise<void> {
     try {
       await this.mailer.sendMail({
         from: row.email_from,
@@ -283,7 +241,7 @@ export class NotificationSender implements OnModuleInit, OnApplicationBootstrap,
         cc: row.email === null ? undefined : (row.email_cc ?? undefined),
         bcc: row.email_bcc ?? undefined,
         subject: row.subject,
-        ...(row.content_type === 'text' ? { text: row.body } : { html: row.body }),
+        ...(row.content_type === 'text' ? { text: row.body } : { html: row.body, text: row.text_body ?? undefined }),
         messageId: `<notification-${row.id}.${row.app_id}@${domainOf(row.email_from)}>`,
       });
     } catch (error) {
@@ -298,49 +256,19 @@ export class NotificationSender implements OnModuleInit, OnApplicationBootstrap,
       return;
     }
     run.sent++;
-    // Raw SQL: once per mail, the sender's hot path; the query builder cost ~15% of the sender's CPU per mail (measured).
-    await this.connection.manager(this.scope).query(
-      `UPDATE core_notification_log SET status = 'Sent', sent = now(), attempts = attempts + 1, claim_token = NULL, last_error = NULL
-        WHERE id = $1 AND claim_token = $2`,
-      [row.id, token],
-    );
-  }
-
-  /** Updates a claimed row only while it still holds this round's claim (a row whose lease ran out may be another's now). */
-  private async settle(
-    row: ClaimedRow,
-    token: string,
-    values: QueryDeepPartialEntity<NotificationLog>,
-    parameters: Record<string, unknown> = {},
-  ): Promise<void> {
-    await this.log()
-      .update()
-      .set({ ...values, claim_token: null })
-      .where('id = :id AND claim_token = :token', { id: row.id, token })
-      .setParameters(parameters)
-      .execute();
+    await this.log.markSent(this.ctx, row.id, token);
   }
 
   /** Puts a claimed row back, due at once, without counting an attempt. */
-  private async release(row: ClaimedRow, token: string, error: string | null): Promise<void> {
-    await this.settle(row, token, { next_attempt: () => 'now()', last_error: () => 'COALESCE(:error, last_error)' }, { error });
+  private async release(row: ClaimedMail, token: string, error: string | null): Promise<void> {
+    await this.log.putBack(this.ctx, row.id, token, error);
   }
 
-  private async recordFailure(row: ClaimedRow, token: string, error: string): Promise<void> {
+  private async recordFailure(row: ClaimedMail, token: string, error: string): Promise<void> {
     const attempts = row.attempts + 1;
     const failed = attempts >= this.settings.maxAttempts;
     const delayMs = Math.min(this.settings.retryMaxMs, this.settings.retryBaseMs * 2 ** (attempts - 1));
-    await this.settle(
-      row,
-      token,
-      {
-        attempts,
-        status: failed ? 'Failed' : 'Pending',
-        last_error: error,
-        next_attempt: () => `now() + :delayMs * interval '1 millisecond'`,
-      },
-      { delayMs },
-    );
+    await this.log.recordFailure(this.ctx, row.id, token, { attempts, failed, error, delayMs });
     if (failed) this.logger.warn(`Notification ${row.id} failed after ${attempts} attempts: ${error}`);
   }
 }

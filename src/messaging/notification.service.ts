@@ -1,66 +1,64 @@
 import { Injectable } from '@nestjs/common';
 import { Site } from '../app-context';
-import { AccountsService, isAppAdmin } from '../auth';
+import { isAppAdmin } from '../common/access-guards';
 import { ApiError } from '../common/api-error';
 import { RequestContext } from '../common/request-context';
-import { RelatedLinks } from '../related';
-import { SchemaCatalog } from '../database/schema-catalog.service';
-import { TransactionScope } from '../database/transaction-scope';
+import { SchemaCatalogService } from '../database/schema-catalog.service';
+import { TablePolicy } from '../database/table-policy';
 import { TransactionalConnection } from '../database/transactional-connection';
-import { NotificationLog } from './entities/notification-log.entity';
-import { Notification } from './entities/notification.entity';
+import { RelatedLinksService } from '../related';
+import { MailOutboxService } from './mail-outbox.service';
 import { messagingError } from './messaging.errors';
-import { MailOutbox } from './mail-outbox.service';
 import { SendNotificationRequest } from './notification.dto';
 import { addressList, isEmailAddress, MergeData, mergeHtml, mergeSubject } from './placeholders';
+import { MessagingRecipients } from './recipients.port';
+import { PendingMail } from './repositories/notification-log.repository';
+import { NotificationTemplate, NotificationTemplateRepository } from './repositories/notification-template.repository';
 import { SqlMergeSource } from './sql-merge-source';
 
 /** `email` value that sends only to the BCC addresses. */
 export const NO_RECIPIENT = 'NONE';
 
-type Template = Pick<Notification, 'id' | 'subject' | 'content' | 'from' | 'bcc'>;
-
-const NOT_LINKABLE = new Set(['migrations', 'typeorm_migrations']);
-
-export type AcceptResult = { accepted: true; logId: number } | { accepted: false };
-
 /**
- * Accepts a notification request: template + merge data → one `Pending` core_notification_log row (the
- * outbox the sender works from) and its core_related link, in one transaction. Nothing is sent here; the
- * sender is woken once that transaction committed.
+ * A notification request in two steps: `prepare` merges the template with the data (and the SQL merge,
+ * which may take seconds) into the mail, outside any transaction; `record` writes it as one `Pending`
+ * core_notification_log row (the outbox the sender works from) and its core_related link, in the
+ * transaction the route opened for the writes only. Nothing is sent here; the sender is woken once that
+ * transaction committed.
  */
 @Injectable()
 export class NotificationService {
   constructor(
     private readonly connection: TransactionalConnection,
-    private readonly catalog: SchemaCatalog,
-    private readonly links: RelatedLinks,
+    private readonly catalog: SchemaCatalogService,
+    private readonly links: RelatedLinksService,
     private readonly sqlSource: SqlMergeSource,
-    private readonly outbox: MailOutbox,
-    private readonly accounts: AccountsService,
+    private readonly outbox: MailOutboxService,
+    private readonly recipients: MessagingRecipients,
+    private readonly templates: NotificationTemplateRepository,
   ) {}
 
-  async accept(ctx: RequestContext, request: SendNotificationRequest): Promise<AcceptResult> {
+  /** The merged mail of `request`, or null when the app has notifications disabled. */
+  async prepare(ctx: RequestContext, request: SendNotificationRequest): Promise<PendingMail | null> {
     const site = ctx.app;
-    if (site.disable_email) return { accepted: false };
+    if (site.disable_email) return null;
 
     const sql = request.SQL?.trim() ? request.SQL : null;
     if (sql !== null) this.requireAdmin(ctx);
     if (request.table !== undefined) await this.requireKnownTable(ctx, request.table);
-    const template = await this.template(ctx, site.id, request.event);
+    const template = await this.template(ctx, request.event);
     const data = await this.mergeData(ctx, site, request.data, sql);
     const to = this.recipient(request, data);
     // NONE sends to the BCC addresses only: the app's CC user is left out too (SPEC "POST /message/notification").
     const ccUser = to === null ? null : site.email_cc;
-    const users = await this.userAddresses(ctx, site.id, [ccUser, site.email_bcc]);
+    const users = await this.userAddresses(ctx, [ccUser, site.email_bcc]);
     const cc = addressOf(users, ccUser);
     const bcc = unique([...addressOf(users, site.email_bcc), ...addressList(template.bcc)]);
     if (to === null && bcc.length === 0) {
       throw ApiError.field('email', 'email is NONE but the app and the template have no BCC address');
     }
 
-    const row: Partial<NotificationLog> = {
-      app_id: site.id,
+    return {
       notification_id: template.id,
       event: request.event,
       email: to,
@@ -71,46 +69,41 @@ export class NotificationService {
       email_bcc: bcc.join(', ') || null,
       subject: mergeSubject(template.subject, data).slice(0, 1000),
       body: mergeHtml(template.content, data),
+      text_body: null,
+      content_type: 'html',
     };
-    // A short transaction around the writes only: the SQL merge above may take seconds and, on the embedded
-    // database, needs the one connection itself.
-    const logId = await this.connection.inTransaction(ctx, async () => {
-      const id = await this.outbox.write(ctx, row);
-      if (request.table && request.master_id) {
-        await this.links.insert(ctx, {
-          app_id: site.id,
-          parent_table: request.table,
-          parent_id: request.master_id,
-          name: 'core_notification_log',
-          linked: id,
-          master_id: request.master_id,
-        });
-      }
-      return id;
-    });
-    return { accepted: true, logId };
+  }
+
+  /** Writes a prepared mail and its link to the record it is about, in the caller's transaction; the log row's id. */
+  async record(ctx: RequestContext, mail: PendingMail): Promise<number> {
+    // The row and its link commit together: in the transaction the caller's edge opened (this throws outside one).
+    this.connection.transactionManager(ctx);
+    const id = await this.outbox.write(ctx, mail);
+    if (mail.linked_table && mail.master_id) {
+      await this.links.insert(ctx, {
+        parent_table: mail.linked_table,
+        parent_id: mail.master_id,
+        name: 'core_notification_log',
+        linked: id,
+        master_id: mail.master_id,
+      });
+    }
+    return id;
   }
 
   /**
    * `table` is client text stored in core_notification_log.linked_table and core_related.parent_table, where
    * other code reads it as a table name: it must name one of the service's own tables (a base table of the
-   * schema, the migrations bookkeeping excluded), else 400. The record itself is not looked up: master_id
-   * of a versioned table is a master id, not a row id.
+   * schema that may be linked), else 400. The record itself is not looked up: master_id of a versioned table
+   * is a master id, not a row id.
    */
-  private async requireKnownTable(scope: TransactionScope, table: string): Promise<void> {
-    const names = await this.catalog.tableNames(scope);
-    if (!names.has(table) || NOT_LINKABLE.has(table)) throw ApiError.field('table', `Unknown table "${table}"`);
+  private async requireKnownTable(ctx: RequestContext, table: string): Promise<void> {
+    const names = await this.catalog.tableNames(ctx);
+    if (!names.has(table) || !TablePolicy.isLinkable(table)) throw ApiError.field('table', `Unknown table "${table}"`);
   }
 
-  private async template(scope: TransactionScope, appId: number, event: string): Promise<Template> {
-    // Raw SQL: a measured hot path (/message/notification): building this select with the query builder
-    // cost about 12% of the route's throughput in the benchmark. The columns are Notification's.
-    const [template]: Template[] = await this.connection
-      .manager(scope)
-      .query('SELECT id, subject, content, "from", bcc FROM core_notifications WHERE app_id = $1 AND event = $2 AND enabled', [
-        appId,
-        event,
-      ]);
+  private async template(ctx: RequestContext, event: string): Promise<NotificationTemplate> {
+    const template = await this.templates.enabledFor(ctx, event);
     if (!template) throw ApiError.field('event', 'No enabled notification template for this event');
     return template;
   }
@@ -126,7 +119,7 @@ export class NotificationService {
   }
 
   private async mergeData(
-    scope: TransactionScope,
+    ctx: RequestContext,
     site: Site,
     given: Record<string, unknown> | undefined,
     sql: string | null,
@@ -136,7 +129,7 @@ export class NotificationService {
     if (!site.notification_sql_enabled) {
       throw ApiError.field('SQL', 'The SQL merge source is not enabled for this app');
     }
-    const row = await this.sqlSource.firstRow(scope, site.id, sql);
+    const row = await this.sqlSource.firstRow(ctx, sql);
     if (!row) throw ApiError.field('SQL', 'SQL returned no row');
     return { ...data, ...row };
   }
@@ -155,11 +148,10 @@ export class NotificationService {
     return email;
   }
 
-  /** core_users.user_email of user ids of the same app (email_cc / email_bcc), the ones that are addresses. */
-  private async userAddresses(scope: TransactionScope, appId: number, userIds: (number | null)[]): Promise<Map<number, string>> {
-    const emails = await this.accounts.userEmails(
-      scope,
-      appId,
+  /** core_users.user_email of user ids of the app (email_cc / email_bcc), the ones that are addresses. */
+  private async userAddresses(ctx: RequestContext, userIds: (number | null)[]): Promise<Map<number, string>> {
+    const emails = await this.recipients.userEmails(
+      ctx,
       userIds.filter((id): id is number => !!id),
     );
     return new Map([...emails].filter(([, email]) => isEmailAddress(email)));

@@ -1,11 +1,11 @@
 import { Agent } from 'node:https';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { IdCipher } from '../common/id-cipher.service';
+import { IdCipherService } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { AccountsService, PushSubscriptionColumns } from '../auth';
 import { SendPushRequest } from './notification.dto';
+import { MessagingRecipients, PushSubscriptionColumns } from './recipients.port';
 
 interface PushSubscription {
   endpoint: string;
@@ -27,8 +27,8 @@ export class PushService {
   private readonly insecureAgent: Agent | undefined;
 
   constructor(
-    private readonly accounts: AccountsService,
-    private readonly cipher: IdCipher,
+    private readonly recipients: MessagingRecipients,
+    private readonly cipher: IdCipherService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.insecureAgent = config.pushInsecureTls ? new Agent({ rejectUnauthorized: false }) : undefined;
@@ -47,7 +47,7 @@ export class PushService {
     const site = ctx.app;
     const customerId = this.cipher.decryptId(site.id, request.customerID);
     if (customerId === null) return false;
-    const customer = await this.accounts.pushSubscriptionOf(ctx, site.id, customerId);
+    const customer = await this.recipients.pushSubscriptionOf(ctx, customerId);
     if (!customer) return false;
     const subscription = toSubscription(customer);
     if (!subscription) return false;
@@ -72,7 +72,7 @@ export class PushService {
     } catch (error) {
       const statusCode = (error as { statusCode?: number }).statusCode;
       if (statusCode === 404 || statusCode === 410) {
-        await this.accounts.forgetPushSubscription(ctx, site.id, customer.id);
+        await this.recipients.forgetPushSubscription(ctx, customer.id);
       }
       this.logger.warn(`Push to customer ${customer.id} of app ${site.id} failed: ${statusCode ?? ''} ${(error as Error).message}`);
       return false;

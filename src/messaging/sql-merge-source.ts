@@ -1,29 +1,18 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { Pool } from 'pg';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Statement } from 'pgsql-ast-parser';
 import { ApiError } from '../common/api-error';
+import { RequestContext } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { quoteIdentifier as quote } from '../database/identifiers';
-import { SchemaCatalog } from '../database/schema-catalog.service';
-import { TransactionScope } from '../database/transaction-scope';
-import { TransactionalConnection } from '../database/transactional-connection';
+import { SchemaCatalogService } from '../database/schema-catalog.service';
+import { TenantGate } from '../database/tenant-gate';
 import { messagingError } from './messaging.errors';
 import { MergeData } from './placeholders';
-import { TenantGate } from '../database/tenant-gate';
+import { MAX_ROW_BYTES, MergePoolBusy, shadowCte, SqlMergeRepository } from './repositories/sql-merge.repository';
 
 /** The SQL parser, loaded at the first merge query (only admins send one), not at start (~2 MB, ~30 ms). */
 function sqlParser(): typeof import('pgsql-ast-parser') {
   return require('pgsql-ast-parser') as typeof import('pgsql-ast-parser');
-}
-
-/** application_name of the merge pool's connections (visible in pg_stat_activity). */
-export const MERGE_APPLICATION_NAME = 'notification-sql-merge';
-
-/** One connection to run a merge on: a client of the merge pool, or (embedded database) of the main pool. */
-interface MergeConnection {
-  query(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
-  release(broken: boolean): Promise<void>;
 }
 
 /**
@@ -36,98 +25,49 @@ interface MergeConnection {
  * - what runs is the parsed tree printed back (never the client's text), with every allowed table
  *   shadowed by a CTE of the same name that holds only this tenant's rows and only non-secret columns;
  * - in a READ ONLY transaction with a statement timeout, rolled back, first row only;
- * - on its own small pool (NOTIFY_SQL_POOL_SIZE), never the main pool every other request uses, and at
- *   most NOTIFY_SQL_PER_APP merges of one app at once (TenantGate), so slow merges of one tenant cannot
- *   hold the connections of others.
- * Raw SQL by nature: the query's shape comes from the client's text and the tables it names.
+ * - on its own small pool (SqlMergeRepository), and at most NOTIFY_SQL_PER_APP merges of one app at once
+ *   (TenantGate), so slow merges of one tenant cannot hold the connections of others.
  */
 @Injectable()
-export class SqlMergeSource implements OnApplicationShutdown {
-  private readonly logger = new Logger(SqlMergeSource.name);
+export class SqlMergeSource {
   private readonly gate: TenantGate;
-  /** Null with the embedded database (PGlite serves one connection): merges then use the main pool's, still gated. */
-  private readonly pool: Pool | null;
 
   constructor(
-    private readonly connection: TransactionalConnection,
-    private readonly catalog: SchemaCatalog,
+    private readonly merges: SqlMergeRepository,
+    private readonly catalog: SchemaCatalogService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     const n = config.notifications;
     this.gate = new TenantGate({ perApp: n.sqlPerApp, queue: n.sqlQueue, waitMs: n.sqlQueueWaitMs }, () => this.busy());
-    this.pool = config.databaseUrl
-      ? new Pool({
-          connectionString: config.databaseUrl,
-          max: n.sqlPoolSize,
-          application_name: MERGE_APPLICATION_NAME,
-          connectionTimeoutMillis: n.sqlQueueWaitMs,
-          idleTimeoutMillis: 30_000,
-        })
-      : null;
-    // An idle client that loses its connection emits here; without a listener that would end the process.
-    this.pool?.on('error', (error) => this.logger.warn(`SQL merge pool connection lost: ${error.message}`));
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    await this.pool?.end();
-  }
-
-  /** The first row of the client's SELECT, run as `appId`; 400 (field `SQL`) when it is refused or fails, 429 when the app's merges are busy. */
-  async firstRow(scope: TransactionScope, appId: number, sql: string): Promise<MergeData | null> {
+  /** The first row of the client's SELECT, run as `ctx`'s app; 400 (field `SQL`) when it is refused or fails, 429 when the app's merges are busy. */
+  async firstRow(ctx: RequestContext, sql: string): Promise<MergeData | null> {
     const { statement, tables } = checkMergeQuery(sql);
-    // The shadow CTEs are built before taking a connection: their column reads go through the scope (the
+    // The shadow CTEs are built before taking a connection: their column reads go through the context (the
     // embedded database's one connection must not be held by the merge meanwhile).
     const ctes: string[] = [];
     try {
-      for (const table of tables) ctes.push(`${quote(table)} AS (${await this.scopedSelect(scope, table)})`);
+      for (const table of tables) ctes.push(await this.shadow(ctx, table));
     } catch (error) {
       throw mergeFailure(error);
     }
-    return this.gate.run(appId, async () => {
-      const connection = await this.connect();
-      let broken = false;
+    return this.gate.run(ctx.appId, async () => {
+      const session = await this.merges.open().catch((error: unknown) => {
+        throw error instanceof MergePoolBusy ? this.busy() : error;
+      });
       try {
-        // The row comes back as one JSON text, and only when it is at most MAX_ROW_BYTES: a value blown up with
-        // lpad/format/replace stays inside PostgreSQL instead of travelling into this process and the mail.
-        const query =
-          `${ctes.length ? `WITH ${ctes.join(',\n')}\n` : ''}` +
-          `SELECT CASE WHEN octet_length(merge_row) <= ${MAX_ROW_BYTES} THEN merge_row END AS merge_row FROM (` +
-          `SELECT row_to_json(merge_source)::text AS merge_row FROM (\n${sqlParser().toSql.statement(statement)}\n) AS merge_source LIMIT 1) AS merge_first`;
-
-        await connection.query('BEGIN TRANSACTION READ ONLY');
-        await connection.query(`SET LOCAL statement_timeout = ${Math.trunc(this.config.notifications.sqlTimeoutMs)}`);
-        // Unqualified names then find only the shadow CTEs (which name public.* themselves) and pg_catalog: a
-        // table the check missed would be "does not exist" rather than the unscoped table.
-        await connection.query('SET LOCAL search_path TO pg_catalog');
-        const rows = (await connection.query(query, ctes.length ? [appId] : [])) as { merge_row: string | null }[]; // $1 appears only in the CTEs
-        if (!rows[0]) return null;
-        if (rows[0].merge_row === null) throw refused(`SQL result is larger than ${MAX_ROW_BYTES} bytes`);
-        const row = JSON.parse(rows[0].merge_row) as unknown;
+        const json = await session.firstRowJson(ctx, ctes, sqlParser().toSql.statement(statement));
+        if (json === undefined) return null;
+        if (json === null) throw refused(`SQL result is larger than ${MAX_ROW_BYTES} bytes`);
+        const row = JSON.parse(json) as unknown;
         return row !== null && typeof row === 'object' && !Array.isArray(row) ? (row as MergeData) : null;
       } catch (error) {
         throw mergeFailure(error);
       } finally {
-        await connection.query('ROLLBACK').catch(() => (broken = true));
-        await connection.release(broken);
+        await session.close();
       }
     });
-  }
-
-  private async connect(): Promise<MergeConnection> {
-    if (!this.pool) {
-      const runner = this.connection.dataSource.createQueryRunner();
-      await runner.connect();
-      return { query: (sql, params) => runner.query(sql, params), release: () => runner.release() };
-    }
-    const client = await this.pool.connect().catch((error: Error) => {
-      // Every connection of the merge pool is busy with other apps' merges for as long as an app may wait.
-      if (/timeout exceeded when trying to connect/i.test(error.message)) throw this.busy();
-      throw error;
-    });
-    return {
-      query: async (sql, params) => (await client.query(sql, params)).rows,
-      release: async (broken) => client.release(broken),
-    };
   }
 
   /** 429: the app's queue of merges is full, or a merge waited NOTIFY_SQL_QUEUE_WAIT_MS for its turn or for a connection. */
@@ -137,17 +77,17 @@ export class SqlMergeSource implements OnApplicationShutdown {
     });
   }
 
-  /** SELECT of the readable columns of `table`, only the tenant's rows ($1 is the app id). */
-  private async scopedSelect(scope: TransactionScope, table: string): Promise<string> {
+  /** The CTE shadowing `table`: its readable columns, only the tenant's rows. */
+  private async shadow(ctx: RequestContext, table: string): Promise<string> {
     const spec = MERGE_TABLES[table];
-    const columns = spec.columns === 'discover' ? await this.discover(scope, table) : spec.columns;
+    const columns = spec.columns === 'discover' ? await this.discover(ctx, table) : spec.columns;
     if (!columns || columns.length === 0) throw ApiError.field('SQL', `Table ${table} cannot be used as a merge source`);
-    return `SELECT ${columns.map(quote).join(', ')} FROM public.${quote(table)} WHERE ${quote(spec.tenantColumn)} = $1`;
+    return shadowCte(table, columns, spec.tenantColumn);
   }
 
   /** Columns of another module's table (from the schema catalog): all but those whose names look secret; null when the table is absent. */
-  private async discover(scope: TransactionScope, table: string): Promise<string[] | null> {
-    const names = [...(await this.catalog.columnNames(scope, table))];
+  private async discover(ctx: RequestContext, table: string): Promise<string[] | null> {
+    const names = [...(await this.catalog.columnNames(ctx, table))];
     if (!names.includes(MERGE_TABLES[table].tenantColumn)) return null;
     return names.filter((n) => !SECRET_COLUMN.test(n));
   }
@@ -197,9 +137,6 @@ export const MERGE_TABLES: Record<string, MergeTable> = {
 };
 
 const SECRET_COLUMN = /password|secret|private|key|token|hash|auth|p256dh|pushsubscription|sms_code/i;
-
-/** Largest merge row (as JSON text) the SQL source hands back. */
-const MAX_ROW_BYTES = 65_536;
 
 /** Pure functions without side effects or access to anything but their arguments. */
 const ALLOWED_FUNCTIONS = new Set([

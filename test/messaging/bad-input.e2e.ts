@@ -1,4 +1,4 @@
-import { IdCipher } from '../../src/common/id-cipher.service';
+import { IdCipherService } from '../../src/common/id-cipher.service';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -26,7 +26,7 @@ describe('Messaging endpoints with bad input', () => {
       },
     });
     appId = seeded.appID;
-    customerID = t.get(IdCipher).encryptId(appId, seeded.ids.core_customers[0]);
+    customerID = t.get(IdCipherService).encryptId(appId, seeded.ids.core_customers[0]);
   });
   afterAll(() => t.close());
 

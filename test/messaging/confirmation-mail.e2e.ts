@@ -1,7 +1,7 @@
-import { MailOutbox } from '../../src/messaging';
+import { MailOutboxService } from '../../src/messaging';
 import { startTestApp, TestApp } from '../support/test-app';
 
-/** The context OrderMails gives templates/confirmation.html (src/orders/order-mails.ts). */
+/** The context OrderMailsService gives templates/confirmation.html (src/orders/order-mails.ts). */
 const context = {
   domain: 'shop.example.test',
   siteName: 'Shop & Co',
@@ -35,7 +35,7 @@ describe('templates/confirmation.html', () => {
   });
 
   it('renders every field of the order with its values escaped, the bond only where it is not zero', async () => {
-    const html = await t.get(MailOutbox).render('confirmation.html', context);
+    const html = await t.get(MailOutboxService).render('confirmation.html', context);
     expect(html).toContain('Order ID: <strong class="order-id">1001</strong>');
     expect(html).toContain('23 Nov 2026, 10:05 UTC');
     expect(html).toContain('Ann &lt;script&gt;alert(1)&lt;/script&gt;');
@@ -55,6 +55,6 @@ describe('templates/confirmation.html', () => {
 
   it('refuses a context without a field the template uses (strict mode)', async () => {
     const { total: _omitted, ...incomplete } = context;
-    await expect(t.get(MailOutbox).render('confirmation.html', incomplete)).rejects.toThrow(/total/);
+    await expect(t.get(MailOutboxService).render('confirmation.html', incomplete)).rejects.toThrow(/total/);
   });
 });

@@ -1,12 +1,12 @@
+import { RequestContext, TenantSite } from '../../src/common/request-context';
 import { TransactionalConnection } from '../../src/database/transactional-connection';
-import { TransactionScope } from '../../src/database/transaction-scope';
-import { MailOutbox, NotificationSender } from '../../src/messaging';
+import { MailOutboxService, NotificationSenderService } from '../../src/messaging';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 import { SmtpPeer } from './support/smtp-peer';
 
 /**
- * MailOutbox, the way the service's own mails leave (the shop's order mails): rows written in the caller's
- * transaction, sent once by the background sender after the commit, as HTML or as plain text.
+ * MailOutboxService, the way the service's own mails leave (the shop's order mails): rows written in the caller's
+ * transaction, sent once by the background sender after the commit, as HTML, plain text, or HTML with its text alternative.
  */
 describe('mail outbox', () => {
   let smtp: SmtpPeer;
@@ -26,18 +26,17 @@ describe('mail outbox', () => {
     smtp.mails.length = 0;
   });
 
-  const inTransaction = <T>(work: (scope: TransactionScope) => Promise<T>) => {
-    const scope = new TransactionScope();
-    return t.get(TransactionalConnection).inTransaction(scope, () => work(scope));
+  const inTransaction = <T>(work: (ctx: RequestContext) => Promise<T>) => {
+    const ctx = RequestContext.background('test', false, { id: appId } as TenantSite);
+    return t.get(TransactionalConnection).inTransaction(ctx, () => work(ctx));
   };
 
   it('sends a committed text mail and a rendered HTML mail once each, in the order written', async () => {
-    const outbox = t.get(MailOutbox);
+    const outbox = t.get(MailOutboxService);
     const html = await outbox.render('reset-password', { appName: 'Shop <&>', link: 'https://shop.example.test/r?a=1&b=2', minutes: 30 });
     expect(html).toContain('Shop &lt;&amp;&gt;');
-    await inTransaction(async (scope) => {
-      await outbox.enqueue(scope, {
-        appId,
+    await inTransaction(async (ctx) => {
+      await outbox.enqueue(ctx, {
         event: 'order_admin',
         from: 'shop@example.test',
         to: 'admin@example.test',
@@ -46,8 +45,7 @@ describe('mail outbox', () => {
         linkedTable: 'core_orders',
         masterId: 1,
       });
-      await outbox.enqueue(scope, {
-        appId,
+      await outbox.enqueue(ctx, {
         event: 'order_confirmation',
         from: 'shop@example.test',
         to: 'ann@example.test',
@@ -57,9 +55,9 @@ describe('mail outbox', () => {
       });
     });
 
-    const run = await t.get(NotificationSender).drain();
+    const run = await t.get(NotificationSenderService).drain();
     expect(run).toMatchObject({ sent: 2, failed: 0 });
-    expect(await t.get(NotificationSender).drain()).toMatchObject({ claimed: 0 });
+    expect(await t.get(NotificationSenderService).drain()).toMatchObject({ claimed: 0 });
     expect(smtp.mails).toHaveLength(2);
     const [admin, customer] = [...smtp.mails].sort((a, b) => a.parsed.subject!.localeCompare(b.parsed.subject!));
     expect(admin.parsed.text?.trim()).toBe('Order ID: 1\nCustomer ID: 2');
@@ -78,9 +76,8 @@ describe('mail outbox', () => {
 
   it('writes nothing when the transaction rolls back', async () => {
     await expect(
-      inTransaction(async (scope) => {
-        await t.get(MailOutbox).enqueue(scope, {
-          appId,
+      inTransaction(async (ctx) => {
+        await t.get(MailOutboxService).enqueue(ctx, {
           event: 'order_admin',
           from: 'shop@example.test',
           to: 'x@example.test',
@@ -90,17 +87,34 @@ describe('mail outbox', () => {
         throw new Error('the use case failed');
       }),
     ).rejects.toThrow('the use case failed');
-    expect(await t.get(NotificationSender).drain()).toMatchObject({ claimed: 0 });
+    expect(await t.get(NotificationSenderService).drain()).toMatchObject({ claimed: 0 });
     expect(smtp.mails).toHaveLength(0);
   });
 
-  it('refuses a mail with both or neither body, and a template that does not exist', async () => {
+  it('sends an HTML mail with its plain-text alternative as both parts', async () => {
+    await inTransaction((ctx) =>
+      t.get(MailOutboxService).enqueue(ctx, {
+        event: 'password_reset',
+        from: 'shop@example.test',
+        to: 'ann@example.test',
+        subject: 'Reset',
+        html: '<p><a href="https://shop.example.test/r?token=abc">Choose a new password</a></p>',
+        text: 'Reset: https://shop.example.test/r?token=abc',
+      }),
+    );
+    expect(await t.get(NotificationSenderService).drain()).toMatchObject({ sent: 1, failed: 0 });
+    expect(smtp.mails).toHaveLength(1);
+    expect(smtp.mails[0].parsed.text?.trim()).toBe('Reset: https://shop.example.test/r?token=abc');
+    expect(String(smtp.mails[0].parsed.html)).toContain('href="https://shop.example.test/r?token=abc"');
+  });
+
+  it('refuses a mail with no body, and a template that does not exist', async () => {
     await expect(
-      inTransaction((scope) =>
-        t.get(MailOutbox).enqueue(scope, { appId, event: 'x', from: 'a@example.test', to: 'b@example.test', subject: 's' }),
+      inTransaction((ctx) =>
+        t.get(MailOutboxService).enqueue(ctx, { event: 'x', from: 'a@example.test', to: 'b@example.test', subject: 's' }),
       ),
-    ).rejects.toThrow(/exactly one of html and text/);
-    await expect(t.get(MailOutbox).render('no-such-template', {})).rejects.toThrow(/no-such-template/);
-    await expect(t.get(MailOutbox).render('reset-password', { appName: 'x' })).rejects.toThrow(/link/); // strict: a missing field
+    ).rejects.toThrow(/html, text or both/);
+    await expect(t.get(MailOutboxService).render('no-such-template', {})).rejects.toThrow(/no-such-template/);
+    await expect(t.get(MailOutboxService).render('reset-password', { appName: 'x' })).rejects.toThrow(/link/); // strict: a missing field
   });
 });

@@ -1,5 +1,5 @@
 import webpush from 'web-push';
-import { IdCipher } from '../../src/common/id-cipher.service';
+import { IdCipherService } from '../../src/common/id-cipher.service';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 import { PushPeer } from './support/push-peer';
 
@@ -33,7 +33,7 @@ describe('POST /message/sendPush', () => {
       tables: { core_customers: [{ email: 'c@example.test', password: 'Cust@1234', ...push }] },
     });
     const id = seeded.ids.core_customers[0];
-    return { appId: seeded.appID, id, customerID: t.get(IdCipher).encryptId(seeded.appID, id) };
+    return { appId: seeded.appID, id, customerID: t.get(IdCipherService).encryptId(seeded.appID, id) };
   }
   const sendPush = (appId: number, body: Record<string, unknown>) => t.post('/message/sendPush', body, { 'site-id': String(appId) });
   const vapidKeyOf = (headers: Record<string, unknown>) => /k=([A-Za-z0-9_-]+)/.exec(String(headers.authorization))?.[1];
@@ -103,7 +103,7 @@ describe('POST /message/sendPush without any VAPID keys', () => {
       });
       const res = await t.post(
         '/message/sendPush',
-        { customerID: t.get(IdCipher).encryptId(seeded.appID, seeded.ids.core_customers[0]), message: 'x' },
+        { customerID: t.get(IdCipherService).encryptId(seeded.appID, seeded.ids.core_customers[0]), message: 'x' },
         { 'site-id': String(seeded.appID) },
       );
       expect(res.body).toEqual({ status: 'Error' });

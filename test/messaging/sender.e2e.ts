@@ -1,4 +1,4 @@
-import { NotificationSender } from '../../src/messaging/notification-sender.service';
+import { NotificationSenderService } from '../../src/messaging/notification-sender.service';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 import { freePort, SmtpPeer } from './support/smtp-peer';
 import { waitFor } from '../support/wait';
@@ -58,7 +58,7 @@ describe('notification sender', () => {
   it('delivers a Pending row: subject, HTML body, From, To, CC in headers, BCC only in the envelope; then Sent', async () => {
     const appId = await tenant(t);
     await notify(t, appId, { event: 'welcome', email: 'cust@example.test', data: { firstname: 'Cy & co' } });
-    expect(await t.get(NotificationSender).drain()).toMatchObject({ claimed: 1, sent: 1, outage: false });
+    expect(await t.get(NotificationSenderService).drain()).toMatchObject({ claimed: 1, sent: 1, outage: false });
 
     expect(smtp.mails).toHaveLength(1);
     const [{ parsed, envelope }] = smtp.mails;
@@ -79,7 +79,7 @@ describe('notification sender', () => {
   it("NONE mails only the BCC addresses, not the app's CC user", async () => {
     const appId = await tenant(t); // with an email_cc user, whose address must not get the mail
     await notify(t, appId, { event: 'welcome', email: 'NONE' });
-    await t.get(NotificationSender).drain();
+    await t.get(NotificationSenderService).drain();
     expect(smtp.mails).toHaveLength(1);
     const [{ parsed, envelope }] = smtp.mails;
     expect(parsed.to).toBeUndefined();
@@ -95,7 +95,7 @@ describe('notification sender', () => {
        VALUES ($1, 'welcome', NULL, 'shop@example.test', 'cc-admin@example.test', 'bcc-admin@example.test', 'Old', '<p>old</p>')`,
       [appId],
     );
-    expect(await t.get(NotificationSender).drain()).toMatchObject({ claimed: 1, sent: 1 });
+    expect(await t.get(NotificationSenderService).drain()).toMatchObject({ claimed: 1, sent: 1 });
     expect(smtp.mails).toHaveLength(1);
     expect(smtp.mails[0].parsed.headers.has('cc')).toBe(false);
     expect(smtp.mails[0].envelope.to).toEqual(['bcc-admin@example.test']);
@@ -105,7 +105,7 @@ describe('notification sender', () => {
     const appId = await tenant(t, { email_cc: null, email_bcc: null });
     smtp.rejectRecipients.add('bounce@example.test');
     await notify(t, appId, { event: 'plain', email: 'bounce@example.test', data: { n: 1 } });
-    const sender = t.get(NotificationSender);
+    const sender = t.get(NotificationSenderService);
 
     const before = Date.now();
     expect(await sender.runOnce()).toMatchObject({ claimed: 1, sent: 0, failed: 1, outage: false });
@@ -141,9 +141,9 @@ describe('notification sender', () => {
     try {
       for (let n = 0; n < 40; n++) await notify(t, appId, { event: 'plain', email: `r${n}@example.test`, data: { n } });
       await Promise.all([
-        t.get(NotificationSender).drain(),
-        second.get(NotificationSender).drain(),
-        second.get(NotificationSender).drain(),
+        t.get(NotificationSenderService).drain(),
+        second.get(NotificationSenderService).drain(),
+        second.get(NotificationSenderService).drain(),
       ]);
     } finally {
       await second.close();
@@ -164,7 +164,7 @@ describe('notification sender with the SMTP server down, then up', () => {
     try {
       const appId = await tenant(t, { email_cc: null, email_bcc: null });
       for (let n = 0; n < 5; n++) await notify(t, appId, { event: 'plain', email: `down${n}@example.test`, data: { n } });
-      const sender = t.get(NotificationSender);
+      const sender = t.get(NotificationSenderService);
 
       for (let i = 0; i < 3; i++) expect(await sender.drain()).toMatchObject({ sent: 0, outage: true });
       const waiting = await rows(t, appId);

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
-import { SessionTokens } from '../../src/auth';
-import { MERGE_APPLICATION_NAME } from '../../src/messaging/sql-merge-source';
+import { SessionTokensService } from '../../src/auth';
+import { MERGE_APPLICATION_NAME } from '../../src/messaging';
 import { product } from '../content/content-helpers';
 import { siteFixture, startTestApp, TestApp, TestResponse } from '../support/test-app';
 
@@ -41,7 +41,7 @@ describe('SQL merges under load', () => {
         },
       });
       const token = t
-        .get(SessionTokens)
+        .get(SessionTokensService)
         .sign({ userId: seeded.ids.core_users[0], appId: seeded.appID, authTable: 'core_users', role: 'admin' }, 'access');
       tenants[name] = { appId: seeded.appID, headers: { 'site-id': String(seeded.appID), authorization: `Bearer ${token}` } };
     }

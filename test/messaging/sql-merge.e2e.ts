@@ -1,4 +1,4 @@
-import { SessionTokens } from '../../src/auth';
+import { SessionTokensService } from '../../src/auth';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 
 let userIds = 7100;
@@ -17,7 +17,7 @@ describe('POST /message/notification with the SQL merge source', () => {
   /** An access token of an admin of each app, by app id. */
   const adminTokens = new Map<number, string>();
   const token = (userId: number, appId: number, authTable = 'core_users', role: string | null = 'admin') =>
-    t.get(SessionTokens).sign({ userId, appId, authTable, role }, 'access');
+    t.get(SessionTokensService).sign({ userId, appId, authTable, role }, 'access');
 
   const template = { event: 'greet', subject: 'Hi [firstname]', content: '<p>[firstname] [lastname] [x]</p>' };
 
@@ -77,7 +77,7 @@ describe('POST /message/notification with the SQL merge source', () => {
       ["the bearer of another app's admin", () => adminTokens.get(otherAppId)!],
       [
         'a refresh token of the admin',
-        () => t.get(SessionTokens).sign({ userId: adminId, appId, authTable: 'core_users', role: 'admin' }, 'refresh'),
+        () => t.get(SessionTokensService).sign({ userId: adminId, appId, authTable: 'core_users', role: 'admin' }, 'refresh'),
       ],
     ])('answers 401 Error Unauthorized with %s, writing nothing', async (_name, bearer) => {
       const before = await logCount();

@@ -69,6 +69,10 @@ export class NotificationLog {
   @Column({ type: 'text' })
   body: string;
 
+  /** The plain-text alternative of an HTML `body` (the service's own mails with both parts); null for one-part mails. */
+  @Column({ type: 'text', nullable: true })
+  text_body: string | null;
+
   /** Whether `body` is sent as HTML (notifications, the order confirmation) or as plain text (the shop's admin mail). */
   @Column({ type: 'varchar', length: 10, default: 'html' })
   content_type: MailContentType;

@@ -1,0 +1,219 @@
+import { Injectable } from '@nestjs/common';
+import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { RequestContext } from '../../common/request-context';
+import { TransactionScope } from '../../database/transaction-scope';
+import { TransactionalConnection } from '../../database/transactional-connection';
+import { NotificationLog } from '../entities/notification-log.entity';
+
+/** A mail as written to the outbox (a Pending core_notification_log row); its app is the context's. */
+export type PendingMail = Pick<
+  NotificationLog,
+  | 'notification_id'
+  | 'event'
+  | 'email'
+  | 'linked_table'
+  | 'master_id'
+  | 'email_from'
+  | 'email_cc'
+  | 'email_bcc'
+  | 'subject'
+  | 'body'
+  | 'text_body'
+  | 'content_type'
+>;
+
+/** A claimed Pending row: the mail as merged at request time. */
+export type ClaimedMail = Pick<
+  NotificationLog,
+  'id' | 'app_id' | 'email' | 'email_from' | 'email_cc' | 'email_bcc' | 'subject' | 'body' | 'text_body' | 'content_type' | 'attempts'
+>;
+const CLAIMED_COLUMNS: (keyof ClaimedMail)[] = [
+  'id',
+  'app_id',
+  'email',
+  'email_from',
+  'email_cc',
+  'email_bcc',
+  'subject',
+  'body',
+  'text_body',
+  'content_type',
+  'attempts',
+];
+
+/** A Failed outbox row as an operator sees it (no body, no claim). */
+export type FailedMail = Pick<NotificationLog, 'id' | 'app_id' | 'event' | 'email' | 'subject' | 'attempts' | 'last_error' | 'created'>;
+const FAILED_SHOWN = {
+  id: true,
+  app_id: true,
+  event: true,
+  email: true,
+  subject: true,
+  attempts: true,
+  last_error: true,
+  created: true,
+} as const;
+
+// Raw SQL: a measured hot path (/message/notification, every outbox mail): TypeORM's insert builder cost ~0.4 ms
+// of CPU per request, about 15%. One fixed statement: no column list is built per row.
+const INSERT_PENDING_SQL = `INSERT INTO core_notification_log
+  (app_id, notification_id, event, email, linked_table, master_id, email_from, email_cc, email_bcc, subject, body, text_body, content_type)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`;
+
+// Raw SQL: once per mail, the sender's hot path; the query builder cost ~15% of the sender's CPU per mail (measured).
+const MARK_SENT_SQL = `UPDATE core_notification_log SET status = 'Sent', sent = now(), attempts = attempts + 1, claim_token = NULL, last_error = NULL
+  WHERE id = $1 AND claim_token = $2`;
+
+/**
+ * The outbox's state for the metrics: how many rows are Pending, and how long the oldest has waited. The oldest
+ * is the lowest id, so the count and the minimum both come from the partial due index (status = 'Pending'), and
+ * the row itself is one primary-key lookup.
+ */
+// Raw SQL: an aggregate over the partial index joined back to one row, in one statement per scrape.
+export const OUTBOX_STATE_SQL = `SELECT due.pending::int AS pending, COALESCE(EXTRACT(EPOCH FROM now() - log.created), 0)::float8 AS age
+  FROM (SELECT count(*) AS pending, min(id) AS oldest FROM core_notification_log WHERE status = 'Pending') due
+  LEFT JOIN core_notification_log log ON log.id = due.oldest`;
+
+/**
+ * core_notification_log: the notification log, which is also the outbox. Writes of a request are the
+ * request's app's; the sender's and the metrics' statements work across apps (the outbox is one queue).
+ */
+@Injectable()
+export class NotificationLogRepository {
+  constructor(private readonly connection: TransactionalConnection) {}
+
+  /** Writes one Pending mail of `ctx`'s app in the context's transaction; the row's id. */
+  async insertPending(ctx: RequestContext, mail: PendingMail): Promise<number> {
+    const [{ id }]: { id: number }[] = await this.connection
+      .manager(ctx)
+      .query(INSERT_PENDING_SQL, [
+        ctx.appId,
+        mail.notification_id,
+        mail.event,
+        mail.email,
+        mail.linked_table,
+        mail.master_id,
+        mail.email_from,
+        mail.email_cc,
+        mail.email_bcc,
+        mail.subject,
+        mail.body,
+        mail.text_body,
+        mail.content_type,
+      ]);
+    return id;
+  }
+
+  /**
+   * Claims up to `batchSize` due rows for `token`, leased for `leaseMs`: one UPDATE whose subquery selects
+   * them `FOR UPDATE SKIP LOCKED`, so concurrent claims never take the same row.
+   */
+  async claimDue(scope: TransactionScope, token: string, batchSize: number, leaseMs: number): Promise<ClaimedMail[]> {
+    const due = this.connection
+      .repository(scope, NotificationLog)
+      .createQueryBuilder('due')
+      .select('due.id')
+      .where(`due.status = 'Pending' AND due.next_attempt <= now()`)
+      .orderBy('due.next_attempt')
+      .addOrderBy('due.id')
+      .limit(batchSize)
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked');
+    const result = await this.connection
+      .repository(scope, NotificationLog)
+      .createQueryBuilder()
+      .update()
+      .set({ claim_token: token, next_attempt: () => `now() + :leaseMs * interval '1 millisecond'` })
+      .where(`id IN (${due.getQuery()})`)
+      .setParameters({ leaseMs })
+      .returning(CLAIMED_COLUMNS)
+      .execute();
+    return result.raw as ClaimedMail[];
+  }
+
+  /** A claimed row was delivered. */
+  async markSent(scope: TransactionScope, id: number, token: string): Promise<void> {
+    await this.connection.manager(scope).query(MARK_SENT_SQL, [id, token]);
+  }
+
+  /** Puts a claimed row back, due at once, without counting an attempt (`error` kept when given). */
+  async putBack(scope: TransactionScope, id: number, token: string, error: string | null): Promise<void> {
+    await this.settle(scope, id, token, { next_attempt: () => 'now()', last_error: () => 'COALESCE(:error, last_error)' }, { error });
+  }
+
+  /** Counts a refused attempt: the row waits `delayMs` for its next one, or is Failed for good. */
+  async recordFailure(
+    scope: TransactionScope,
+    id: number,
+    token: string,
+    failure: { attempts: number; failed: boolean; error: string; delayMs: number },
+  ): Promise<void> {
+    await this.settle(
+      scope,
+      id,
+      token,
+      {
+        attempts: failure.attempts,
+        status: failure.failed ? 'Failed' : 'Pending',
+        last_error: failure.error,
+        next_attempt: () => `now() + :delayMs * interval '1 millisecond'`,
+      },
+      { delayMs: failure.delayMs },
+    );
+  }
+
+  /** How many rows are Pending and the age of the oldest, in seconds (0 without one). */
+  async pendingState(scope: TransactionScope): Promise<{ pending: number; age: number }> {
+    const [row] = await this.connection.manager(scope).query(OUTBOX_STATE_SQL);
+    return row;
+  }
+
+  /** The app's Failed rows, newest first, at most `limit`, and how many there are. */
+  async failed(ctx: RequestContext, limit: number): Promise<{ total: number; mails: FailedMail[] }> {
+    const [mails, total] = await this.connection
+      .repository(ctx, NotificationLog)
+      .findAndCount({ select: FAILED_SHOWN, where: { app_id: ctx.appId, status: 'Failed' }, order: { id: 'DESC' }, take: limit });
+    return { total, mails };
+  }
+
+  /** One row's app and status, whichever app it is of (an operator names the row), or null. */
+  async statusOf(scope: TransactionScope, id: number): Promise<Pick<NotificationLog, 'id' | 'app_id' | 'status'> | null> {
+    return this.connection.repository(scope, NotificationLog).findOne({ select: { id: true, app_id: true, status: true }, where: { id } });
+  }
+
+  /**
+   * Puts Failed rows back in the queue, due now, attempts from zero; their ids. Without `id`, every one of `ctx`'s
+   * app; with `id`, that row, of `ctx`'s app when the context names one (an operator's context names none: the
+   * row names its app).
+   */
+  async requeueFailed(ctx: RequestContext, id?: number): Promise<number[]> {
+    const query = this.connection
+      .repository(ctx, NotificationLog)
+      .createQueryBuilder()
+      .update()
+      .set({ status: 'Pending', attempts: 0, next_attempt: () => 'now()', claim_token: null })
+      .where(`status = 'Failed'`);
+    if (id === undefined || ctx.site) query.andWhere('app_id = :appId', { appId: ctx.appId });
+    if (id !== undefined) query.andWhere('id = :id', { id });
+    const result = await query.returning(['id']).execute();
+    return (result.raw as { id: number }[]).map((row) => row.id);
+  }
+
+  /** Updates a claimed row only while it still holds `token` (a row whose lease ran out may be another's now). */
+  private async settle(
+    scope: TransactionScope,
+    id: number,
+    token: string,
+    values: QueryDeepPartialEntity<NotificationLog>,
+    parameters: Record<string, unknown>,
+  ): Promise<void> {
+    await this.connection
+      .repository(scope, NotificationLog)
+      .createQueryBuilder()
+      .update()
+      .set({ ...values, claim_token: null })
+      .where('id = :id AND claim_token = :token', { id, token })
+      .setParameters(parameters)
+      .execute();
+  }
+}
