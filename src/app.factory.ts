@@ -13,7 +13,7 @@ import { corsOrigin, DOCS_HELMET, helmetOptions } from './common/http-security';
 import { createRootLogger, JsonLogger, requestStore } from './common/logging';
 import { AppConfig } from './config/app-config';
 import { DatabaseHandle } from './database/embedded-database';
-import { Metrics } from './metrics';
+import { MetricsService } from './metrics';
 import { setupOpenApi } from './openapi';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -71,7 +71,7 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
   // Security headers on every answer (src/common/http-security.ts): its hooks come before ours below, so
   // the answers those hooks give (404, 405, 414, 503) carry them too.
   void fastify.register(helmet, helmetOptions(config));
-  let metrics: Metrics | undefined; // Nest's, once created; routes are added later, at app.init()
+  let metrics: MetricsService | undefined; // Nest's, once created; routes are added later, at app.init()
   // Before Nest adds its routes: each gets its body limit, is remembered for 405 answers, and gets its metrics recorder.
   const routes: { method: string; path: RegExp }[] = [];
   fastify.addHook('onRoute', (route) => {
@@ -109,7 +109,7 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
     bodyParser: false, // our own JSON parser below
     abortOnError: false,
   });
-  const appMetrics = app.get(Metrics);
+  const appMetrics = app.get(MetricsService);
   metrics = appMetrics;
 
   // JSON only. Bodies keep their raw bytes (webhook signatures); an empty body with a JSON content type is `{}`.

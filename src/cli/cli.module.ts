@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MessagingModule } from '../messaging';
 import { VersioningModule } from '../versioning';
+import { CommandEdge } from './command-edge';
 import { OutboxService } from './outbox.service';
 import { SeedService } from './seed.service';
 import { TenantService } from './tenant.service';
@@ -8,7 +9,7 @@ import { UserService } from './user.service';
 
 @Module({
   imports: [VersioningModule, MessagingModule],
-  providers: [SeedService, TenantService, UserService, OutboxService],
-  exports: [SeedService, TenantService, UserService, OutboxService],
+  providers: [CommandEdge, SeedService, TenantService, UserService, OutboxService],
+  exports: [CommandEdge, SeedService, TenantService, UserService, OutboxService],
 })
 export class CliModule {}

@@ -7,12 +7,12 @@ import { loadConfig } from '../config/app-config';
 import { withDevSecrets } from '../config/dev-secrets';
 import { openDatabase } from '../database/embedded-database';
 import { migrate } from '../database/migrate';
+import { CommandEdge } from './command-edge';
 import { Parsed } from './commands';
 import { migrationStatus, revertMigrations } from './migrations';
 import { OutboxService } from './outbox.service';
-import { SeedService } from './seed.service';
 import { TenantService } from './tenant.service';
-import { checkEmail, checkPassword, UserService } from './user.service';
+import { checkEmail, checkNewAccount, checkPassword, UserService } from './user.service';
 
 /** The commands that reach the database. */
 export type DatabaseCommand = Exclude<Parsed, { command: 'help' | 'secrets:generate' | 'payment:double' }>;
@@ -62,27 +62,45 @@ export async function runDatabaseCommand(parsed: DatabaseCommand, input: Command
   }
 }
 
-function run(
+/**
+ * The edge of each command: its ctx (with the app it names, when it works in one app) and, for a command
+ * that writes, its one transaction.
+ */
+async function run(
   app: INestApplicationContext,
   parsed: Exclude<DatabaseCommand, { command: 'migrate' | 'migrate:status' | 'migrate:revert' }>,
   input: CommandInput,
 ): Promise<unknown> {
+  const edge = app.get(CommandEdge);
   switch (parsed.command) {
     case 'seed':
-      return app.get(SeedService).load(input.fixture);
-    case 'tenant:create':
-      return app.get(TenantService).create(parsed.name, parsed.domain);
+      return edge.seed(input.fixture);
+    case 'tenant:create': {
+      const ctx = edge.context();
+      return edge.write(ctx, () => app.get(TenantService).create(ctx, parsed.name, parsed.domain));
+    }
     case 'tenant:list':
-      return app.get(TenantService).list(parsed.appId);
-    case 'tenant:update':
-      return app.get(TenantService).update(parsed.appId, parsed.changes);
-    case 'user:create':
-      return app.get(UserService).create({ ...parsed, table: parsed.table as AuthTable, password: input.password! });
-    case 'user:password':
-      return app.get(UserService).setPassword({ ...parsed, table: parsed.table as AuthTable, password: input.password! });
+      return app.get(TenantService).list(edge.context(), parsed.appId);
+    case 'tenant:update': {
+      const ctx = await edge.appContext(parsed.appId);
+      return edge.write(ctx, () => app.get(TenantService).update(ctx, parsed.changes));
+    }
+    case 'user:create': {
+      const account = checkNewAccount({ ...parsed, table: parsed.table as AuthTable, password: input.password! });
+      const ctx = await edge.appContext(parsed.appId);
+      return edge.write(ctx, () => app.get(UserService).create(ctx, account));
+    }
+    case 'user:password': {
+      const ctx = await edge.appContext(parsed.appId);
+      const change = { table: parsed.table as AuthTable, email: parsed.email, password: input.password! };
+      return edge.write(ctx, () => app.get(UserService).setPassword(ctx, change));
+    }
     case 'mail:failed':
-      return app.get(OutboxService).listFailed(parsed.appId, parsed.limit);
-    case 'mail:retry':
-      return app.get(OutboxService).retry({ id: parsed.id, appId: parsed.appId });
+      return app.get(OutboxService).listFailed(await edge.appContext(parsed.appId), parsed.limit);
+    case 'mail:retry': {
+      // With --id the mail names its app (an --app given too is checked against it, not looked up).
+      const ctx = parsed.id === undefined ? await edge.appContext(parsed.appId!) : edge.context();
+      return edge.write(ctx, () => app.get(OutboxService).retry(ctx, { id: parsed.id, appId: parsed.appId }));
+    }
   }
 }

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { NewSite, SitesService, UnknownColumnError } from '../app-context';
-import { quoteIdentifier } from '../database/identifiers';
-import { SchemaCatalog } from '../database/schema-catalog.service';
+import { PasswordHasherService } from '../auth';
+import { RequestContext } from '../common/request-context';
+import { insertRow, syncIdSequence } from '../database/insert-row';
+import { analyzeTables } from '../database/planner-statistics';
+import { SchemaCatalogService } from '../database/schema-catalog.service';
+import { TablePolicy } from '../database/table-policy';
 import { TransactionalConnection } from '../database/transactional-connection';
-import { TransactionScope } from '../database/transaction-scope';
-import { PasswordHasher } from '../auth';
-import { insertFirstVersion, isLifecycleStatus, TableCatalog } from '../versioning';
+import { insertFirstVersion, isLifecycleStatus, TableCatalogService } from '../versioning';
 
 /** The seed fixture (DESIGN.md §2): one site and rows of any known table, loaded all or nothing. */
 export interface Fixture {
@@ -23,42 +24,39 @@ export class FixtureError extends Error {}
 
 /** Fixture keys that are instructions to the loader, not columns. */
 const META_STATUS = 'meta_status';
-/** Tables the fixture may not write: the migrations ledger and the site row (given by `site`). */
-const NOT_SEEDABLE = new Set(['typeorm_migrations', 'core_sites']);
 
 @Injectable()
 export class SeedService {
   constructor(
     private readonly connection: TransactionalConnection,
-    private readonly catalog: SchemaCatalog,
+    private readonly catalog: SchemaCatalogService,
     private readonly sites: SitesService,
-    private readonly hasher: PasswordHasher,
-    private readonly tables: TableCatalog,
+    private readonly hasher: PasswordHasherService,
+    private readonly tables: TableCatalogService,
   ) {}
 
-  async load(fixture: unknown): Promise<SeedResult> {
+  /**
+   * Loads `fixture` in the transaction of `ctx` (opened by the edge: CommandEdge.seed), whose site becomes the
+   * fixture's once created; the planner's statistics are refreshed after the commit.
+   */
+  async load(ctx: RequestContext, fixture: unknown): Promise<SeedResult> {
+    const em = this.connection.transactionManager(ctx);
     const checked = checkShape(fixture);
-    const scope = new TransactionScope();
-    const result = await this.connection.inTransaction(scope, async (em) => {
-      const knownTables = await this.catalog.tableNames(scope);
-      if (checked.site.id !== undefined) {
-        if (await this.sites.findById(scope, checked.site.id)) throw new FixtureError(`core_sites row ${checked.site.id} already exists`);
-      }
-      const site = await this.sites.create(scope, checked.site).catch(rethrowUnknownColumn);
-      const ids: Record<string, number[]> = {};
-      for (const [table, rows] of Object.entries(checked.tables ?? {})) {
-        if (!knownTables.has(table) || NOT_SEEDABLE.has(table)) throw new FixtureError(`Unknown table "${table}"`);
-        ids[table] = [];
-        for (const row of rows) ids[table].push(await this.insertRow(scope, em, site.id, table, row));
-        // Raw SQL: keeps the table's serial ahead of the fixture's chosen ids; the table is the fixture's (checked above).
-        await em
-          .query(`SELECT setval(pg_get_serial_sequence($1, 'id'), GREATEST((SELECT max(id) FROM ${quoteIdentifier(table)}), 1))`, [table])
-          .catch(() => undefined);
-      }
-      return { appID: site.id, ids };
-    });
-    await this.analyze(scope, Object.keys(result.ids));
-    return result;
+    const knownTables = await this.catalog.tableNames(ctx);
+    if (checked.site.id !== undefined) {
+      if (await this.sites.findById(ctx, checked.site.id)) throw new FixtureError(`core_sites row ${checked.site.id} already exists`);
+    }
+    ctx.site = await this.sites.create(ctx, checked.site).catch(rethrowUnknownColumn);
+    const ids: Record<string, number[]> = {};
+    for (const [table, rows] of Object.entries(checked.tables ?? {})) {
+      if (!knownTables.has(table) || !TablePolicy.isSeedable(table)) throw new FixtureError(`Unknown table "${table}"`);
+      ids[table] = [];
+      for (const row of rows) ids[table].push(await this.insertRow(ctx, table, row));
+      // Keeps the table's serial ahead of the fixture's chosen ids.
+      await syncIdSequence(em, table).catch(() => undefined);
+    }
+    await ctx.afterCommit(() => this.analyze(ctx, Object.keys(ids)));
+    return { appID: ctx.appId, ids };
   }
 
   /**
@@ -66,36 +64,28 @@ export class SeedService {
    * load autovacuum has not analyzed them yet, and a planner that still sees a few rows sorts a tenant's
    * whole table for a /getDataRows page instead of walking its order index.
    */
-  private async analyze(scope: TransactionScope, tables: string[]): Promise<void> {
+  private async analyze(ctx: RequestContext, tables: string[]): Promise<void> {
     const written = new Set(['core_sites', ...tables]);
-    for (const table of tables) if (await this.tables.find(scope, table)) written.add('core_data');
-    // Raw SQL: ANALYZE has no TypeORM API; the names are the fixture's tables, checked against the schema catalog.
-    await this.connection.manager(scope).query(`ANALYZE ${[...written].map(quoteIdentifier).join(', ')}`);
+    for (const table of tables) if (await this.tables.find(ctx, table)) written.add('core_data');
+    // The names are the fixture's tables, checked against the schema catalog.
+    await analyzeTables(this.connection.manager(ctx), written);
   }
 
-  /** Raw SQL: the fixture names the table and columns (checked against the schema catalog first). */
-  private async insertRow(
-    scope: TransactionScope,
-    em: EntityManager,
-    appId: number,
-    table: string,
-    fixtureRow: Record<string, unknown>,
-  ): Promise<number> {
-    const columns = await this.catalog.columnNames(scope, table);
+  /** One fixture row of `table` (its table and columns checked against the schema catalog first), of the ctx's app. */
+  private async insertRow(ctx: RequestContext, table: string, fixtureRow: Record<string, unknown>): Promise<number> {
+    const em = this.connection.transactionManager(ctx);
+    const appId = ctx.appId;
+    const columns = await this.catalog.columnNames(ctx, table);
     if (!columns.has('id')) throw new FixtureError(`Table "${table}" has no id column and cannot be seeded`);
     const { [META_STATUS]: metaStatus, ...row } = fixtureRow;
     for (const name of Object.keys(row)) if (!columns.has(name)) throw new FixtureError(`Unknown column "${name}" in table "${table}"`);
     if (columns.has('app_id')) row.app_id = appId;
     if (typeof row.password === 'string') row.password = await this.hasher.hash(row.password);
 
-    const names = Object.keys(row);
-    const values = names.map((n) => (row[n] !== null && typeof row[n] === 'object' ? JSON.stringify(row[n]) : row[n]));
-    const sql = names.length
-      ? `INSERT INTO ${quoteIdentifier(table)} (${names.map(quoteIdentifier).join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`
-      : `INSERT INTO ${quoteIdentifier(table)} DEFAULT VALUES RETURNING id`;
-    const [{ id }] = await em.query(sql, values);
+    const values = Object.fromEntries(Object.entries(row).map(([name, value]) => [name, columnValue(value)]));
+    const { id } = await insertRow<{ id: number }>(em, table, values);
 
-    const registration = await this.tables.find(scope, table);
+    const registration = await this.tables.find(ctx, table);
     if (metaStatus !== undefined && !isLifecycleStatus(metaStatus))
       throw new FixtureError(`Unknown meta_status "${String(metaStatus)}" in table "${table}"`);
     if (metaStatus !== undefined && !registration)
@@ -126,6 +116,11 @@ function checkShape(fixture: unknown): Fixture {
     }
   }
   return fixture as unknown as Fixture;
+}
+
+/** A fixture value as a column takes it: objects and arrays (json columns) as JSON text. */
+function columnValue(value: unknown): unknown {
+  return value !== null && typeof value === 'object' ? JSON.stringify(value) : value;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

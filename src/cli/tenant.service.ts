@@ -3,10 +3,10 @@ import { Injectable } from '@nestjs/common';
 import { isEmail } from 'class-validator';
 import { Site, SiteChanges, SitesService } from '../app-context';
 import { AccountsService } from '../auth';
-import { IdCipher } from '../common/id-cipher.service';
+import { IdCipherService } from '../common/id-cipher.service';
+import { RequestContext } from '../common/request-context';
 import { isUniqueViolation } from '../database/transaction';
 import { TransactionalConnection } from '../database/transactional-connection';
-import { TransactionScope } from '../database/transaction-scope';
 import { CommandError, flagOf } from './commands';
 
 export interface CreatedTenant {
@@ -20,6 +20,9 @@ export interface CreatedTenant {
 
 /** A tenant as the command line shows it: every column but the secrets, whose names are listed when set. */
 export type ShownTenant = { appID: number } & Omit<Site, 'id'> & { _id: string; appKey: string; secrets_set: string[] };
+
+/** What `tenant:update` prints. */
+export type UpdatedTenant = { appID: number; changed: string[]; tenant: ShownTenant };
 
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
@@ -38,26 +41,27 @@ export class TenantService {
     private readonly connection: TransactionalConnection,
     private readonly sites: SitesService,
     private readonly accounts: AccountsService,
-    private readonly cipher: IdCipher,
+    private readonly cipher: IdCipherService,
   ) {}
 
-  /** A new tenant with its own web-push (VAPID) key pair; payment keys come from the provider later. */
-  async create(name: string, domain: string): Promise<CreatedTenant> {
+  /**
+   * A new tenant with its own web-push (VAPID) key pair; payment keys come from the provider later. In the
+   * transaction of `ctx`, opened by the command's edge.
+   */
+  async create(ctx: RequestContext, name: string, domain: string): Promise<CreatedTenant> {
+    this.connection.transactionManager(ctx); // asserts the edge's transaction: the check and the insert belong together
     const cleanDomain = domain.trim().toLowerCase();
     if (!name.trim()) throw new CommandError('--name is required');
     if (!DOMAIN.test(cleanDomain)) throw new CommandError(`--domain "${domain}" is not a valid domain name`);
-    const scope = new TransactionScope();
-    if (await this.sites.findByDomain(scope, cleanDomain)) throw new CommandError(`A tenant with domain "${cleanDomain}" already exists`);
+    if (await this.sites.findByDomain(ctx, cleanDomain)) throw new CommandError(`A tenant with domain "${cleanDomain}" already exists`);
     const vapid = createVapidKeys();
-    const site = await this.connection.inTransaction(scope, () =>
-      this.sites.create(scope, {
-        name: name.trim(),
-        domain: cleanDomain,
-        vapid_public_key: vapid.publicKey,
-        vapid_private_key: vapid.privateKey,
-        vapid_subject: `mailto:admin@${cleanDomain}`,
-      }),
-    );
+    const site = await this.sites.create(ctx, {
+      name: name.trim(),
+      domain: cleanDomain,
+      vapid_public_key: vapid.publicKey,
+      vapid_private_key: vapid.privateKey,
+      vapid_subject: `mailto:admin@${cleanDomain}`,
+    });
     return {
       appID: site.id,
       name: site.name,
@@ -68,42 +72,40 @@ export class TenantService {
     };
   }
 
-  /** Every tenant (or the one of `appId`), without secrets. */
-  async list(appId: number | null): Promise<ShownTenant[]> {
-    const scope = new TransactionScope();
-    const sites =
-      appId === null
-        ? await this.sites.list(scope)
-        : [await this.sites.findShown(scope, appId)].filter((site): site is Site => site !== null);
-    if (appId !== null && sites.length === 0) throw new CommandError(`App ${appId} not found`);
-    return this.shown(scope, sites);
+  /** Every tenant (or the one of `appId`), without secrets: the operator's view, across tenants. */
+  async list(ctx: RequestContext, appId: number | null): Promise<ShownTenant[]> {
+    if (appId === null) return this.shown(ctx, await this.sites.list(ctx));
+    const site = await this.sites.findShown(ctx, appId);
+    if (!site) throw new CommandError(`App ${appId} not found`);
+    return this.shown(ctx, [site]);
   }
 
   /**
-   * Changes columns of a tenant, given as the command line's text (`""` clears a column that may be empty),
-   * each checked for what the service needs of it; all or nothing, in one transaction with the row locked.
+   * Changes columns of the ctx's tenant, given as the command line's text (`""` clears a column that may be
+   * empty), each checked for what the service needs of it; all or nothing, in the transaction of `ctx`
+   * (opened by the command's edge) with the row locked.
    */
-  async update(appId: number, raw: Record<string, string>): Promise<{ appID: number; changed: string[]; tenant: ShownTenant }> {
-    const scope = new TransactionScope();
+  async update(ctx: RequestContext, raw: Record<string, string>): Promise<UpdatedTenant> {
+    this.connection.transactionManager(ctx); // asserts the edge's transaction: the lock holds until it ends
+    const appId = ctx.appId;
     try {
-      return await this.connection.inTransaction(scope, async () => {
-        if (!(await this.sites.findShown(scope, appId, true))) throw new CommandError(`App ${appId} not found`);
-        const changes: SiteChanges = {};
-        for (const [column, text] of Object.entries(raw))
-          Object.assign(changes, { [column]: await this.valueOf(scope, appId, column, text) });
-        await this.sites.update(scope, appId, changes);
-        const [tenant] = await this.shown(scope, [(await this.sites.findShown(scope, appId))!]);
-        return { appID: appId, changed: Object.keys(changes), tenant };
-      });
+      if (!(await this.sites.findShown(ctx, appId, true))) throw new CommandError(`App ${appId} not found`);
+      const changes: SiteChanges = {};
+      for (const [column, text] of Object.entries(raw)) {
+        Object.assign(changes, { [column]: await this.valueOf(ctx, column, text) });
+      }
+      await this.sites.update(ctx, appId, changes);
+      const [tenant] = await this.shown(ctx, [(await this.sites.findShown(ctx, appId))!]);
+      return { appID: appId, changed: Object.keys(changes), tenant };
     } catch (error) {
       if (isUniqueViolation(error)) throw new CommandError(`A tenant with domain "${raw.domain?.trim().toLowerCase()}" already exists`);
       throw error;
     }
   }
 
-  private async shown(scope: TransactionScope, sites: Site[]): Promise<ShownTenant[]> {
+  private async shown(ctx: RequestContext, sites: Site[]): Promise<ShownTenant[]> {
     const secrets = await this.sites.secretsSet(
-      scope,
+      ctx,
       sites.map((site) => site.id),
     );
     return sites.map(({ id, ...columns }) => ({
@@ -116,9 +118,10 @@ export class TenantService {
   }
 
   /** The column value of `text` for `column`, or CommandError naming the flag and what it takes. */
-  private async valueOf(scope: TransactionScope, appId: number, column: string, text: string): Promise<unknown> {
+  private async valueOf(ctx: RequestContext, column: string, text: string): Promise<unknown> {
+    const appId = ctx.appId;
     const flag = `--${flagOf(column)}`;
-    const metadata = this.connection.repository(scope, Site).metadata.findColumnWithPropertyName(column);
+    const metadata = this.connection.repository(ctx, Site).metadata.findColumnWithPropertyName(column);
     if (!metadata || ['id', 'created', 'updated', 'vapid_public_key', 'vapid_private_key'].includes(column))
       throw new CommandError(`${flag}: core_sites has no column "${column}" to set`);
     const value = text.trim();
@@ -135,7 +138,7 @@ export class TenantService {
       // email_cc, email_bcc: a core_users account of this app.
       if (!/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > 2_147_483_647)
         throw new CommandError(`${flag} must be a core_users id (got "${text}")`);
-      if (!(await this.accounts.findById(scope, appId, 'core_users', Number(value))))
+      if (!(await this.accounts.findById(ctx, 'core_users', Number(value))))
         throw new CommandError(`${flag}: app ${appId} has no core_users row ${value}`);
       return Number(value);
     }
@@ -145,7 +148,7 @@ export class TenantService {
       case 'domain': {
         const domain = value.toLowerCase();
         if (!DOMAIN.test(domain)) throw new CommandError(`${flag} "${text}" is not a valid domain name`);
-        const other = await this.sites.findByDomain(scope, domain);
+        const other = await this.sites.findByDomain(ctx, domain);
         if (other && other.id !== appId) throw new CommandError(`A tenant with domain "${domain}" already exists`);
         return domain;
       }

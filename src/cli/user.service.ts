@@ -1,13 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { isEmail } from 'class-validator';
-import { SitesService } from '../app-context';
-import { AccountsService, AuthTable, PasswordHasher, passwordRequirements, PasswordRequirements } from '../auth';
+import { AccountsService, AuthTable, PasswordHasherService, passwordRequirements, PasswordRequirements } from '../auth';
 import { RequestContext } from '../common/request-context';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
 import { isUniqueViolation } from '../database/transaction';
 import { TransactionalConnection } from '../database/transactional-connection';
-import { TransactionScope } from '../database/transaction-scope';
 import { CommandError } from './commands';
 
 export interface OperatorAccount {
@@ -51,42 +47,61 @@ function checkName(flag: string, value: string | undefined): string | null {
   return value.trim();
 }
 
+/** A new account as `user:create` takes it, checked (checkNewAccount). */
+export interface NewOperatorAccount {
+  table: AuthTable;
+  email: string;
+  password: string;
+  role?: string;
+  firstname: string | null;
+  lastname: string | null;
+}
+
+/** `user:create`'s input checked as the sign-up routes would check it, before anything is opened. */
+export function checkNewAccount(input: {
+  table: AuthTable;
+  email: string;
+  password: string;
+  role?: string;
+  firstname?: string;
+  lastname?: string;
+}): NewOperatorAccount {
+  const email = checkEmail(input.email);
+  checkPassword(input.password);
+  const firstname = checkName('firstname', input.firstname);
+  return {
+    table: input.table,
+    email,
+    password: input.password,
+    role: input.role,
+    firstname,
+    lastname: checkName('lastname', input.lastname),
+  };
+}
+
 /**
- * Accounts made and repaired by an operator (`user:create`, `user:password`): through the auth module's
- * AccountsService and PasswordHasher (bcrypt at BCRYPT_COST), each in one transaction.
+ * Accounts made and repaired by an operator (`user:create`, `user:password`) in the ctx's app: through the
+ * auth module's AccountsService and PasswordHasherService (bcrypt at BCRYPT_COST), each in the transaction of
+ * `ctx`, opened by the command's edge.
  */
 @Injectable()
 export class UserService {
   constructor(
     private readonly connection: TransactionalConnection,
-    private readonly sites: SitesService,
     private readonly accounts: AccountsService,
-    private readonly hasher: PasswordHasher,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly hasher: PasswordHasherService,
   ) {}
 
-  async create(input: {
-    appId: number;
-    table: AuthTable;
-    email: string;
-    password: string;
-    role?: string;
-    firstname?: string;
-    lastname?: string;
-  }): Promise<OperatorAccount> {
-    const email = checkEmail(input.email);
-    checkPassword(input.password);
-    const names = { firstname: checkName('firstname', input.firstname), lastname: checkName('lastname', input.lastname) };
-    const ctx = await this.contextOf(input.appId);
+  async create(ctx: RequestContext, input: NewOperatorAccount): Promise<OperatorAccount> {
+    this.connection.transactionManager(ctx); // asserts the edge's transaction: the check and the insert belong together
     const passwordHash = await this.hasher.hash(input.password);
-    const taken = new CommandError(`An account with email "${email}" already exists in ${input.table} of app ${input.appId}`);
+    const { table, email, role, firstname, lastname } = input;
+    const taken = new CommandError(`An account with email "${email}" already exists in ${table} of app ${ctx.appId}`);
     try {
-      const account = await this.connection.inTransaction(ctx, async () => {
-        if (await this.accounts.findByEmail(ctx, input.table, email)) throw taken;
-        return this.accounts.create(ctx, input.table, { email, passwordHash, ...names }, { role: input.role });
-      });
+      if (await this.accounts.findByEmail(ctx, table, email)) throw taken;
+      const account = await this.accounts.create(ctx, table, { email, passwordHash, firstname, lastname }, { role });
       return {
-        appID: input.appId,
+        appID: ctx.appId,
         table: input.table,
         id: account.id,
         email: account.email,
@@ -101,38 +116,27 @@ export class UserService {
   }
 
   /** Sets a new password; tokens and reset links issued before it stop working (password_changed moves). */
-  async setPassword(input: {
-    appId: number;
-    table: AuthTable;
-    email: string;
-    password: string;
-  }): Promise<OperatorAccount & { passwordChanged: true }> {
+  async setPassword(
+    ctx: RequestContext,
+    input: { table: AuthTable; email: string; password: string },
+  ): Promise<OperatorAccount & { passwordChanged: true }> {
+    this.connection.transactionManager(ctx); // asserts the edge's transaction: the read and the reset belong together
     checkPassword(input.password);
-    const ctx = await this.contextOf(input.appId);
     const passwordHash = await this.hasher.hash(input.password);
-    return this.connection.inTransaction(ctx, async () => {
-      const account = await this.accounts.findByEmail(ctx, input.table, input.email);
-      if (!account) throw new CommandError(`No account with email "${input.email.trim()}" in ${input.table} of app ${input.appId}`);
-      if (!(await this.accounts.resetPassword(ctx, input.appId, input.table, account.id, account.passwordChangedUs, passwordHash))) {
-        throw new CommandError("The account's password changed meanwhile; run the command again");
-      }
-      return {
-        appID: input.appId,
-        table: input.table,
-        id: account.id,
-        email: account.email,
-        role: account.role,
-        firstname: account.firstname,
-        lastname: account.lastname,
-        passwordChanged: true,
-      };
-    });
-  }
-
-  /** A use case's context for the app, as a request naming it would have (CommandError for an unknown app). */
-  private async contextOf(appId: number): Promise<RequestContext> {
-    const site = await this.sites.findById(new TransactionScope(), appId);
-    if (!site) throw new CommandError(`App ${appId} not found`);
-    return new RequestContext('cli', '127.0.0.1', this.config.production, site);
+    const account = await this.accounts.findByEmail(ctx, input.table, input.email);
+    if (!account) throw new CommandError(`No account with email "${input.email.trim()}" in ${input.table} of app ${ctx.appId}`);
+    if (!(await this.accounts.resetPassword(ctx, input.table, account.id, account.passwordChangedUs, passwordHash))) {
+      throw new CommandError("The account's password changed meanwhile; run the command again");
+    }
+    return {
+      appID: ctx.appId,
+      table: input.table,
+      id: account.id,
+      email: account.email,
+      role: account.role,
+      firstname: account.firstname,
+      lastname: account.lastname,
+      passwordChanged: true,
+    };
   }
 }

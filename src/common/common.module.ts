@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { GlobalExceptionFilter } from './global-exception.filter';
-import { IdCipher } from './id-cipher.service';
+import { IdCipherService } from './id-cipher.service';
 import { createValidationPipe } from './validation.pipe';
 
 /**
@@ -11,7 +11,11 @@ import { createValidationPipe } from './validation.pipe';
  */
 @Global()
 @Module({
-  providers: [IdCipher, { provide: APP_FILTER, useClass: GlobalExceptionFilter }, { provide: APP_PIPE, useFactory: createValidationPipe }],
-  exports: [IdCipher],
+  providers: [
+    IdCipherService,
+    { provide: APP_FILTER, useClass: GlobalExceptionFilter },
+    { provide: APP_PIPE, useFactory: createValidationPipe },
+  ],
+  exports: [IdCipherService],
 })
 export class CommonModule {}

@@ -1,6 +1,6 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor, UseInterceptors } from '@nestjs/common';
 import { Observable } from 'rxjs';
-import { IdCipher } from './id-cipher.service';
+import { IdCipherService } from './id-cipher.service';
 import { RequestWithContext } from './request-context';
 
 /** Stands in for an encrypted id that did not decrypt: no row has id 0, so it takes the unknown-id path. */
@@ -24,7 +24,7 @@ export const DecryptIds = () => UseInterceptors(DecryptIdsInterceptor);
  */
 @Injectable()
 export class DecryptIdsInterceptor implements NestInterceptor {
-  constructor(private readonly cipher: IdCipher) {}
+  constructor(private readonly cipher: IdCipherService) {}
 
   intercept(execution: ExecutionContext, next: CallHandler): Observable<unknown> {
     const request = execution.switchToHttp().getRequest<RequestWithContext>();

@@ -27,7 +27,7 @@ const LEGACY_BRACKETS = /^_?\[([0-9a-fA-F]{32}):([0-9a-fA-F]+|[A-Za-z0-9+/]+={0,
  * (the `appKey` header and `_publicKey`): hex AES-256-CBC with ENCRYPTION_KEY and ENCRYPTION_IV.
  */
 @Injectable()
-export class IdCipher {
+export class IdCipherService {
   private readonly key: KeyObject;
   private readonly legacyIv: Buffer;
   /** Encryption is deterministic, so the encrypted form of recently used ids can be kept. */

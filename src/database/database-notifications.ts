@@ -119,7 +119,7 @@ export class DatabaseNotifications implements OnApplicationBootstrap, OnModuleDe
     client.on('end', () => void this.lost(client));
     try {
       await client.connect();
-      // Channel names are checked identifiers: LISTEN takes no parameters.
+      // Raw SQL: LISTEN has no TypeORM API and takes no parameters; channel names are checked identifiers (CHANNEL).
       for (const channel of this.channels.keys()) await client.query(`LISTEN ${channel}`);
     } catch (error) {
       if (client === this.current)

@@ -4,10 +4,11 @@ import { DataSource } from 'typeorm';
 import { requestStore } from '../common/logging';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { DatabaseHealth } from './database-health';
 import { DatabaseNotifications } from './database-notifications';
 import { DatabaseHandle, poolSize } from './embedded-database';
-import { SchemaCatalog } from './schema-catalog.service';
-import { registerEntitySecrets } from './secret-columns';
+import { SchemaCatalogService } from './schema-catalog.service';
+import { registerEntitySecrets } from './table-policy';
 import { tenantSharedDriver } from './tenant-pool';
 import { TenantShare } from './tenant-share';
 import { TransactionalConnection } from './transactional-connection';
@@ -62,7 +63,8 @@ export class DatabaseModule {
       ],
       providers: [
         TransactionalConnection,
-        SchemaCatalog,
+        SchemaCatalogService,
+        DatabaseHealth,
         EntitySecrets,
         {
           provide: DatabaseNotifications,
@@ -70,7 +72,7 @@ export class DatabaseModule {
           useFactory: (dataSource: DataSource) => new DatabaseNotifications(database.embedded ? null : database.url, dataSource),
         },
       ],
-      exports: [TransactionalConnection, SchemaCatalog, DatabaseNotifications],
+      exports: [TransactionalConnection, SchemaCatalogService, DatabaseHealth, DatabaseNotifications],
     };
   }
 }

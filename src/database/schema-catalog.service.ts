@@ -22,7 +22,7 @@ const CACHE_MS = 30_000;
  * tables and columns); tables the service owns are described by their entities.
  */
 @Injectable()
-export class SchemaCatalog {
+export class SchemaCatalogService {
   private cache: { at: number; tables: Promise<Map<string, Map<string, SchemaColumn>>> } | null = null;
 
   constructor(private readonly connection: TransactionalConnection) {}

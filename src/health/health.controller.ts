@@ -1,10 +1,9 @@
 import { Controller, Get, HttpCode } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
+import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
 import { NoAppContext } from '../common/request-context';
+import { DatabaseHealth } from '../database/database-health';
 
 class Liveness {
   @ApiProperty({ enum: ['Success'] }) status: 'Success';
@@ -21,7 +20,7 @@ class Readiness {
 @NoAppContext()
 @Controller('health')
 export class HealthController {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly database: DatabaseHealth) {}
 
   @Get()
   @HttpCode(200)
@@ -38,7 +37,7 @@ export class HealthController {
   @ApiFailureResponse(503, 'Database unavailable (or the server is shutting down)')
   async ready(): Promise<Readiness> {
     try {
-      await this.dataSource.query('SELECT 1'); // Raw SQL: a readiness ping, no table involved
+      await this.database.ping();
     } catch {
       throw new ApiError(503, 'Database unavailable');
     }

@@ -7,7 +7,7 @@ import { ApiError } from '../common/api-error';
 import { NoAppContext } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { Metrics } from './metrics.service';
+import { MetricsService } from './metrics.service';
 
 /** The security scheme of /metrics in the OpenAPI document (src/openapi.ts declares it). */
 export const METRICS_SECURITY = SECURITY_SCHEMES.metrics;
@@ -21,7 +21,7 @@ export class MetricsController {
   private readonly token: Buffer | null;
 
   constructor(
-    private readonly metrics: Metrics,
+    private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.token = config.metricsToken === null ? null : digest(config.metricsToken);

@@ -1,12 +1,12 @@
 import { Global, Module } from '@nestjs/common';
 import { MetricsController } from './metrics.controller';
-import { Metrics } from './metrics.service';
+import { MetricsService } from './metrics.service';
 
-/** GET /metrics and the Metrics service every module records into (global: no module imports it). */
+/** GET /metrics and the MetricsService service every module records into (global: no module imports it). */
 @Global()
 @Module({
   controllers: [MetricsController],
-  providers: [Metrics],
-  exports: [Metrics],
+  providers: [MetricsService],
+  exports: [MetricsService],
 })
 export class MetricsModule {}

@@ -40,7 +40,7 @@ interface PgPool {
  * pool, the outbox) are read when /metrics is scraped. Names and labels: README "Operations".
  */
 @Injectable()
-export class Metrics {
+export class MetricsService {
   readonly registry = new Registry();
   private readonly requestDuration = new Histogram({
     name: 'http_request_duration_seconds',

@@ -1,4 +1,4 @@
-import { IdCipher } from '../../src/common/id-cipher.service';
+import { IdCipherService } from '../../src/common/id-cipher.service';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 
 describe('app context resolution', () => {
@@ -8,7 +8,7 @@ describe('app context resolution', () => {
 
   const appOf = async (headers: Record<string, string>, body: object = {}) => {
     const res = await t.post('/getApp', body, headers);
-    return res.status === 200 ? t.get(IdCipher).decryptAppKey(res.body._id) : res;
+    return res.status === 200 ? t.get(IdCipherService).decryptAppKey(res.body._id) : res;
   };
 
   beforeAll(async () => {
@@ -25,7 +25,7 @@ describe('app context resolution', () => {
   });
 
   it('then the legacy appKey header, in the legacy and the service format', async () => {
-    const cipher = t.get(IdCipher);
+    const cipher = t.get(IdCipherService);
     expect(await appOf({ appkey: cipher.legacyAppKey(a.id), host: b.domain })).toBe(a.id);
     expect(await appOf({ appKey: cipher.encryptAppId(b.id) })).toBe(b.id);
   });
@@ -40,7 +40,7 @@ describe('app context resolution', () => {
   });
 
   it('answers 404 App not found for an unknown app, however it was named', async () => {
-    const cipher = t.get(IdCipher);
+    const cipher = t.get(IdCipherService);
     for (const headers of [
       { 'site-id': '999999' },
       { 'site-id': '9999999999' },
@@ -87,7 +87,7 @@ describe('app context behind a proxy', () => {
     await t.close();
   });
 
-  const idOf = (app: TestApp, res: { body: { _id: string } }) => app.get(IdCipher).decryptAppKey(res.body._id);
+  const idOf = (app: TestApp, res: { body: { _id: string } }) => app.get(IdCipherService).decryptAppKey(res.body._id);
 
   it('uses the application setting before anything the request says', async () => {
     const res = await proxied.post('/getApp', {}, { 'site-id': String(b.id), 'x-original-host': b.domain });

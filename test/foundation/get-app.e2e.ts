@@ -1,4 +1,4 @@
-import { IdCipher } from '../../src/common/id-cipher.service';
+import { IdCipherService } from '../../src/common/id-cipher.service';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 
 const PRODUCTION_ENV = {
@@ -41,8 +41,8 @@ describe('POST /getApp', () => {
       colour2: '#222',
     });
     expect(res.body.payment_test_public_key).toBe(`pk_test_${appId}`);
-    expect(t.get(IdCipher).decryptAppKey(res.body._id)).toBe(appId);
-    expect(t.get(IdCipher).decryptAppKey(res.body._publicKey)).toBe(appId);
+    expect(t.get(IdCipherService).decryptAppKey(res.body._id)).toBe(appId);
+    expect(t.get(IdCipherService).decryptAppKey(res.body._publicKey)).toBe(appId);
   });
 
   it('never returns private keys or secrets', async () => {
@@ -66,7 +66,7 @@ describe('POST /getApp', () => {
   it('POST /getApp/:domain resolves the app by the path segment', async () => {
     const res = await t.post(`/getApp/${domain}`, {});
     expect(res.status).toBe(200);
-    expect(t.get(IdCipher).decryptAppKey(res.body._id)).toBe(appId);
+    expect(t.get(IdCipherService).decryptAppKey(res.body._id)).toBe(appId);
     const unknown = await t.post('/getApp/nowhere.example.test', {});
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ status: 'Failed', message: 'App not found' });

@@ -2,7 +2,7 @@ import { createCipheriv } from 'node:crypto';
 import { ExecutionContext } from '@nestjs/common';
 import { lastValueFrom, of } from 'rxjs';
 import { DecryptIdsInterceptor, UNKNOWN_ID } from '../../src/common/decrypt-ids.interceptor';
-import { IdCipher } from '../../src/common/id-cipher.service';
+import { IdCipherService } from '../../src/common/id-cipher.service';
 import { loadConfig } from '../../src/config/app-config';
 import { TEST_ENV } from '../support/test-app';
 
@@ -15,8 +15,8 @@ const VECTORS = {
   legacyAppKeyOf7: '0e542aeac1ddd96b8dd429d4cf68be5d',
 };
 
-describe('IdCipher', () => {
-  const cipher = new IdCipher(loadConfig(TEST_ENV));
+describe('IdCipherService', () => {
+  const cipher = new IdCipherService(loadConfig(TEST_ENV));
 
   it('produces the pinned service-format vector, deterministically', () => {
     expect(cipher.encryptId(7, 42)).toBe(VECTORS.serviceFormatOf42InApp7);
@@ -52,7 +52,7 @@ describe('IdCipher', () => {
   it('refuses tampered, truncated, foreign and non-string values alike', () => {
     const good = cipher.encryptId(7, 42);
     const flipped = good.slice(0, 10) + (good[10] === 'A' ? 'B' : 'A') + good.slice(11);
-    const foreign = new IdCipher(loadConfig({ ...TEST_ENV, ENCRYPTION_KEY: 'ff'.repeat(32) })).encryptId(7, 42);
+    const foreign = new IdCipherService(loadConfig({ ...TEST_ENV, ENCRYPTION_KEY: 'ff'.repeat(32) })).encryptId(7, 42);
     for (const bad of [flipped, good.slice(0, -2), good.slice(0, 20), foreign, '42', 42, null, {}, '', '[00:zz]', 'x'.repeat(600)]) {
       expect(cipher.decryptId(7, bad)).toBeNull();
     }

@@ -1,5 +1,5 @@
-import { NotificationSender } from '../../src/messaging/notification-sender.service';
-import { OUTBOX_STATE_SQL } from '../../src/messaging/outbox-metrics';
+import { NotificationSenderService } from '../../src/messaging/notification-sender.service';
+import { OUTBOX_STATE_SQL } from '../../src/messaging/repositories/notification-log.repository';
 import { ExpiryJob } from '../../src/versioning/expiry.job';
 import { freePort, SmtpPeer } from '../messaging/support/smtp-peer';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
@@ -153,7 +153,7 @@ describe('GET /metrics', () => {
     expect(sample(queued, 'job_last_success_timestamp_seconds', { job: 'notification_sender' })).toBeUndefined();
 
     // The sender is off: rounds are driven here. A round that finds the mail server unreachable is a failure; the rows wait.
-    expect(await t.get(NotificationSender).runOnce()).toMatchObject({ claimed: 2, sent: 0, outage: true });
+    expect(await t.get(NotificationSenderService).runOnce()).toMatchObject({ claimed: 2, sent: 0, outage: true });
     const down = await scrape();
     expect(runs(down) - runs(queued)).toBe(1);
     expect(failures(down)).toBe(1);
@@ -161,7 +161,7 @@ describe('GET /metrics', () => {
 
     // Two rounds: one sends both, the next finds nothing.
     smtp = await SmtpPeer.start(smtpPort);
-    expect(await t.get(NotificationSender).drain()).toMatchObject({ claimed: 2, sent: 2 });
+    expect(await t.get(NotificationSenderService).drain()).toMatchObject({ claimed: 2, sent: 2 });
     const sent = await scrape();
     expect(runs(sent) - runs(down)).toBe(2);
     expect(failures(sent)).toBe(1);

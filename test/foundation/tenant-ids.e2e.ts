@@ -1,4 +1,4 @@
-import { IdCipher } from '../../src/common/id-cipher.service';
+import { IdCipherService } from '../../src/common/id-cipher.service';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 
 /** Encrypted ids are bound to their app: an id minted for one app never decrypts in another app's request. */
@@ -24,7 +24,7 @@ describe('encrypted ids are bound to their tenant', () => {
     (await t.dataSource.query('SELECT subject, body FROM core_notification_log WHERE app_id = $1 ORDER BY id DESC LIMIT 1', [appId]))[0];
 
   it("merge data: app A's id decrypts under A, and is the unknown id 0 under B (the plain id never reaches B's mail)", async () => {
-    const idOfA = t.get(IdCipher).encryptId(appA, 987654);
+    const idOfA = t.get(IdCipherService).encryptId(appA, 987654);
     const underA = await t.post(
       '/message/notification',
       { event: 'echo', email: 'x@example.test', data: { _id: idOfA } },
@@ -45,7 +45,7 @@ describe('encrypted ids are bound to their tenant', () => {
   it("a customer's _id from A's signup works under A only", async () => {
     const signup = await t.post('/customers/signup', { email: 'new@example.test', password: 'Cust@1234' }, { 'site-id': String(appA) });
     expect(signup.status).toBe(200);
-    const cipher = t.get(IdCipher);
+    const cipher = t.get(IdCipherService);
     expect(cipher.decryptId(appA, signup.body._id)).toBeGreaterThan(0);
     expect(cipher.decryptId(appB, signup.body._id)).toBeNull();
     const push = await t.post('/message/sendPush', { customerID: signup.body._id, message: 'hi' }, { 'site-id': String(appB) });

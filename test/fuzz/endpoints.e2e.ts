@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import jwt from 'jsonwebtoken';
 import Stripe from 'stripe';
-import { SessionTokens } from '../../src/auth';
-import { UserLinkTokens } from '../../src/auth/user-link-tokens.service';
+import { SessionTokensService } from '../../src/auth';
+import { UserLinkTokensService } from '../../src/auth/user-link-tokens.service';
 import { CONFIDENTIAL, RELAY_URI, ssoEnv } from '../idp/support/sso-helpers';
 import { OidcPeer } from '../idp/support/oidc-peer';
 import { seedShop, ShopTenant } from '../orders/checkout-helpers';
@@ -71,7 +71,7 @@ describe('fuzzed requests to every operation of the OpenAPI document', () => {
     });
     shop = await seedShop(t);
     const other = await seedShop(t);
-    const tokens = t.get(SessionTokens);
+    const tokens = t.get(SessionTokensService);
     const sql = <T = any>(query: string, params: unknown[] = []): Promise<T[]> => t.dataSource.query(query, params);
 
     // Real ids and tokens, so that generated requests also get past lookups and reach deeper checks.
@@ -106,7 +106,7 @@ describe('fuzzed requests to every operation of the OpenAPI document', () => {
     ]);
     const rows = await t.post('/getDataRows', { table: 'core_products', fields: 'title' }, shop.headers);
     const productIds: string[] = (rows.body.data ?? []).map((r: { _id: string }) => r._id);
-    const links = t.get(UserLinkTokens);
+    const links = t.get(UserLinkTokensService);
     const userId = [
       links.issue({ userId: admin.id, appId: shop.appId, expires: new Date(Date.now() + 3_600_000) }),
       links.issue({ userId: admin.id, appId: shop.appId, expires: new Date(Date.now() - 1000) }),

@@ -2,7 +2,8 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { closeApp, createApp } from '../../src/app.factory';
-import { Fixture, SeedResult, SeedService } from '../../src/cli/seed.service';
+import { CommandEdge } from '../../src/cli/command-edge';
+import { Fixture, SeedResult } from '../../src/cli/seed.service';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { databaseUrl, dropDatabase, withAdmin } from './database';
 import { ApiContract } from './openapi-contract';
@@ -65,7 +66,7 @@ export class TestApp {
   }
 
   seed(fixture: Fixture): Promise<SeedResult> {
-    return this.app.get(SeedService).load(fixture);
+    return this.app.get(CommandEdge).seed(fixture);
   }
 
   /**
