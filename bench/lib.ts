@@ -1,4 +1,5 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -18,6 +19,8 @@ export interface Figures {
   p99: number;
   errors: number;
   non2xx: number;
+  /** Responses received (all turns added up). */
+  count: number;
 }
 
 export interface Target {
@@ -40,7 +43,14 @@ export async function measure(target: Target, options: { duration?: number; conn
     duration: options.duration ?? DURATION_S,
     connections: options.connections ?? CONNECTIONS,
   });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+    count: result.requests.total,
+  };
 }
 
 export function databaseUrl(name: string): string {
@@ -137,16 +147,25 @@ export function combined(turns: Figures[]): Figures {
     p99: Math.max(...turns.map((f) => f.p99)),
     errors: turns.reduce((n, f) => n + f.errors, 0),
     non2xx: turns.reduce((n, f) => n + f.non2xx, 0),
+    count: turns.reduce((n, f) => n + f.count, 0),
   };
 }
 
 /**
  * The targets measured in turns of one second, `rounds` turns each (alternate). Answers each target's
- * combined figures and, per round, each target's rate.
+ * combined figures and, per round, each target's rate. `meters[i]`, where given, adds up the CPU that target
+ * i's turns cost (CpuMeter).
  */
-export async function interleaved(targets: Target[], rounds: number): Promise<{ figures: Figures[]; perRound: number[][] }> {
+export async function interleaved(
+  targets: Target[],
+  rounds: number,
+  meters: (CpuMeter | undefined)[] = [],
+): Promise<{ figures: Figures[]; perRound: number[][] }> {
   const results = await alternate(
-    targets.map((target) => () => measure(target, { duration: 1 })),
+    targets.map((target, i) => () => {
+      const turn = () => measure(target, { duration: 1 });
+      return meters[i] ? meters[i].around(turn) : turn();
+    }),
     rounds,
   );
   return {
@@ -205,6 +224,8 @@ export async function versusBaseline(
   ratio: number;
   warmUpRounds: number;
   references: { figures: Figures; ratio: number }[];
+  /** Per round, each target's rate: service, baseline, then the references. */
+  perRound: number[][];
 }> {
   const targets = [service, baseline, ...references];
   const warmUpRounds = await warmUp(targets);
@@ -216,6 +237,7 @@ export async function versusBaseline(
     ratio: ratioTo(0),
     warmUpRounds,
     references: references.map((_, r) => ({ figures: figures[r + 2], ratio: ratioTo(r + 2) })),
+    perRound,
   };
 }
 
@@ -237,11 +259,11 @@ export const verdicts: string[] = [];
 export function goal(
   name: string,
   value: number,
-  op: '>=' | '<',
+  op: '>=' | '<' | '<=',
   threshold: number,
   shown: (v: number) => string = (v) => v.toFixed(2),
 ): string {
-  const pass = op === '>=' ? value >= threshold : value < threshold;
+  const pass = op === '>=' ? value >= threshold : op === '<=' ? value <= threshold : value < threshold;
   const line = `${pass ? 'PASS      ' : 'FALL SHORT'}  ${name}: ${shown(value)} (goal ${op} ${shown(threshold)})`;
   verdicts.push(line);
   return line;
@@ -286,4 +308,122 @@ export async function probeLatency(
   samples.sort((a, b) => a - b);
   const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))];
   return { p50: at(0.5), p99: at(0.99), count: samples.length, non2xx };
+}
+
+let ticksPerSecond: number | undefined;
+/** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`; 100 where it cannot be asked). */
+function clockTicks(): number {
+  if (ticksPerSecond === undefined) {
+    try {
+      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
+}
+
+/** CPU seconds (user + system, all its threads) that process `pid` has used so far, from /proc/<pid>/stat; undefined once it is gone. */
+export function cpuSeconds(pid: number): number | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // The fields after the command name (which may hold spaces and parentheses) from field 3 (state) on: utime is field 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / clockTicks();
+}
+
+/**
+ * The local ports of process `pid`'s TCP connections to port `remotePort` (its PostgreSQL connections), from
+ * its socket descriptors (/proc/<pid>/fd) and the kernel's socket tables (/proc/net/tcp, tcp6).
+ */
+function connectionPorts(pid: number, remotePort: number): number[] {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const socket = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (socket) inodes.add(socket[1]);
+    } catch {
+      // closed since the listing
+    }
+  }
+  const ports: number[] = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode ...; addresses as HEXADDR:HEXPORT.
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 10 || !inodes.has(f[9])) continue;
+      if (parseInt(f[2].split(':')[1], 16) === remotePort) ports.push(parseInt(f[1].split(':')[1], 16));
+    }
+  }
+  return ports;
+}
+
+interface CpuSample {
+  server: number;
+  /** CPU seconds so far of each PostgreSQL backend serving the server, by backend pid. */
+  backends: Map<number, number>;
+}
+
+/**
+ * Adds up the CPU that a server process and the PostgreSQL backends serving it spend during measured turns
+ * (`around`), read from /proc before and after each turn: the server's utime + stime, and those of every
+ * backend whose client port is one of the server's connections to PostgreSQL (pg_stat_activity.client_port;
+ * PostgreSQL must run on this machine, as the bench's does). A backend opened during a turn counts whole; one
+ * closed during a turn is missed. `admin` is any connection to the same PostgreSQL.
+ */
+export class CpuMeter {
+  /** CPU seconds of the server and of its backends, and the responses, over all turns so far. */
+  readonly total = { server: 0, database: 0, requests: 0 };
+  private readonly pgPort: number;
+
+  constructor(
+    private readonly pid: number,
+    private readonly admin: Client,
+  ) {
+    this.pgPort = Number(new URL(ADMIN_URL).port || 5432);
+  }
+
+  async around(turn: () => Promise<Figures>): Promise<Figures> {
+    const before = await this.sample();
+    const figures = await turn();
+    const after = await this.sample();
+    this.total.server += after.server - before.server;
+    for (const [pid, seconds] of after.backends) this.total.database += seconds - (before.backends.get(pid) ?? 0);
+    this.total.requests += figures.count;
+    return figures;
+  }
+
+  /** CPU seconds per 1,000 responses so far, of the server and of its PostgreSQL backends. */
+  perThousand(): { server: number; database: number } {
+    const per = (seconds: number) => (this.total.requests ? (seconds * 1000) / this.total.requests : NaN);
+    return { server: per(this.total.server), database: per(this.total.database) };
+  }
+
+  private async sample(): Promise<CpuSample> {
+    const ports = connectionPorts(this.pid, this.pgPort);
+    const { rows } = await this.admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE client_port = ANY($1::int[])', [
+      ports,
+    ]);
+    const backends = new Map<number, number>();
+    for (const { pid } of rows) {
+      const seconds = cpuSeconds(pid);
+      if (seconds !== undefined) backends.set(pid, seconds);
+    }
+    // A PostgreSQL on another machine (or in another PID namespace) would read as no database CPU at all.
+    if (rows.length && !backends.size)
+      throw new Error(`PostgreSQL's backends (${rows.map((r) => r.pid).join(', ')}) are not in this machine's /proc`);
+    const server = cpuSeconds(this.pid);
+    if (server === undefined) throw new Error(`process ${this.pid} is gone`);
+    return { server, backends };
+  }
 }

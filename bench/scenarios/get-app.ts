@@ -28,7 +28,8 @@ export const getAppScenario: Scenario = {
         row('service POST /getApp', service),
         row('baseline Fastify+pg same query', raw),
         ratio(service, raw, throughput),
-        goal('/getApp throughput / raw Fastify+pg handler (median of interleaved rounds)', throughput, '>=', 0.8),
+        // Issue 26: /getApp reads its tenant from memory, so it is to stay at or above the raw handler that queries it.
+        goal('/getApp throughput / raw Fastify+pg handler (median of interleaved rounds)', throughput, '>=', 1.0),
       ];
     } finally {
       await baseline.stop();

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { freePort, goal, ratio, ROOT, row, startNode, versusBaseline } from '../lib';
+import { freePort, goal, median, ratio, ROOT, row, startNode, versusBaseline } from '../lib';
 import { BenchContext, Scenario } from './types';
 
 const TOKENS = 1_000;
@@ -76,14 +76,20 @@ export const tokensScenarios: Scenario[] = [
           [{ url: `${floor.url}/validateToken`, headers, requests }],
         );
         const [bare] = measured.references;
+        const vsFloor = median(measured.perRound.map(([service, , floorRate]) => service / floorRate));
         return [
           `warm-up in interleaved turns until no rate was rising: ${measured.warmUpRounds} rounds`,
           row('service POST /ecommerce/validateToken', measured.service),
           row('baseline Fastify+pg select by token_value', measured.baseline),
           row('bare NestJS-on-Fastify + pg, same select', bare.figures),
-          ratio(measured.service, measured.baseline, measured.ratio),
+          `reference, not a goal (issue 26): ${ratio(measured.service, measured.baseline, measured.ratio)}`,
           `framework floor: bare NestJS + pg / raw Fastify + pg: ${bare.ratio.toFixed(2)} (median of interleaved rounds)`,
-          goal('validateToken throughput / raw Fastify+pg select (median of interleaved rounds)', measured.ratio, '>=', 0.85),
+          goal(
+            'validateToken throughput / framework floor (bare NestJS + pg, same select; median of interleaved rounds)',
+            vsFloor,
+            '>=',
+            0.8,
+          ),
         ];
       } finally {
         await Promise.all([baseline.stop(), floor.stop()]);
