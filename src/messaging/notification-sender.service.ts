@@ -241,7 +241,11 @@ export class NotificationSenderService implements OnModuleInit, OnApplicationBoo
         cc: row.email === null ? undefined : (row.email_cc ?? undefined),
         bcc: row.email_bcc ?? undefined,
         subject: row.subject,
-        ...(row.content_type === 'text' ? { text: row.body } : { html: row.body, text: row.text_body ?? undefined }),
+        ...(row.content_type === 'text'
+          ? { text: row.body }
+          : row.text_body === null
+            ? { html: row.body }
+            : { html: row.body, text: row.text_body }),
         messageId: `<notification-${row.id}.${row.app_id}@${domainOf(row.email_from)}>`,
       });
     } catch (error) {
