@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { isEmail } from 'class-validator';
-import { AccountsService, AuthTable, PasswordHasherService, passwordRequirements, PasswordRequirements } from '../auth';
+import { Account, AccountsService, AuthTable, PasswordHasherService, passwordRequirements, PasswordRequirements } from '../auth';
 import { RequestContext } from '../common/request-context';
 import { isUniqueViolation } from '../database/transaction';
 import { TransactionalConnection } from '../database/transactional-connection';
@@ -14,6 +14,12 @@ export interface OperatorAccount {
   role: string | null;
   firstname: string | null;
   lastname: string | null;
+}
+
+/** How an operator's command shows an account: no hash, no secrets. */
+function operatorView(ctx: RequestContext, table: AuthTable, account: Account): OperatorAccount {
+  const { id, email, role, firstname, lastname } = account;
+  return { appID: ctx.appId, table, id, email, role, firstname, lastname };
 }
 
 const REQUIREMENT_TEXT: Record<keyof PasswordRequirements, string> = {
@@ -100,15 +106,7 @@ export class UserService {
     try {
       if (await this.accounts.findByEmail(ctx, table, email)) throw taken;
       const account = await this.accounts.create(ctx, table, { email, passwordHash, firstname, lastname }, { role });
-      return {
-        appID: ctx.appId,
-        table: input.table,
-        id: account.id,
-        email: account.email,
-        role: account.role,
-        firstname: account.firstname,
-        lastname: account.lastname,
-      };
+      return operatorView(ctx, table, account);
     } catch (error) {
       if (isUniqueViolation(error)) throw taken;
       throw error;
@@ -128,15 +126,6 @@ export class UserService {
     if (!(await this.accounts.resetPassword(ctx, input.table, account.id, account.passwordChangedUs, passwordHash))) {
       throw new CommandError("The account's password changed meanwhile; run the command again");
     }
-    return {
-      appID: ctx.appId,
-      table: input.table,
-      id: account.id,
-      email: account.email,
-      role: account.role,
-      firstname: account.firstname,
-      lastname: account.lastname,
-      passwordChanged: true,
-    };
+    return { ...operatorView(ctx, input.table, account), passwordChanged: true };
   }
 }

@@ -81,10 +81,13 @@ export class OrderAccessService {
 
   /** Moves a New placeholder order to `customerId`, unless another request reconciled or completed it first. */
   private async reconcile(ctx: RequestContext, order: Order, customerId: number): Promise<void> {
-    const moved = await this.orders.setWhilePlaceholderIn(ctx, order.id, orderMachine.from('reconcile'), {
-      customer_id: customerId,
-      customer_is_placeholder: false,
-    });
+    const moved = await this.orders.setWhileIn(
+      ctx,
+      order.id,
+      orderMachine.from('reconcile'),
+      { customer_id: customerId, customer_is_placeholder: false },
+      true,
+    );
     if (!moved) return;
     order.customer_id = customerId;
     order.customer_is_placeholder = false;

@@ -91,36 +91,23 @@ export class OrderRepository {
       .execute();
   }
 
-  /** Sets `values` only while the order's status is one of `from`; whether it did. */
+  /**
+   * Sets `values` only while the order's status is one of `from` (and, with `placeholderOnly`, while its
+   * customer is still a guest's placeholder); whether it did.
+   */
   async setWhileIn(
     ctx: RequestContext,
     orderId: number,
     from: readonly OrderStatus[],
     values: QueryDeepPartialEntity<Order>,
+    placeholderOnly = false,
   ): Promise<boolean> {
     const result = await this.connection
       .repository(ctx, Order)
       .createQueryBuilder()
       .update()
       .set(values)
-      .where('id = :id AND app_id = :appId AND orderstatus IN (:...from)', { id: orderId, appId: ctx.appId, from })
-      .execute();
-    return Boolean(result.affected);
-  }
-
-  /** Sets `values` only while the order is still a placeholder's in one of `from`; whether it did. */
-  async setWhilePlaceholderIn(
-    ctx: RequestContext,
-    orderId: number,
-    from: readonly OrderStatus[],
-    values: QueryDeepPartialEntity<Order>,
-  ): Promise<boolean> {
-    const result = await this.connection
-      .repository(ctx, Order)
-      .createQueryBuilder()
-      .update()
-      .set(values)
-      .where('id = :id AND app_id = :appId AND customer_is_placeholder AND orderstatus IN (:...from)', {
+      .where(`id = :id AND app_id = :appId AND orderstatus IN (:...from)${placeholderOnly ? ' AND customer_is_placeholder' : ''}`, {
         id: orderId,
         appId: ctx.appId,
         from,
