@@ -46,9 +46,10 @@ export class ResetLinksService {
   ) {}
 
   /**
-   * Mails a reset link, through the outbox, when the account exists. `mustExist` (customer routes) answers
-   * 404 `No user found` otherwise and waits until the mail is in the outbox; without it the answer is the same
-   * whether or not the account exists, and the mail is written to the outbox in the background.
+   * Mails a reset link, through the outbox, when the account exists: the answer waits for the outbox row (one
+   * INSERT), never for the mail, which the sender delivers after the commit. `mustExist` (customer routes)
+   * answers 404 `No user found` otherwise; without it the answer is the same whether or not the account
+   * exists, and a failed write is only logged.
    */
   async request(ctx: RequestContext, table: AuthTable, email: string, url: string | undefined, mustExist: boolean): Promise<void> {
     const base = this.linkBase(ctx, url);
@@ -67,11 +68,9 @@ export class ResetLinksService {
       return;
     }
     const sending = this.queueMail(ctx, account, link, ttl);
-    if (mustExist) {
-      await sending;
-      return;
-    }
-    sending.catch((error: Error) =>
+    if (mustExist) return sending;
+    // Written before the answer, so that nothing of this request happens after it, but a failure answers the same.
+    await sending.catch((error: Error) =>
       this.logger.error({ requestId: ctx.requestId, appId: ctx.appId, err: error.message }, 'reset mail failed'),
     );
   }
