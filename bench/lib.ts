@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
+import { SERVICE_NODE_FLAGS } from '../src/heap-after-start';
 
 export const ROOT = join(__dirname, '..', '..');
 export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -75,15 +76,19 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-/** Starts a node script (the service or a baseline) with `env` and waits until `readyPath` answers (polled every `pollMs`). */
+/**
+ * Starts a node script (the service or a baseline) with `env` and Node's `flags`, and waits until `readyPath`
+ * answers (polled every `pollMs`).
+ */
 export async function startNode(
   script: string,
   env: Record<string, string>,
   port: number,
   readyPath: string,
   pollMs = 100,
+  flags: readonly string[] = [],
 ): Promise<Server> {
-  const child: ChildProcess = spawn(process.execPath, [script], {
+  const child: ChildProcess = spawn(process.execPath, [...flags, script], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -110,6 +115,19 @@ export async function startNode(
         child.kill('SIGTERM');
       }),
   };
+}
+
+/**
+ * Starts the built service (dist/src/main.js) with `env` and the Node flags its start scripts and image use
+ * (SERVICE_NODE_FLAGS), and waits until /health/ready answers.
+ */
+export async function startService(
+  env: Record<string, string>,
+  port?: number,
+  options: { pollMs?: number; flags?: readonly string[] } = {},
+): Promise<Server> {
+  const script = join(ROOT, 'dist/src/main.js');
+  return startNode(script, env, port ?? (await freePort()), '/health/ready', options.pollMs, options.flags ?? SERVICE_NODE_FLAGS);
 }
 
 /** A port that was free a moment ago (so concurrent benchmark runs do not collide). */

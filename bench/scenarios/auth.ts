@@ -1,6 +1,5 @@
 import { compare, hash } from 'bcrypt';
-import { join } from 'node:path';
-import { alternate, combined, DURATION_S, Figures, freePort, goal, measure, median, probeLatency, ROOT, row, startNode } from '../lib';
+import { alternate, combined, DURATION_S, Figures, goal, measure, median, probeLatency, row, startService } from '../lib';
 import { BenchContext, Scenario } from './types';
 
 /** The fixtures/bench.json account used for logins. */
@@ -42,12 +41,7 @@ async function bareVerifyRate(cost: number, parallel: number, seconds: number): 
  * AUTH_LOGIN_MAX_PER_ACCOUNT until they succeed.
  */
 async function startUnlimited(ctx: BenchContext) {
-  return startNode(
-    join(ROOT, 'dist/src/main.js'),
-    { ...ctx.env, AUTH_LOGIN_MAX_PER_ACCOUNT: '1000000000', LOG_LEVEL: 'warn' },
-    await freePort(),
-    '/health/ready',
-  );
+  return startService({ ...ctx.env, AUTH_LOGIN_MAX_PER_ACCOUNT: '1000000000', LOG_LEVEL: 'warn' });
 }
 
 export const loginScenario: Scenario = {

@@ -1,6 +1,5 @@
-import { join } from 'node:path';
 import { PaymentPeer } from '../../src/cli/payment-double';
-import { DURATION_S, freePort, ROOT, startNode } from '../lib';
+import { DURATION_S, freePort, startService } from '../lib';
 import { percentile } from './messaging';
 import { shopDatabase } from './shop';
 import { Scenario } from './types';
@@ -37,7 +36,7 @@ export const checkoutScenario: Scenario = {
           report: (outcome) => void (outcome.includes('→ 200') || console.error(outcome)),
         },
       });
-      const service = await startNode(join(ROOT, 'dist/src/main.js'), { ...env, PAYMENT_API_URL: peer.url }, port, '/health/ready');
+      const service = await startService({ ...env, PAYMENT_API_URL: peer.url }, port);
       try {
         const base = `${service.url}${ctx.basePath}`;
         const headers = { 'site-id': String(appId), 'content-type': 'application/json' };

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, goal, ROOT, startNode } from '../lib';
+import { goal, startService } from '../lib';
 import { Scenario } from './types';
 
 const IDLE_MS = 3000;
@@ -17,7 +17,7 @@ function rssMb(pid: number): number {
 /** Starts the built service, and answers the time until /health/ready answers and its RSS after IDLE_MS without requests. */
 async function footprint(env: Record<string, string>): Promise<{ readyMs: number; rss: number }> {
   const started = performance.now();
-  const server = await startNode(join(ROOT, 'dist/src/main.js'), env, await freePort(), '/health/ready', 10);
+  const server = await startService(env, undefined, { pollMs: 10 });
   const readyMs = performance.now() - started;
   try {
     await new Promise((r) => setTimeout(r, IDLE_MS));

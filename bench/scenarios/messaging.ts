@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { Client } from 'pg';
 import { SMTPServer } from 'smtp-server';
-import { adminQuery, databaseUrl, DURATION_S, freePort, goal, measure, ROOT, row, startNode } from '../lib';
+import { adminQuery, databaseUrl, DURATION_S, goal, measure, ROOT, row, startService } from '../lib';
 import { BenchContext, Scenario } from './types';
 
 /**
@@ -27,12 +27,7 @@ export const messagingScenario: Scenario = {
       const lines: string[] = [];
 
       // 1. Accepting: the endpoint writes Pending rows; no sender runs in this process.
-      const acceptor = await startNode(
-        join(ROOT, 'dist/src/main.js'),
-        { ...env, NOTIFY_SENDER_ENABLED: 'false' },
-        await freePort(),
-        '/health/ready',
-      );
+      const acceptor = await startService({ ...env, NOTIFY_SENDER_ENABLED: 'false' });
       try {
         const target = {
           url: `${acceptor.url}${ctx.basePath}/message/notification`,
@@ -49,12 +44,13 @@ export const messagingScenario: Scenario = {
       // 2. Delivering: N rows due at once, a service with the background sender and SMTP_URL; time until all are Sent.
       const total = Math.max(500, 300 * DURATION_S);
       await db.query('DELETE FROM core_notification_log');
-      const sender = await startNode(
-        join(ROOT, 'dist/src/main.js'),
-        { ...env, SMTP_URL: smtp.url, NOTIFY_SENDER_ENABLED: 'true', NOTIFY_POLL_INTERVAL_MS: '100', NOTIFY_BATCH_SIZE: '200' },
-        await freePort(),
-        '/health/ready',
-      );
+      const sender = await startService({
+        ...env,
+        SMTP_URL: smtp.url,
+        NOTIFY_SENDER_ENABLED: 'true',
+        NOTIFY_POLL_INTERVAL_MS: '100',
+        NOTIFY_BATCH_SIZE: '200',
+      });
       try {
         smtp.count = 0;
         const started = Date.now();
@@ -141,19 +137,9 @@ async function requestToMail(
   db: Client,
 ): Promise<{ line: string; p50: number }> {
   const count = LATENCY_RATE * Math.max(3, DURATION_S);
-  const acceptor = await startNode(
-    join(ROOT, 'dist/src/main.js'),
-    { ...env, NOTIFY_SENDER_ENABLED: 'false' },
-    await freePort(),
-    '/health/ready',
-  );
+  const acceptor = await startService({ ...env, NOTIFY_SENDER_ENABLED: 'false' });
   try {
-    const sender = await startNode(
-      join(ROOT, 'dist/src/main.js'),
-      { ...env, SMTP_URL: smtp.url, NOTIFY_SENDER_ENABLED: 'true' },
-      await freePort(),
-      '/health/ready',
-    );
+    const sender = await startService({ ...env, SMTP_URL: smtp.url, NOTIFY_SENDER_ENABLED: 'true' });
     try {
       const url = `${acceptor.url}${basePath}/message/notification`;
       const sentAt = new Map<string, number>();

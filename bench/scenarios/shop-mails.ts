@@ -1,5 +1,4 @@
-import { join } from 'node:path';
-import { DURATION_S, freePort, goal, ROOT, startNode } from '../lib';
+import { DURATION_S, goal, startService } from '../lib';
 import { atRate, countingSmtpServer, percentile, waitForArrivals } from './messaging';
 import { prepareOrders, shopDatabase, signedDelivery } from './shop';
 import { Scenario } from './types';
@@ -30,7 +29,7 @@ export const shopMailsScenario: Scenario = {
       const orders = await prepareOrders(db, shop, WARM_UP + count);
       const deliveries = orders.map((orderId) => ({ orderId, ...signedDelivery(shop, orderId) }));
 
-      const service = await startNode(join(ROOT, 'dist/src/main.js'), env, await freePort(), '/health/ready');
+      const service = await startService(env);
       try {
         const url = `${service.url}${ctx.basePath}/ecommerce/payment-webhook`;
         const sentAt = new Map<number, number>();

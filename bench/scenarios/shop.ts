@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import Stripe from 'stripe';
-import { adminQuery, databaseUrl, freePort, goal, ROOT, startNode } from '../lib';
+import { adminQuery, databaseUrl, goal, ROOT, startService } from '../lib';
 import { BenchContext, Scenario } from './types';
 
 /** Connections for the throughput run: deliveries the provider has in flight to one endpoint at once. */
@@ -42,7 +42,7 @@ export const shopWebhookScenario: Scenario = {
       const orders = await prepareOrders(db, shop, SEQUENTIAL + CONCURRENT + 50);
       const deliveries = orders.map((orderId) => signedDelivery(shop, orderId));
 
-      const service = await startNode(join(ROOT, 'dist/src/main.js'), env, await freePort(), '/health/ready');
+      const service = await startService(env);
       try {
         const url = `${service.url}${ctx.basePath}/ecommerce/payment-webhook`;
         const warm = await deliver(url, deliveries.splice(0, 50), 4);
