@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { LoggerService } from '@nestjs/common';
 import pino, { Logger } from 'pino';
+import { isoNow } from './clock';
 import type { RequestContext } from './request-context';
 
 /**
@@ -17,7 +18,7 @@ export function createRootLogger(level: string): Logger {
   const options: pino.LoggerOptions = {
     level,
     base: { pid: process.pid },
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp: () => `,"time":"${isoNow()}"`, // pino.stdTimeFunctions.isoTime's text, formatted once per second
     mixin: () => {
       const store = requestStore.getStore();
       return store ? { requestId: store.requestId } : {};
