@@ -31,6 +31,14 @@ class DeclaredKeysValidationPipe extends ValidationPipe {
     return super.transform(declared, metadata);
   }
 
+  /** Bodies come from the JSON parser, query strings and path parameters from Fastify: none holds a binary value. */
+  protected override findNestedBinaryValues(): ValidationError[] {
+    return [];
+  }
+
+  /** Nor a sparse array (JSON has no gaps): nothing to close. */
+  protected override closeArrayGaps(): void {}
+
   /**
    * class-validator's synchronous run when no registered constraint is asynchronous (ours are not): the same
    * checks and errors, without a promise per property and validator (a fifth of the pipe's CPU).
@@ -122,6 +130,15 @@ export function memoizeTargetValidationMetadatas(): void {
   };
   memoized.add(memo);
   storage.getTargetValidationMetadatas = memo;
+  // Each validate() also groups those rules by property anew; the memoized arrays above are stable, so the
+  // grouping is kept per array (class-validator only reads it).
+  const group = storage.groupByPropertyName;
+  const groups = new WeakMap<object, ReturnType<typeof group>>();
+  storage.groupByPropertyName = function (this: typeof storage, metadata) {
+    let grouped = groups.get(metadata);
+    if (!grouped) groups.set(metadata, (grouped = group.call(this, metadata)));
+    return grouped;
+  };
 }
 
 const memoized = new WeakSet<object>();
