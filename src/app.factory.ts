@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { NestFactory } from '@nestjs/core';
-import helmet from '@fastify/helmet';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest, onResponseHookHandler, onSendHookHandler } from 'fastify';
 import type { Logger } from 'pino';
@@ -9,7 +8,7 @@ import { ApiError } from './common/api-error';
 import { answerClientError, MAX_URL_LENGTH, routeNotFound, sendError, toApiError } from './common/global-exception.filter';
 import { AppModule } from './app.module';
 import { SitesService } from './app-context';
-import { corsOrigin, DOCS_HELMET, helmetOptions } from './common/http-security';
+import { corsOrigin, DOCS_HELMET, securityHeaders } from './common/http-security';
 import { createRootLogger, JsonLogger, requestStore } from './common/logging';
 import { AppConfig } from './config/app-config';
 import { DatabaseHandle } from './database/embedded-database';
@@ -68,9 +67,6 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
     clientErrorHandler: answerClientError,
   });
   const fastify = adapter.getInstance();
-  // Security headers on every answer (src/common/http-security.ts): its hooks come before ours below, so
-  // the answers those hooks give (404, 405, 414, 503) carry them too.
-  void fastify.register(helmet, helmetOptions(config));
   let metrics: MetricsService | undefined; // Nest's, once created; routes are added later, at app.init()
   // Before Nest adds its routes: each gets its body limit, is remembered for 405 answers, and gets its metrics recorder.
   const routes: { method: string; path: RegExp }[] = [];
@@ -132,21 +128,25 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
       );
     }
   });
-  fastify.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    requestStore.run({ requestId: request.id }, done);
-  });
   let closing = false;
   fastify.addHook('preClose', (done) => {
     closing = true;
     done();
   });
   // Before anything else runs: a server shutting down, an over-long URL, no route for this method and path.
-  fastify.addHook('onRequest', (request, reply, done) => {
+  const admit = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     if (closing) return sendError(reply, new ApiError(503, 'Service is shutting down'));
     if (request.url.length > MAX_URL_LENGTH) return sendError(reply, new ApiError(414, 'URL is too long'));
     if (request.is404) return sendError(reply, routeNotFound(request, allowedMethods(request)));
     done();
+  };
+  // One hook, the first: the security headers (src/common/http-security.ts) and the request id on every answer,
+  // those that `admit` gives (404, 405, 414, 503) included; the rest of the request runs in its requestStore.
+  const applySecurityHeaders = securityHeaders(config);
+  fastify.addHook('onRequest', (request, reply, done) => {
+    applySecurityHeaders(request, reply);
+    reply.header('x-request-id', request.id);
+    requestStore.run({ requestId: request.id }, admit, request, reply, done);
   });
   fastify.addHook('onResponse', (request, reply, done) => {
     if (request.is404) appMetrics.recordUnmatched(request.method, reply.statusCode, reply.elapsedTime); // a route's own hook records the rest

@@ -34,23 +34,58 @@ export class AppContextGuard implements CanActivate {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async canActivate(execution: ExecutionContext): Promise<boolean> {
-    const request = execution.switchToHttp().getRequest<RequestWithContext>();
-    const policy =
-      this.reflector.getAllAndOverride<AppContextPolicy | undefined>(APP_CONTEXT_POLICY, [execution.getHandler(), execution.getClass()]) ??
-      {};
+  /** Per handler: its class and its policy (Reflector reads metadata through several maps on every call). */
+  private readonly policies = new WeakMap<object, { classRef: object; policy: AppContextPolicy }>();
+
+  /** A boolean when the tenant came from the site cache (the common case), else a promise. */
+  canActivate(execution: ExecutionContext): boolean | Promise<boolean> {
+    const request = execution.getArgByIndex<RequestWithContext>(0); // the HTTP request, without switchToHttp's closures
+    const policy = this.policyOf(execution);
     request.ctx = new RequestContext(request.id, request.ip, this.config.production, null);
     const store = requestStore.getStore();
     if (store) store.ctx = request.ctx;
     if (policy.none) return true;
-    if (policy.siteIdHeaderOnly) {
-      request.ctx.site = await this.fromSiteIdHeaderOnly(request);
+    if (policy.siteIdHeaderOnly) return this.siteIdHeaderOnly(request);
+    const cached = this.cachedSite(request);
+    if (cached) {
+      request.ctx.site = cached;
       return true;
     }
+    return this.resolveInto(request);
+  }
+
+  private policyOf(execution: ExecutionContext): AppContextPolicy {
+    const handler = execution.getHandler();
+    const classRef = execution.getClass();
+    const known = this.policies.get(handler);
+    if (known?.classRef === classRef) return known.policy;
+    const policy = this.reflector.getAllAndOverride<AppContextPolicy | undefined>(APP_CONTEXT_POLICY, [handler, classRef]) ?? {};
+    this.policies.set(handler, { classRef, policy });
+    return policy;
+  }
+
+  /**
+   * The site a well-formed `site-id` header names, when the site cache holds it: what `resolve` answers then,
+   * without a promise. Anything else (proxy mode, another header, a miss) is left to `resolve`.
+   */
+  private cachedSite(request: RequestWithContext): Site | undefined {
+    if (this.config.proxy.enabled) return undefined;
+    const siteId = single(request.headers['site-id']);
+    if (!siteId || !POSITIVE_INT.test(siteId)) return undefined;
+    const id = Number(siteId);
+    return id > MAX_ID ? undefined : this.sites.cachedById(request.ctx!, id);
+  }
+
+  private async siteIdHeaderOnly(request: RequestWithContext): Promise<boolean> {
+    request.ctx!.site = await this.fromSiteIdHeaderOnly(request);
+    return true;
+  }
+
+  private async resolveInto(request: RequestWithContext): Promise<boolean> {
     const site = await this.resolve(request);
     // Thrown by the rate limiter once it counted the request (RateLimitGuard runs next).
-    if (site === UNKNOWN) request.ctx.refusal = appContextError('APP_NOT_FOUND');
-    else request.ctx.site = site;
+    if (site === UNKNOWN) request.ctx!.refusal = appContextError('APP_NOT_FOUND');
+    else request.ctx!.site = site;
     return true;
   }
 

@@ -61,6 +61,13 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     return this.keep(await this.loadAt(load));
   }
 
+  /** The site `id` from memory, when it is there (what `site` answers without loading); else undefined. */
+  cached(id: number): Site | undefined {
+    if (!this.listening) return undefined;
+    const entry = this.byId.get(id);
+    return entry && entry.expires > Date.now() ? entry.site : undefined;
+  }
+
   /** The site of `domain` (lower-cased) from memory, or `load`ed. */
   async siteOfDomain(domain: string, load: () => Promise<Site | null>): Promise<Site | null> {
     if (!this.listening) return load();

@@ -32,6 +32,11 @@ export class SitesService {
     return ctx.manager ? load() : this.cache.site(id, load);
   }
 
+  /** The tenant `id` when the site cache holds it and `ctx` has no transaction (what findById would answer), else undefined. */
+  cachedById(ctx: RequestContext, id: number): Site | undefined {
+    return ctx.manager ? undefined : this.cache.cached(id);
+  }
+
   /** By domain, case-insensitively; cached like findById. */
   findByDomain(ctx: RequestContext, domain: string): Promise<Site | null> {
     return this.byDomain(ctx, domain);

@@ -1,3 +1,5 @@
+import { isoNow } from './clock';
+
 /** The spec's envelopes (SPEC "Conventions that apply to every endpoint"). */
 export interface FieldError {
   field: string;
@@ -5,7 +7,7 @@ export interface FieldError {
 }
 
 export function success<T extends object>(fields: T = {} as T): { status: 'Success'; datetime: string } & T {
-  return { status: 'Success', ...fields, datetime: new Date().toISOString() };
+  return { status: 'Success', ...fields, datetime: isoNow() };
 }
 
 export function successData<T>(data: T): { status: 'Success'; data: T; datetime: string } {

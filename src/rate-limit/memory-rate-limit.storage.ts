@@ -7,6 +7,10 @@ export class MemoryRateLimitStorage extends RateLimitStorage implements OnApplic
   private increments = 0;
 
   async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
+    return this.incrementNow(key, ttl, limit);
+  }
+
+  override incrementNow(key: string, ttl: number, limit: number): ThrottlerStorageRecord {
     const now = Date.now();
     if (++this.increments % 1000 === 0) this.sweep(now);
     let window = this.windows.get(key);

@@ -20,6 +20,11 @@ export abstract class RateLimitStorage implements ThrottlerStorage {
     blockDuration: number,
     throttlerName: string,
   ): Promise<ThrottlerStorageRecord>;
+  /**
+   * `increment` answered at once, where the counters are in this process (RateLimitGuard then counts a request
+   * without a promise); absent where they are not.
+   */
+  incrementNow?(key: string, ttl: number, limit: number): ThrottlerStorageRecord;
   /** Takes one hit back from the open window; never below zero, never reopens an ended window. */
   abstract decrement(key: string): Promise<void>;
   /** Forgets the key's count. */
