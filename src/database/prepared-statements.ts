@@ -2,23 +2,11 @@ import { createHash } from 'node:crypto';
 import { Client, QueryResult } from 'pg';
 
 /**
- * The comments that ask the request pool's connections to run a statement as a named prepared statement
- * (`prepared(sql)`), with a generic plan for the second. A connection without PreparedStatementsClient
- * (DB_PREPARED_STATEMENTS=false, the embedded database) sends the text as it is, an unnamed statement like
- * every other.
+ * The comment that asks the request pool's connections to run a statement as a named prepared statement
+ * (`prepared(sql)`). A connection without PreparedStatementsClient (DB_PREPARED_STATEMENTS=false, the
+ * embedded database) sends the text as it is, an unnamed statement like every other.
  */
-const MARK = '/* prepared';
-const MARKS = { custom: '/* prepared */ ', generic: '/* prepared, generic plan */ ' } as const;
-
-/**
- * The settings of an execution with a generic plan, SET LOCAL in a transaction of its own around that one
- * execution (a session-wide plan_cache_mode would give every unnamed statement of the connection a generic
- * plan too). Parallel workers off: a generic plan estimates LIMIT $n as a tenth of the rows, enough for a
- * Gather Merge whose workers cost more than the page.
- */
-export const GENERIC_PLAN_SETTINGS = ['plan_cache_mode = force_generic_plan', 'max_parallel_workers_per_gather = 0'];
-// Raw SQL: transaction control and planner settings have no TypeORM counterpart.
-const GENERIC_BEGIN = ['BEGIN', ...GENERIC_PLAN_SETTINGS.map((setting) => `SET LOCAL ${setting}`)].join('; ');
+const MARK = '/* prepared */ ';
 
 /** Most statements one connection keeps prepared; the least recently used beyond it is deallocated. */
 export const MAX_PREPARED_PER_CONNECTION = 100;
@@ -32,15 +20,10 @@ const STALE = new Set(['26000', '0A000']);
 /**
  * `sql` marked to run as a named prepared statement on the request pool: parsed and analyzed once per
  * connection instead of once per execution. Only for statements whose text takes every value as a bound
- * parameter and repeats often (one statement per query shape, not per value). `plan`:
- * - `custom` (PostgreSQL's default, plan_cache_mode auto): planned for the values of each execution, unless
- *   after five PostgreSQL finds a generic plan no dearer;
- * - `generic`: planned once per connection, without the values (GENERIC_PLAN_SETTINGS), when the connection
- *   is not in a transaction (inside one it runs as `custom`). Only for statements whose best plan does not
- *   depend on the values: test/content/page-plan.e2e.ts checks the /getDataRows pages.
+ * parameter and repeats often (one statement per query shape, not per value).
  */
-export function prepared(sql: string, plan: keyof typeof MARKS = 'custom'): string {
-  return MARKS[plan] + sql;
+export function prepared(sql: string): string {
+  return MARK + sql;
 }
 
 interface PreparedStatement {
@@ -57,9 +40,7 @@ interface PreparedStatement {
  * deallocated when the connection goes back to the pool idle (never inside a request's transaction). A
  * new connection (a reconnect) starts with none. A statement PostgreSQL no longer has (26000) or whose
  * result type changed (0A000) is prepared again, once, outside a transaction (inside one the error has
- * already aborted it, and the caller sees it as any other). A statement marked `generic` and run outside a
- * transaction runs in one of its own: `BEGIN; SET LOCAL …` (one round trip), the execution, `COMMIT`, so its
- * settings end with it whatever happens (an error rolls back); statement_timeout, set on the connection, holds.
+ * already aborted it, and the caller sees it as any other).
  */
 export class PreparedStatementsClient extends Client {
   /** Text → statement, least recently used first (a Map keeps insertion order; a use moves it to the end). */
@@ -103,31 +84,16 @@ export class PreparedStatementsClient extends Client {
   }
 
   private async execute(text: string, values: unknown[] | undefined): Promise<QueryResult> {
-    const generic = text.startsWith(MARKS.generic) && this.getTransactionStatus() === 'I';
     try {
-      return await this.executeOnce(text, values, generic);
+      return await super.query({ name: this.statementOf(text).name, text, values });
     } catch (error) {
       const code = (error as { code?: string }).code;
       if (!code || !STALE.has(code)) throw error;
       if (code === '26000') this.forgetAll();
       else this.forget(text);
       if (this.getTransactionStatus() !== 'I') throw error;
-      return this.executeOnce(text, values, generic);
+      return super.query({ name: this.statementOf(text).name, text, values });
     }
-  }
-
-  private async executeOnce(text: string, values: unknown[] | undefined, generic: boolean): Promise<QueryResult> {
-    if (!generic) return super.query({ name: this.statementOf(text).name, text, values });
-    await super.query(GENERIC_BEGIN);
-    let result: QueryResult;
-    try {
-      result = await super.query({ name: this.statementOf(text).name, text, values });
-    } catch (error) {
-      await super.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
-    await super.query('COMMIT');
-    return result;
   }
 
   /** The statement of `text` on this connection, marked as the most recently used; evicts the least used beyond the limit. */

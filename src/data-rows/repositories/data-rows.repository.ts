@@ -20,15 +20,12 @@ export class DataRowsRepository {
   /**
    * The rows of a checked query. A query without conditions of the request's (the published page and its
    * like: one statement per table, columns, order and reading) runs as a named prepared statement, parsed
-   * once per connection; a page or a record of it with a generic plan, planned once per connection too: its
-   * plan walks the order's index whatever the tenant and page (test/content/page-plan.e2e.ts). Queries with
-   * conditions stay unnamed and planned for their values: a generic plan, or the one PostgreSQL may switch a
-   * prepared statement to after five executions, is estimated for an average value, not the request's own.
+   * once per connection. Queries with conditions stay unnamed: after five executions PostgreSQL may switch a
+   * prepared statement to a generic plan, estimated for an average value rather than the request's own.
    */
   rows(ctx: RequestContext, query: RowQuery): Promise<Row[]> {
     const sql = toSql(query);
-    const statement = query.where.sql.length ? sql : prepared(sql, query.paging || query.record ? 'generic' : 'custom');
-    return this.connection.manager(ctx).query(statement, rowParams(ctx.appId, query));
+    return this.connection.manager(ctx).query(query.where.sql.length ? sql : prepared(sql), rowParams(ctx.appId, query));
   }
 
   /** Whether the app has the row `id` in `table` (a table with `id` and `app_id`, checked against the schema catalog). */
