@@ -20,9 +20,17 @@ export interface AppConfig {
    * (DB_POOL_SIZE), the statement timeout of its connections (DB_STATEMENT_TIMEOUT_MS, 0 = none), the most
    * connections one tenant holds at once (DB_TENANT_MAX_CONNECTIONS, per instance and, with REDIS_URL, across
    * instances), and how many of a tenant's requests may wait for one (DB_TENANT_QUEUE) and how long
-   * (DB_TENANT_QUEUE_WAIT_MS).
+   * (DB_TENANT_QUEUE_WAIT_MS); whether the hot /getDataRows statements run as named prepared statements on its
+   * connections (DB_PREPARED_STATEMENTS; off behind a transaction-mode pooler that cannot carry them).
    */
-  database: { poolSize: number; statementTimeoutMs: number; tenantMaxConnections: number; tenantQueue: number; tenantQueueWaitMs: number };
+  database: {
+    poolSize: number;
+    statementTimeoutMs: number;
+    tenantMaxConnections: number;
+    tenantQueue: number;
+    tenantQueueWaitMs: number;
+    preparedStatements: boolean;
+  };
   /**
    * Bounds on slow clients: the whole request (HTTP_REQUEST_TIMEOUT_MS) and its head (HTTP_HEADERS_TIMEOUT_MS)
    * must arrive within these, else 408; an idle keep-alive connection closes after HTTP_KEEP_ALIVE_TIMEOUT_MS.
@@ -359,6 +367,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       tenantMaxConnections: r.int('DB_TENANT_MAX_CONNECTIONS', Math.max(1, Math.floor(poolSize / 2)), 1, poolSize),
       tenantQueue: r.int('DB_TENANT_QUEUE', 100, 0, 100_000),
       tenantQueueWaitMs: r.int('DB_TENANT_QUEUE_WAIT_MS', 5000, 0, 600_000),
+      preparedStatements: r.bool('DB_PREPARED_STATEMENTS', true),
     },
     http: {
       requestTimeoutMs,

@@ -7,6 +7,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { DatabaseHealth } from './database-health';
 import { DatabaseNotifications } from './database-notifications';
 import { DatabaseHandle, poolSize } from './embedded-database';
+import { PreparedStatementsClient } from './prepared-statements';
 import { SchemaCatalogService } from './schema-catalog.service';
 import { registerEntitySecrets } from './table-policy';
 import { tenantSharedDriver } from './tenant-pool';
@@ -51,7 +52,13 @@ export class DatabaseModule {
               migrationsRun: false,
               poolSize: size,
               // Every statement of the request pool; migrations, the SQL merges and the listener have their own connections.
-              extra: { connectionTimeoutMillis: 10_000, ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}) },
+              // Its connections run statements marked prepared() as named prepared statements (not on PGlite, nor when
+              // switched off); pg's Pool and tenant-pool.ts's create their connections with this Client.
+              extra: {
+                connectionTimeoutMillis: 10_000,
+                ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
+                ...(config.database.preparedStatements && !database.embedded ? { Client: PreparedStatementsClient } : {}),
+              },
               // The request's context, set by AppContextGuard, names the tenant a connection is checked out for.
               driver: share.limits(size) ? tenantSharedDriver(share, () => requestStore.getStore()?.ctx) : undefined,
               // No retries: the start has just connected (migrate), so a failure here is not a slow database but

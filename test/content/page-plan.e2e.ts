@@ -1,5 +1,6 @@
 import { buildRowQuery } from '../../src/data-rows/row-query';
-import { toSql } from '../../src/data-rows/repositories/data-rows.repository';
+import { rowParams, toSql } from '../../src/data-rows/repositories/data-rows.repository';
+import { prepared } from '../../src/database/prepared-statements';
 import { TransactionScope } from '../../src/database/transaction-scope';
 import { TableCatalogService } from '../../src/versioning';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -54,11 +55,7 @@ describe('getDataRows page plans', () => {
     const table = await t.get(TableCatalogService).require(new TransactionScope(), 'core_products');
     const body = { table: 'core_products', isPaging: true, perPage: 20, page: 3, ...(orderBy ? { orderBy } : {}) };
     const query = buildRowQuery(body, table, 'published', { maxPerPage: t.config.content.maxPerPage, maxRows: t.config.content.maxRows });
-    const [{ 'QUERY PLAN': plan }] = await t.dataSource.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${toSql(query)}`, [
-      a.appId,
-      table.name,
-      ...query.params,
-    ]);
+    const [{ 'QUERY PLAN': plan }] = await t.dataSource.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${toSql(query)}`, rowParams(a.appId, query));
     return { nodes: nodes(plan[0].Plan), offset: query.offset, limit: query.limit };
   }
 
@@ -72,6 +69,45 @@ describe('getDataRows page plans', () => {
       const walk = nodes.find((n) => n['Index Name'] === `core_products_app_${column}_idx`);
       expect(walk).toMatchObject({ 'Scan Direction': direction === 'ASC' ? 'Forward' : 'Backward' });
       expect(walk!['Actual Rows']).toBeLessThanOrEqual(offset + limit);
+    },
+  );
+
+  it.each(cases)(
+    'as a prepared statement, after more executions than PostgreSQL plans custom (5), ordered by $column $direction: still the index walk',
+    async ({ column, direction }) => {
+      const table = await t.get(TableCatalogService).require(new TransactionScope(), 'core_products');
+      const pageOf = (page: number) =>
+        buildRowQuery(
+          { table: 'core_products', isPaging: true, perPage: 20, page, orderBy: `${column} ${direction}` },
+          table,
+          'published',
+          {
+            maxPerPage: t.config.content.maxPerPage,
+            maxRows: t.config.content.maxRows,
+          },
+        );
+      const runner = t.dataSource.createQueryRunner();
+      try {
+        const sql = prepared(toSql(pageOf(1)));
+        for (const page of [1, 25, 250, 3, 1, 25, 3]) expect(await runner.query(sql, rowParams(a.appId, pageOf(page)))).toHaveLength(21);
+        const [statement] = await runner.query(
+          'SELECT name, generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1',
+          [sql],
+        );
+        expect(Number(statement.generic_plans) + Number(statement.custom_plans)).toBe(7);
+        const query = pageOf(3);
+        // The plan PostgreSQL's plan cache chooses now (auto: custom unless the generic one is estimated no dearer).
+        const [{ 'QUERY PLAN': plan }] = await runner.query(
+          `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE "${statement.name}"(${a.appId}, 'core_products', ${query.limit}, ${query.offset})`,
+        );
+        const planNodes = nodes(plan[0].Plan);
+        expect(planNodes.filter((n) => n['Node Type'].includes('Sort') || n['Node Type'].includes('Gather'))).toEqual([]);
+        const walk = planNodes.find((n) => n['Index Name'] === `core_products_app_${column}_idx`);
+        expect(walk).toMatchObject({ 'Scan Direction': direction === 'ASC' ? 'Forward' : 'Backward' });
+        expect(walk!['Actual Rows']).toBeLessThanOrEqual(query.offset + query.limit);
+      } finally {
+        await runner.release();
+      }
     },
   );
 

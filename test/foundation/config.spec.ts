@@ -119,8 +119,11 @@ describe('configuration: fair shares and timeouts', () => {
       tenantMaxConnections: 5,
       tenantQueue: 100,
       tenantQueueWaitMs: 5000,
+      preparedStatements: true,
     });
     expect(loadConfig({ DB_POOL_SIZE: '3' }).database.tenantMaxConnections).toBe(1);
+    expect(loadConfig({ DB_PREPARED_STATEMENTS: 'false' }).database.preparedStatements).toBe(false);
+    expect(() => loadConfig({ DB_PREPARED_STATEMENTS: 'sometimes' })).toThrow(/DB_PREPARED_STATEMENTS must be true or false/);
     expect(loadConfig({}).http).toEqual({ requestTimeoutMs: 30000, headersTimeoutMs: 10000, keepAliveTimeoutMs: 72000 });
     expect(loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '2000' }).http.headersTimeoutMs).toBe(2000);
   });

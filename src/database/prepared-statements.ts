@@ -1,0 +1,148 @@
+import { createHash } from 'node:crypto';
+import { Client, QueryResult } from 'pg';
+
+/**
+ * The comment that asks the request pool's connections to run a statement as a named prepared statement
+ * (`prepared(sql)`). A connection without PreparedStatementsClient (DB_PREPARED_STATEMENTS=false, the
+ * embedded database) sends the text as it is, an unnamed statement like every other.
+ */
+const MARK = '/* prepared */ ';
+
+/** Most statements one connection keeps prepared; the least recently used beyond it is deallocated. */
+export const MAX_PREPARED_PER_CONNECTION = 100;
+
+/**
+ * SQLSTATEs after which a prepared statement is prepared again: 26000 (it no longer exists: DISCARD ALL,
+ * DEALLOCATE ALL) and 0A000 (`cached plan must not change result type`: a column it reads changed type).
+ */
+const STALE = new Set(['26000', '0A000']);
+
+/**
+ * `sql` marked to run as a named prepared statement on the request pool: parsed and analyzed once per
+ * connection instead of once per execution. Only for statements whose text takes every value as a bound
+ * parameter and repeats often (one statement per query shape, not per value).
+ */
+export function prepared(sql: string): string {
+  return MARK + sql;
+}
+
+interface PreparedStatement {
+  name: string;
+}
+
+/**
+ * The pg Client of the request pool (its `Client` option, given through TypeORM's `extra`; tenant-pool.ts's
+ * pool honours it as pg's own does). A statement marked with `prepared()` runs as a named prepared
+ * statement: the first use on this connection sends Parse, every later one only Bind and Execute, so
+ * PostgreSQL skips parse analysis and rewriting. Names are a hash of the text and this connection's count
+ * of preparations, so a name is never reused for another statement nor after its deallocation. The
+ * connection keeps at most MAX_PREPARED_PER_CONNECTION statements; beyond that the least recently used are
+ * deallocated when the connection goes back to the pool idle (never inside a request's transaction). A
+ * new connection (a reconnect) starts with none. A statement PostgreSQL no longer has (26000) or whose
+ * result type changed (0A000) is prepared again, once, outside a transaction (inside one the error has
+ * already aborted it, and the caller sees it as any other).
+ */
+export class PreparedStatementsClient extends Client {
+  /** Text → statement, least recently used first (a Map keeps insertion order; a use moves it to the end). */
+  private readonly statements = new Map<string, PreparedStatement>();
+  private readonly evicted: string[] = [];
+  private preparations = 0;
+  private releaseToPool?: (error?: Error | boolean) => void;
+
+  /** Names of the statements this connection holds prepared, least recently used first (for tests). */
+  get preparedNames(): string[] {
+    return [...this.statements.values()].map((s) => s.name);
+  }
+
+  // pg's query() has many overloads (text, config object, Submittable, with or without a callback): every call
+  // passes through unchanged but a marked text with a promise, which runs prepared. Patched onto the prototype
+  // in the class body (private access) so that the overloads keep their types.
+  static {
+    const plain = Client.prototype.query as (...args: unknown[]) => unknown;
+    PreparedStatementsClient.prototype.query = function (this: PreparedStatementsClient, ...args: unknown[]) {
+      const [config, values, callback] = args;
+      if (typeof config === 'string' && config.startsWith(MARK) && typeof values !== 'function' && callback === undefined) {
+        return this.execute(config, values as unknown[] | undefined);
+      }
+      return plain.apply(this, args);
+    } as Client['query'];
+  }
+
+  // pg-pool hands a checked-out connection its `release` by assignment (tenant-pool.ts wraps it again):
+  // the moment the connection is given back is when it is idle, so evicted statements are deallocated then.
+  get release(): ((error?: Error | boolean) => void) | undefined {
+    return this.releaseToPool;
+  }
+
+  set release(giveBack: ((error?: Error | boolean) => void) | undefined) {
+    this.releaseToPool =
+      giveBack &&
+      ((error?: Error | boolean) => {
+        if (!error) this.deallocateEvicted();
+        return giveBack(error);
+      });
+  }
+
+  private async execute(text: string, values: unknown[] | undefined): Promise<QueryResult> {
+    try {
+      return await super.query({ name: this.statementOf(text).name, text, values });
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (!code || !STALE.has(code)) throw error;
+      if (code === '26000') this.forgetAll();
+      else this.forget(text);
+      if (this.getTransactionStatus() !== 'I') throw error;
+      return super.query({ name: this.statementOf(text).name, text, values });
+    }
+  }
+
+  /** The statement of `text` on this connection, marked as the most recently used; evicts the least used beyond the limit. */
+  private statementOf(text: string): PreparedStatement {
+    let statement = this.statements.get(text);
+    if (statement) {
+      this.statements.delete(text);
+    } else {
+      const hash = createHash('sha1').update(text).digest('hex').slice(0, 16);
+      statement = { name: `p_${hash}_${++this.preparations}` };
+    }
+    this.statements.set(text, statement);
+    while (this.statements.size > MAX_PREPARED_PER_CONNECTION) {
+      const [oldest, { name }] = this.statements.entries().next().value!;
+      this.statements.delete(oldest);
+      this.evicted.push(name);
+    }
+    return statement;
+  }
+
+  /** After 0A000: the statement exists but cannot serve its text any more; a new name prepares it again. */
+  private forget(text: string): void {
+    const statement = this.statements.get(text);
+    if (!statement) return;
+    this.statements.delete(text);
+    this.evicted.push(statement.name);
+  }
+
+  /** After 26000: the session's statements are gone (DISCARD ALL, DEALLOCATE ALL); none is left to deallocate. */
+  private forgetAll(): void {
+    for (const { name } of this.statements.values()) this.forgetParsed(name);
+    for (const name of this.evicted) this.forgetParsed(name);
+    this.statements.clear();
+    this.evicted.length = 0;
+  }
+
+  private deallocateEvicted(): void {
+    if (!this.evicted.length || this.getTransactionStatus() !== 'I') return;
+    const names = this.evicted.splice(0);
+    for (const name of names) this.forgetParsed(name);
+    // Raw SQL: DEALLOCATE has no TypeORM counterpart; the names are ours (`p_`, hex digits, a count). One statement
+    // each (in one multi-statement query a name already gone would stop the rest), queued on this connection
+    // before anything its next user sends; one that fails (the statement already gone) is harmless.
+    for (const name of names) super.query(`DEALLOCATE "${name}"`).catch(() => undefined);
+  }
+
+  /** pg's own record of the statements it parsed on this connection (it sends Parse only for names it lacks). */
+  private forgetParsed(name: string): void {
+    const connection = (this as unknown as { connection: { parsedStatements: Record<string, string> } }).connection;
+    delete connection.parsedStatements[name];
+  }
+}

@@ -1,0 +1,186 @@
+import { Pool } from 'pg';
+import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { MAX_PREPARED_PER_CONNECTION, prepared, PreparedStatementsClient } from '../../src/database/prepared-statements';
+import { startTestApp, TestApp } from '../support/test-app';
+import { product, seedTenant, Tenant } from './content-helpers';
+
+interface PreparedRow {
+  name: string;
+  statement: string;
+  generic_plans: string;
+  custom_plans: string;
+}
+
+/** The statements prepared on the connection this query runs on (the request pool has one here). */
+async function preparedOn(t: TestApp): Promise<PreparedRow[]> {
+  return t.dataSource.query(
+    'SELECT name, statement, generic_plans, custom_plans FROM pg_prepared_statements WHERE from_sql = false ORDER BY prepare_time',
+  );
+}
+
+const pageStatements = (rows: PreparedRow[]) => rows.filter((r) => r.statement.includes('FROM (SELECT * FROM core_data'));
+
+function page(n: number, orderBy = 'title ASC', perPage = 20): Record<string, unknown> {
+  return { table: 'core_products', isPaging: true, perPage, page: n, orderBy };
+}
+
+/**
+ * /getDataRows statements without conditions of the request run as named prepared statements on the
+ * request pool's connections (src/database/prepared-statements.ts). One connection in the pool here, so
+ * pg_prepared_statements read through the pool sees the statements the requests left on it.
+ */
+describe('getDataRows prepared statements', () => {
+  let t: TestApp;
+  let off: TestApp;
+  let a: Tenant;
+
+  beforeAll(async () => {
+    t = await startTestApp({ DB_POOL_SIZE: '1' });
+    off = await startTestApp({ DB_POOL_SIZE: '1', DB_PREPARED_STATEMENTS: 'false' }, t.database);
+    a = await seedTenant(
+      t,
+      Array.from({ length: 130 }, (_, i) =>
+        product(`Product ${String(i).padStart(3, '0')}`, { price: 100 + ((i * 37) % 20), sort_order: i % 3, meta_status: 'Published' }),
+      ),
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await off.close();
+    await t.close();
+  });
+
+  it('prepares the page once per connection and reuses it for every page of that shape', async () => {
+    for (const n of [1, 2, 3, 7, 2]) {
+      const res = await t.post('/getDataRows', page(n), a.headers);
+      expect(res.status).toBe(200);
+      expect(res.body.data).toHaveLength(n === 7 ? 10 : 20);
+    }
+    const statements = pageStatements(await preparedOn(t));
+    expect(statements).toHaveLength(1);
+    // LIMIT and OFFSET are parameters: five pages, one statement, planned at each of its five executions.
+    expect(statements[0].statement).toMatch(/LIMIT \$3 OFFSET \$4$/);
+    expect(Number(statements[0].custom_plans) + Number(statements[0].generic_plans)).toBe(5);
+  });
+
+  it('keeps a request with conditions unnamed', async () => {
+    const before = pageStatements(await preparedOn(t)).length;
+    const res = await t.post(
+      '/getDataRows',
+      { ...page(1), whereConditions: { conditions: [{ field: 'title', operator: 'starts_with', value: 'Product 01' }] } },
+      a.headers,
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.data).toHaveLength(10);
+    expect(pageStatements(await preparedOn(t))).toHaveLength(before);
+  });
+
+  it('answers what the unprepared path answers, for every order and page', async () => {
+    for (const orderBy of ['title ASC', 'price DESC', 'sort_order ASC', 'created DESC', '']) {
+      for (const n of [1, 2, 7]) {
+        const body = orderBy ? page(n, orderBy, 19) : { table: 'core_products', isPaging: true, perPage: 19, page: n };
+        const [on, plain] = [await t.post('/getDataRows', body, a.headers), await off.post('/getDataRows', body, a.headers)];
+        expect(on.status).toBe(200);
+        expect(on.body.data).toEqual(plain.body.data);
+        expect(on.body.paging).toEqual(plain.body.paging);
+      }
+    }
+    const record = { table: 'core_products', record: true, orderBy: 'title DESC' };
+    expect((await t.post('/getDataRows', record, a.headers)).body.data).toEqual(
+      (await off.post('/getDataRows', record, a.headers)).body.data,
+    );
+  });
+
+  it('prepares nothing with DB_PREPARED_STATEMENTS=false', async () => {
+    expect((off.dataSource.driver as PostgresDriver).master.options.Client).toBeUndefined();
+    expect((await off.post('/getDataRows', page(1), a.headers)).status).toBe(200);
+    expect(await preparedOn(off)).toEqual([]);
+  });
+
+  it('prepares the page again after DISCARD ALL', async () => {
+    expect((await t.post('/getDataRows', page(1), a.headers)).status).toBe(200);
+    expect(pageStatements(await preparedOn(t)).length).toBeGreaterThan(0);
+    await t.dataSource.query('DISCARD ALL');
+    expect(await preparedOn(t)).toEqual([]);
+    const res = await t.post('/getDataRows', page(2), a.headers);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toHaveLength(20);
+    expect(pageStatements(await preparedOn(t))).toHaveLength(1);
+  });
+
+  it('prepares the page again after a column it reads changed type', async () => {
+    expect((await t.post('/getDataRows', page(1), a.headers)).status).toBe(200);
+    const [before] = pageStatements(await preparedOn(t)).filter((r) => r.statement.includes('ORDER BY c."title" ASC'));
+    await t.dataSource.query('ALTER TABLE core_products ALTER COLUMN sku TYPE text');
+    try {
+      const res = await t.post('/getDataRows', page(3), a.headers);
+      expect(res.status).toBe(200);
+      expect(res.body.data).toHaveLength(20);
+      const after = pageStatements(await preparedOn(t)).filter((r) => r.statement.includes('ORDER BY c."title" ASC'));
+      // A new name for the same text; the old statement was deallocated when the connection went back to the pool.
+      expect(after).toHaveLength(1);
+      expect(after[0].name).not.toBe(before.name);
+    } finally {
+      await t.dataSource.query('ALTER TABLE core_products ALTER COLUMN sku TYPE varchar(100)');
+    }
+  });
+
+  it(`keeps at most ${MAX_PREPARED_PER_CONNECTION} statements per connection, deallocating the least recently used once it is idle`, async () => {
+    await t.dataSource.query('DEALLOCATE ALL');
+    const names = async () => new Set((await preparedOn(t)).map((r) => r.statement));
+    const statement = (i: number) => `SELECT ${i}::int AS n`;
+    await t.dataSource.transaction(async (em) => {
+      for (let i = 0; i < MAX_PREPARED_PER_CONNECTION + 5; i++) {
+        // Statement 0 used again halfway: it is then not among the least recently used.
+        expect(await em.query(prepared(statement(i)))).toEqual([{ n: i }]);
+        if (i === 50) await em.query(prepared(statement(0)));
+      }
+      // Inside the transaction nothing is deallocated yet.
+      expect((await em.query('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE from_sql = false'))[0].n).toBe(
+        MAX_PREPARED_PER_CONNECTION + 5,
+      );
+    });
+    const left = await names();
+    expect(left.size).toBe(MAX_PREPARED_PER_CONNECTION);
+    expect(left.has(prepared(statement(0)))).toBe(true);
+    for (const i of [1, 2, 3, 4, 5]) expect(left.has(prepared(statement(i)))).toBe(false);
+    expect(left.has(prepared(statement(6)))).toBe(true);
+    // An evicted statement comes back prepared under a new name, and answers.
+    expect(await t.dataSource.query(prepared(statement(1)))).toEqual([{ n: 1 }]);
+    expect((await names()).has(prepared(statement(1)))).toBe(true);
+  });
+});
+
+describe('getDataRows prepared statements on the tenant-shared pool', () => {
+  let t: TestApp;
+  let a: Tenant;
+
+  beforeAll(async () => {
+    // One connection per tenant of two: the pool is tenant-pool.ts's.
+    t = await startTestApp({ DB_POOL_SIZE: '2', DB_TENANT_MAX_CONNECTIONS: '1' });
+    a = await seedTenant(
+      t,
+      Array.from({ length: 30 }, (_, i) => product(`Product ${i}`, { meta_status: 'Published' })),
+    );
+  }, 60_000);
+  afterAll(() => t.close());
+
+  it('prepares the page on the connections of the tenant-shared pool too', async () => {
+    const pool = (t.dataSource.driver as PostgresDriver).master as Pool & { _clients: unknown[] };
+    expect(pool.constructor.name).toBe('TenantSharedPool');
+    for (const n of [1, 2, 1]) expect((await t.post('/getDataRows', page(n, 'title ASC', 10), a.headers)).status).toBe(200);
+    const clients = pool._clients as PreparedStatementsClient[];
+    expect(clients.every((c) => c instanceof PreparedStatementsClient)).toBe(true);
+    // Each statement is prepared where it ran: the connections together hold it at most once each, and served three pages.
+    const held = clients.flatMap((c) => c.preparedNames);
+    expect(held.length).toBeGreaterThanOrEqual(1);
+    expect(held.length).toBeLessThanOrEqual(clients.length);
+    let executions = 0;
+    for (const client of clients) {
+      const { rows }: { rows: { n: string }[] } = await client.query(
+        'SELECT generic_plans + custom_plans AS n FROM pg_prepared_statements WHERE from_sql = false',
+      );
+      executions += rows.reduce((sum, r) => sum + Number(r.n), 0);
+    }
+    expect(executions).toBe(3);
+  });
+});
