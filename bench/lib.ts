@@ -118,16 +118,20 @@ export async function startNode(
 }
 
 /**
- * Starts the built service (dist/src/main.js) with `env` and the Node flags its start scripts and image use
- * (SERVICE_NODE_FLAGS), and waits until /health/ready answers.
+ * The Node flags the bench and the soak start the service with: its start scripts' and image's
+ * (SERVICE_NODE_FLAGS), or BENCH_NODE_FLAGS when set (`BENCH_NODE_FLAGS=` for none, to compare).
  */
+export const BENCH_NODE_FLAGS: readonly string[] =
+  process.env.BENCH_NODE_FLAGS !== undefined ? process.env.BENCH_NODE_FLAGS.split(/\s+/).filter(Boolean) : SERVICE_NODE_FLAGS;
+
+/** Starts the built service (dist/src/main.js) with `env` and BENCH_NODE_FLAGS, and waits until /health/ready answers. */
 export async function startService(
   env: Record<string, string>,
   port?: number,
   options: { pollMs?: number; flags?: readonly string[] } = {},
 ): Promise<Server> {
   const script = join(ROOT, 'dist/src/main.js');
-  return startNode(script, env, port ?? (await freePort()), '/health/ready', options.pollMs, options.flags ?? SERVICE_NODE_FLAGS);
+  return startNode(script, env, port ?? (await freePort()), '/health/ready', options.pollMs, options.flags ?? BENCH_NODE_FLAGS);
 }
 
 /** A port that was free a moment ago (so concurrent benchmark runs do not collide). */

@@ -3,8 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { PaymentPeer } from '../src/cli/payment-double';
-import { adminQuery, databaseUrl, freePort, goal, ROOT, startService, verdicts } from './lib';
-import { SERVICE_NODE_FLAGS } from '../src/heap-after-start';
+import { adminQuery, BENCH_NODE_FLAGS, databaseUrl, freePort, goal, ROOT, startService, verdicts } from './lib';
 import { seedProducts } from './scenarios/content';
 import { prepareShop } from './scenarios/shop';
 import { seedTokens } from './scenarios/tokens';
@@ -16,11 +15,10 @@ import { seedTokens } from './scenarios/tokens';
  * Paid), each route with its own number of clients sending one request after the other. Reports p50/p99
  * and errors per route and the service's resident memory over time; memory must level off, and its peak
  * (VmHWM, which counts every moment, not only the samples) stay within a small container's 300 MB.
- * SOAK_NODE_FLAGS replaces the service's Node flags (SERVICE_NODE_FLAGS), e.g. '' to compare without them.
+ * BENCH_NODE_FLAGS replaces the service's Node flags (SERVICE_NODE_FLAGS), e.g. '' to compare without them.
  */
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 300);
 const SAMPLE_MS = 10_000;
-const nodeFlags = process.env.SOAK_NODE_FLAGS !== undefined ? process.env.SOAK_NODE_FLAGS.split(/\s+/).filter(Boolean) : SERVICE_NODE_FLAGS;
 const SECRET_KEY = 'sk_test_soak';
 const LOGIN = JSON.stringify({ email: 'bench-admin@bench.example.test', password: 'Bench@1234' });
 
@@ -68,7 +66,7 @@ async function main(): Promise<void> {
         report: (line) => void (line.includes('→ 200') || console.error(line)),
       },
     });
-    service = await startService({ ...env, PAYMENT_API_URL: peer.url }, port, { flags: nodeFlags });
+    service = await startService({ ...env, PAYMENT_API_URL: peer.url }, port);
     const tokens = await seedTokens({ service, basePath: '/api/v2', appId, databaseUrl: url, env });
     const base = `${service.url}/api/v2`;
     const headers = { 'site-id': String(appId), 'content-type': 'application/json' };
@@ -179,7 +177,7 @@ async function main(): Promise<void> {
     sample();
     const highWater = memoryMb(service.pid, 'VmHWM');
 
-    console.log(`platform-service soak: ${SECONDS} s, node ${process.version}, service flags: ${nodeFlags.join(' ') || '(none)'}\n`);
+    console.log(`platform-service soak: ${SECONDS} s, node ${process.version}, service flags: ${BENCH_NODE_FLAGS.join(' ') || '(none)'}\n`);
     console.log(
       `${'route'.padEnd(40)} ${'requests'.padStart(9)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)}`,
     );
