@@ -84,15 +84,17 @@ export class PreparedStatementsClient extends Client {
   }
 
   private async execute(text: string, values: unknown[] | undefined): Promise<QueryResult> {
+    // Raw SQL: the caller's own marked statement (its repository says why), run under this connection's name for it.
+    const run = () => super.query({ name: this.statementOf(text).name, text, values });
     try {
-      return await super.query({ name: this.statementOf(text).name, text, values });
+      return await run();
     } catch (error) {
       const code = (error as { code?: string }).code;
       if (!code || !STALE.has(code)) throw error;
       if (code === '26000') this.forgetAll();
       else this.forget(text);
       if (this.getTransactionStatus() !== 'I') throw error;
-      return super.query({ name: this.statementOf(text).name, text, values });
+      return run();
     }
   }
 
