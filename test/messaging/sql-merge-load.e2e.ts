@@ -135,6 +135,18 @@ describe('SQL merges under load', () => {
       ])
     ).rows[0].n;
 
+  async function mergeRunning(): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+      const { rows } = await observer.query(
+        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND state = 'active' AND query LIKE '%merge_source%'`,
+        [MERGE_APPLICATION_NAME],
+      );
+      if (rows.length > 0) return;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error('the first merge never started');
+  }
+
   it('answers 429 when a merge waits longer than NOTIFY_SQL_QUEUE_WAIT_MS for its turn; closes the merge pool on shutdown', async () => {
     const before = await mergePoolConnections(); // the first app's idle ones
     const impatient = await startTestApp(
@@ -158,7 +170,10 @@ describe('SQL merges under load', () => {
           },
           tenants.a.headers,
         );
-      const [first, second] = await Promise.all([send(), timed(send)]);
+      // The second is sent once the first holds the app's only merge slot, so which one waits is not a race.
+      const firstSent = send();
+      await mergeRunning();
+      const [first, second] = await Promise.all([firstSent, timed(send)]);
       expect(first.body.errors).toEqual([{ field: 'SQL', message: 'SQL exceeded its time limit' }]);
       expect(second.res.status).toBe(429);
       expect(second.ms).toBeLessThan(TIMEOUT_MS);
