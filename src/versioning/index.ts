@@ -11,4 +11,4 @@ export { ContentService } from './content.service';
 export { ProductCatalogService } from './product-catalog.service';
 export type { PublishedProduct } from './product-catalog.service';
 export { VERSION_META, VersionVisibility } from './version-visibility';
-export type { VersionReading } from './version-visibility';
+export type { ReadScope, VersionReading } from './version-visibility';

@@ -7,7 +7,6 @@ import type { ColumnKind } from './table-catalog.service';
  * - published: Published set and visible now;
  * - staged: Staged set and visible now, the newest such version of each record (preview);
  * - live: the current version of each record, whatever its status (the admins' view).
- * The strings are built once at load: the /getDataRows page is the hottest read of the service.
  */
 export type VersionReading = 'live' | 'stage' | 'published';
 
@@ -24,14 +23,27 @@ function publishedNow(c: ColumnRef): string {
   return `${c('Published')} = 1 AND ${visibleNow(c)}`;
 }
 
-/** One app's versions of one table: $1 is the app id, $2 the table name. */
-const RECORD_SCOPE = `"Shop_ID" = $1 AND "Source_Table" = $2`;
+/**
+ * How a read's SQL names its app and table: the bound parameters $1 (app id) and $2 (table name), or, in a
+ * statement written for one app and table, their literals.
+ */
+export interface ReadScope {
+  appId: string;
+  table: string;
+}
+
+const BOUND_SCOPE: ReadScope = { appId: '$1', table: '$2' };
+
+const VISIBLE_NOW = visibleNow(quoted);
+const PUBLISHED_NOW = publishedNow(quoted);
+const recordScope = (scope: ReadScope) => `"Shop_ID" = ${scope.appId} AND "Source_Table" = ${scope.table}`;
 
 /** The core_data rows each reading sees, one per record, as relation `d`. */
-const VERSIONS: Record<VersionReading, string> = {
-  live: `(SELECT * FROM core_data WHERE ${RECORD_SCOPE} AND "IsCurrent" = 1) d`,
-  stage: `(SELECT DISTINCT ON ("Master_ID") * FROM core_data WHERE ${RECORD_SCOPE} AND "Staged" = 1 AND ${visibleNow(quoted)} ORDER BY "Master_ID", "ID" DESC) d`,
-  published: `(SELECT * FROM core_data WHERE ${RECORD_SCOPE} AND ${publishedNow(quoted)}) d`,
+const VERSIONS: Record<VersionReading, (scope: ReadScope) => string> = {
+  live: (scope) => `(SELECT * FROM core_data WHERE ${recordScope(scope)} AND "IsCurrent" = 1) d`,
+  stage: (scope) =>
+    `(SELECT DISTINCT ON ("Master_ID") * FROM core_data WHERE ${recordScope(scope)} AND "Staged" = 1 AND ${VISIBLE_NOW} ORDER BY "Master_ID", "ID" DESC) d`,
+  published: (scope) => `(SELECT * FROM core_data WHERE ${recordScope(scope)} AND ${PUBLISHED_NOW}) d`,
 };
 
 /** The meta fields of a versioned row (SPEC names) and the columns of relation `d` behind them. */
@@ -47,11 +59,12 @@ const META_SELECT: readonly string[] = Object.entries(VERSION_META).map(([name, 
 
 export const VersionVisibility = {
   /**
-   * The FROM clause of a versioned read: the versions `reading` sees ($1 app id, $2 table name) as `d`,
-   * joined to their content rows `c` of `quotedTable` (also by app when the table has the tenant column).
+   * The FROM clause of a versioned read: the versions `reading` sees (of the app and table `scope` names) as
+   * `d`, joined to their content rows `c` of `quotedTable` (also by app when the table has the tenant column).
    */
-  from(reading: VersionReading, quotedTable: string, tenantColumn: boolean): string {
-    return `${VERSIONS[reading]} JOIN ${quotedTable} c ON c."id" = ${VERSION_META.meta_current_id.sql}${tenantColumn ? ' AND c."app_id" = $1' : ''}`;
+  from(reading: VersionReading, quotedTable: string, tenantColumn: boolean, scope: ReadScope = BOUND_SCOPE): string {
+    const byApp = tenantColumn ? ` AND c."app_id" = ${scope.appId}` : '';
+    return `${VERSIONS[reading](scope)} JOIN ${quotedTable} c ON c."id" = ${VERSION_META.meta_current_id.sql}${byApp}`;
   },
   /** The meta fields, as select-list items of a versioned read. */
   metaSelect: META_SELECT,

@@ -1,5 +1,5 @@
 import { buildRowQuery } from '../../src/data-rows/row-query';
-import { rowParams, toSql } from '../../src/data-rows/repositories/data-rows.repository';
+import { pageSql, rowParams, toSql } from '../../src/data-rows/repositories/data-rows.repository';
 import { prepared } from '../../src/database/prepared-statements';
 import { TransactionScope } from '../../src/database/transaction-scope';
 import { TableCatalogService } from '../../src/versioning';
@@ -73,7 +73,7 @@ describe('getDataRows page plans', () => {
   );
 
   it.each(cases)(
-    'as a prepared statement, after more executions than PostgreSQL plans custom (5), ordered by $column $direction: still the index walk',
+    'as the prepared statement the service runs (values written in, planned once), ordered by $column $direction: still the index walk',
     async ({ column, direction }) => {
       const table = await t.get(TableCatalogService).require(new TransactionScope(), 'core_products');
       const pageOf = (page: number) =>
@@ -88,18 +88,16 @@ describe('getDataRows page plans', () => {
         );
       const runner = t.dataSource.createQueryRunner();
       try {
-        const sql = prepared(toSql(pageOf(1)));
-        for (const page of [1, 25, 250, 3, 1, 25, 3]) expect(await runner.query(sql, rowParams(a.appId, pageOf(page)))).toHaveLength(21);
+        const query = pageOf(3);
+        const sql = prepared(pageSql(a.appId, query));
+        for (let i = 0; i < 7; i++) expect(await runner.query(sql)).toHaveLength(21);
         const [statement] = await runner.query(
           'SELECT name, generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1',
           [sql],
         );
-        expect(Number(statement.generic_plans) + Number(statement.custom_plans)).toBe(7);
-        const query = pageOf(3);
-        // The plan PostgreSQL's plan cache chooses now (auto: custom unless the generic one is estimated no dearer).
-        const [{ 'QUERY PLAN': plan }] = await runner.query(
-          `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE "${statement.name}"(${a.appId}, 'core_products', ${query.limit}, ${query.offset})`,
-        );
+        expect([Number(statement.generic_plans), Number(statement.custom_plans)]).toEqual([7, 0]);
+        // The plan cached at the first execution, which every later one reuses.
+        const [{ 'QUERY PLAN': plan }] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE "${statement.name}"`);
         const planNodes = nodes(plan[0].Plan);
         expect(planNodes.filter((n) => n['Node Type'].includes('Sort') || n['Node Type'].includes('Gather'))).toEqual([]);
         const walk = planNodes.find((n) => n['Index Name'] === `core_products_app_${column}_idx`);

@@ -49,17 +49,36 @@ describe('getDataRows prepared statements', () => {
     await t.close();
   });
 
-  it('prepares the page once per connection and reuses it for every page of that shape', async () => {
-    for (const n of [1, 2, 3, 7, 2]) {
+  it('prepares each page once per connection, its values written in, and reuses the plan made at its first execution', async () => {
+    for (const n of [1, 2, 3, 7, 2, 2, 2, 2, 2, 2]) {
       const res = await t.post('/getDataRows', page(n), a.headers);
       expect(res.status).toBe(200);
       expect(res.body.data).toHaveLength(n === 7 ? 10 : 20);
     }
     const statements = pageStatements(await preparedOn(t));
-    expect(statements).toHaveLength(1);
-    // LIMIT and OFFSET are parameters: five pages, one statement, planned at each of its five executions.
-    expect(statements[0].statement).toMatch(/LIMIT \$3 OFFSET \$4$/);
-    expect(Number(statements[0].custom_plans) + Number(statements[0].generic_plans)).toBe(5);
+    // One statement per page: the app, table, LIMIT and OFFSET are literals, so no statement has parameters.
+    expect(statements.map((s) => s.statement.match(/LIMIT (\d+) OFFSET (\d+)$/)?.slice(1))).toEqual([
+      ['21', '0'],
+      ['21', '20'],
+      ['21', '40'],
+      ['21', '120'],
+    ]);
+    for (const s of statements) {
+      expect(s.statement).toContain(`"Shop_ID" = ${a.appId} AND "Source_Table" = 'core_products'`);
+      expect(s.statement).not.toMatch(/\$\d/);
+    }
+    // Page 2 ran seven times and was planned once: PostgreSQL keeps a parameterless statement's one plan.
+    const second = statements[1];
+    expect(Number(second.custom_plans)).toBe(0);
+    expect(Number(second.generic_plans)).toBe(7);
+  });
+
+  it('prepares the same page of another app as its own statement', async () => {
+    const other = await seedTenant(t, [product('Other 1', { meta_status: 'Published' })]);
+    const res = await t.post('/getDataRows', page(1), other.headers);
+    expect(res.body.data.map((r: { title: string }) => r.title)).toEqual(['Other 1']);
+    const ofOther = pageStatements(await preparedOn(t)).filter((s) => s.statement.includes(`"Shop_ID" = ${other.appId} `));
+    expect(ofOther).toHaveLength(1);
   });
 
   it('keeps a request with conditions unnamed', async () => {
@@ -108,14 +127,15 @@ describe('getDataRows prepared statements', () => {
   });
 
   it('prepares the page again after a column it reads changed type', async () => {
+    const isFirstPage = (r: PreparedRow) => r.statement.endsWith('ORDER BY c."title" ASC, d."Current_ID" ASC LIMIT 21 OFFSET 0');
     expect((await t.post('/getDataRows', page(1), a.headers)).status).toBe(200);
-    const [before] = pageStatements(await preparedOn(t)).filter((r) => r.statement.includes('ORDER BY c."title" ASC'));
+    const [before] = pageStatements(await preparedOn(t)).filter(isFirstPage);
     await t.dataSource.query('ALTER TABLE core_products ALTER COLUMN sku TYPE text');
     try {
-      const res = await t.post('/getDataRows', page(3), a.headers);
+      const res = await t.post('/getDataRows', page(1), a.headers);
       expect(res.status).toBe(200);
       expect(res.body.data).toHaveLength(20);
-      const after = pageStatements(await preparedOn(t)).filter((r) => r.statement.includes('ORDER BY c."title" ASC'));
+      const after = pageStatements(await preparedOn(t)).filter(isFirstPage);
       // A new name for the same text; the old statement was deallocated when the connection went back to the pool.
       expect(after).toHaveLength(1);
       expect(after[0].name).not.toBe(before.name);
@@ -170,10 +190,10 @@ describe('getDataRows prepared statements on the tenant-shared pool', () => {
     for (const n of [1, 2, 1]) expect((await t.post('/getDataRows', page(n, 'title ASC', 10), a.headers)).status).toBe(200);
     const clients = pool._clients as PreparedStatementsClient[];
     expect(clients.every((c) => c instanceof PreparedStatementsClient)).toBe(true);
-    // Each statement is prepared where it ran: the connections together hold it at most once each, and served three pages.
+    // Each page's statement is prepared where it ran: the connections hold each of the two at most once each, and served three pages.
     const held = clients.flatMap((c) => c.preparedNames);
-    expect(held.length).toBeGreaterThanOrEqual(1);
-    expect(held.length).toBeLessThanOrEqual(clients.length);
+    expect(held.length).toBeGreaterThanOrEqual(2);
+    expect(held.length).toBeLessThanOrEqual(2 * clients.length);
     let executions = 0;
     for (const client of clients) {
       const { rows }: { rows: { n: string }[] } = await client.query(
