@@ -7,8 +7,8 @@ const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const app = Fastify();
 app.get('/ready', async () => ({ ok: true }));
 app.post('/getDataRows', async (request) => {
-  const { sql, params, page, perPage } = pageQuery(Number(request.headers['site-id']), request.body as PageRequest);
-  const { rows } = await pool.query(sql, params);
+  const { statement, page, perPage } = pageQuery(Number(request.headers['site-id']), request.body as PageRequest);
+  const { rows } = await pool.query(statement);
   return pageAnswer(rows, page, perPage);
 });
 app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });

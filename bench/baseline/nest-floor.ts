@@ -32,8 +32,8 @@ class BareController {
   @Post('getDataRows')
   @HttpCode(200)
   async getDataRows(@Body() body: PageRequest, @Headers('site-id') siteId: string) {
-    const { sql, params, page, perPage } = pageQuery(Number(siteId), body);
-    const { rows } = await pool.query(sql, params);
+    const { statement, page, perPage } = pageQuery(Number(siteId), body);
+    const { rows } = await pool.query(statement);
     return pageAnswer(rows, page, perPage);
   }
 }

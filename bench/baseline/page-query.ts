@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The best SQL for the schema for `{ table: 'core_products', isPaging: true, perPage, page, orderBy? }`, shared by
  * the raw baselines of POST /getDataRows (get-data-rows.ts, nest-floor.ts). Without orderBy the page is
  * in Master_ID order (core_data_published_idx); with `orderBy: "<column> ASC|DESC"` for one of ORDERED it walks
  * core_products_app_<column>_idx, ties by the row id in the same direction, joining each row to its published
- * core_data row.
+ * core_data row. The values are written in and the statement is named (the service's own way, see
+ * DataRowsRepository.rows): PostgreSQL plans a statement without parameters once per connection and reuses the plan.
  */
 const COLUMNS = [
   'id',
@@ -25,7 +28,7 @@ const COLUMNS = [
 const ORDERED = new Set(['title', 'created', 'updated', 'sort_order', 'price']);
 const SELECT = `SELECT d."Master_ID" AS meta_master_id, d."Current_ID" AS meta_current_id, d."Title" AS meta_title, d."Status" AS meta_status, d."Updated" AS meta_updated, ${COLUMNS.map((c) => `c."${c}" AS "${c}"`).join(', ')}
   FROM core_data d JOIN "core_products" c ON c."id" = d."Current_ID"
- WHERE d."Shop_ID" = $1 AND d."Source_Table" = $2 AND d."Published" = 1 AND c."app_id" = $1
+ WHERE d."Shop_ID" = $APP AND d."Source_Table" = 'core_products' AND d."Published" = 1 AND c."app_id" = $APP
    AND d."Publish_Set_Date" <= now() AND (d."Publish_Expire_Date" > now() OR d."Publish_Expire_Date" IS NULL) AND d."IsExpired" <> 1`;
 
 function orderClause(orderBy: string | undefined): string {
@@ -41,16 +44,13 @@ export interface PageRequest {
   orderBy?: string;
 }
 
-/** The page's statement and parameters (one row more than the page, to tell whether there is a next one). */
-export function pageQuery(appId: number, body: PageRequest): { sql: string; params: unknown[]; page: number; perPage: number } {
+/** The page's named statement (one row more than the page, to tell whether there is a next one). */
+export function pageQuery(appId: number, body: PageRequest): { statement: { name: string; text: string }; page: number; perPage: number } {
   const perPage = body.perPage ?? 20;
   const page = body.page ?? 1;
-  return {
-    sql: `${SELECT} ${orderClause(body.orderBy)} LIMIT $3 OFFSET $4`,
-    params: [appId, 'core_products', perPage + 1, (page - 1) * perPage],
-    page,
-    perPage,
-  };
+  for (const value of [appId, perPage, page]) if (!Number.isSafeInteger(value)) throw new Error(`not an integer: ${value}`);
+  const text = `${SELECT.replaceAll('$APP', String(appId))} ${orderClause(body.orderBy)} LIMIT ${perPage + 1} OFFSET ${(page - 1) * perPage}`;
+  return { statement: { name: createHash('sha1').update(text).digest('hex'), text }, page, perPage };
 }
 
 /** The answer both baselines give for the rows of pageQuery. */
