@@ -7,8 +7,8 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { TablePolicy } from '../database/table-policy';
 import { clientDataError, TableCatalogService } from '../versioning';
-import { DataRowsRepository } from './repositories/data-rows.repository';
-import { buildRowQuery, readMode } from './row-query';
+import { DataRowsRepository, hasIdSlot } from './repositories/data-rows.repository';
+import { buildRowQuery, readMode, RowQuery } from './row-query';
 
 export interface DataRowsResult {
   data: Record<string, unknown>[] | Record<string, unknown> | null;
@@ -47,10 +47,17 @@ export class DataRowsService {
     }
     const hasMore = query.paging !== null && rows.length > query.paging.perPage;
     if (hasMore) rows = rows.slice(0, query.paging!.perPage);
-    const data =
-      mode === 'appGrid' ? rows : rows.map((row) => ({ _id: this.cipher.encryptId(ctx.appId, row.meta_master_id as number), ...row }));
+    const data = mode === 'appGrid' ? rows : this.withIds(ctx, query, rows);
     if (query.record) return { data: data[0] ?? null };
     return query.paging ? { data, paging: { ...query.paging, hasMore } } : { data };
+  }
+
+  /** Versioned rows with their encrypted record id as `_id`, the first key. */
+  private withIds(ctx: RequestContext, query: RowQuery, rows: Record<string, unknown>[]): Record<string, unknown>[] {
+    const encrypted = (row: Record<string, unknown>) => this.cipher.encryptId(ctx.appId, row.meta_master_id as number);
+    if (!hasIdSlot(query)) return rows.map((row) => ({ _id: encrypted(row), ...row }));
+    for (const row of rows) row._id = encrypted(row);
+    return rows;
   }
 
   /** An admin of this app (the bearer guard read the account's role at this request). */

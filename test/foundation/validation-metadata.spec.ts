@@ -1,5 +1,5 @@
-import { getMetadataStorage, IsInt, IsString, validate } from 'class-validator';
-import { memoizeTargetValidationMetadatas } from '../../src/common/validation.pipe';
+import { Allow, getMetadataStorage, IsInt, IsString, validate } from 'class-validator';
+import { createValidationPipe, memoizeTargetValidationMetadatas } from '../../src/common/validation.pipe';
 
 class Base {
   @IsString()
@@ -43,5 +43,34 @@ describe('memoizeTargetValidationMetadatas', () => {
     const child = Object.assign(new Child(), { name: 7, count: 'x', limit: 'y' });
     expect((await validate(child)).map((e) => e.property).sort()).toEqual(['count', 'limit', 'name']); // no groups asked: every rule applies (class-validator's rule)
     expect((await validate(child, { groups: ['strict'] })).map((e) => e.property)).toEqual(['limit']);
+  });
+});
+
+class OnlyAllowed {
+  @Allow() table!: string;
+  @Allow() page?: number;
+}
+
+class MixedRules {
+  @Allow() note?: string;
+  @IsInt({ message: 'count must be an integer' }) count!: number;
+}
+
+/** The pipe skips class-validator for a class whose every rule is @Allow(): the same instance, keys and errors (none). */
+describe('the validation pipe on @Allow()-only classes', () => {
+  const pipe = createValidationPipe();
+  const body = (metatype: new () => object) => ({ type: 'body' as const, metatype });
+
+  it('answers an instance of the class with only its declared keys', async () => {
+    const out = await pipe.transform({ table: 'core_products', page: 'x', extra: 1 }, body(OnlyAllowed));
+    expect(out).toBeInstanceOf(OnlyAllowed);
+    expect({ ...(out as object) }).toEqual({ table: 'core_products', page: 'x' });
+  });
+
+  it('still runs every other rule of a class that also has @Allow()', async () => {
+    await expect(pipe.transform({ note: 'n', count: 'x' }, body(MixedRules))).rejects.toMatchObject({
+      errors: [{ field: 'count', message: 'count must be an integer' }],
+    });
+    expect(await pipe.transform({ note: 'n', count: 2 }, body(MixedRules))).toBeInstanceOf(MixedRules);
   });
 });

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/request-context';
 import { isIdentifier, quoteIdentifier } from '../../database/identifiers';
-import { prepared } from '../../database/prepared-statements';
+import { preparedForJson } from '../../database/prepared-statements';
 import { TransactionalConnection } from '../../database/transactional-connection';
 import { ReadScope, VersionVisibility } from '../../versioning';
 import { RowQuery } from '../row-query';
@@ -27,7 +27,7 @@ export class DataRowsRepository {
   rows(ctx: RequestContext, query: RowQuery): Promise<Row[]> {
     const manager = this.connection.manager(ctx);
     if (query.where.sql.length || query.params.length) return manager.query(toSql(query), rowParams(ctx.appId, query));
-    return manager.query(prepared(pageSql(ctx.appId, query)));
+    return manager.query(preparedForJson(pageSql(ctx.appId, query)));
   }
 
   /** Whether the app has the row `id` in `table` (a table with `id` and `app_id`, checked against the schema catalog). */
@@ -65,7 +65,16 @@ export function toSql(query: RowQuery, fixed: FixedValues = boundValues(query)):
     return `SELECT ${columns.join(', ') || 'c."id"'} FROM ${table} c WHERE ${where.join(' AND ')} ${tail}`;
   }
   const from = VersionVisibility.from(query.mode, table, query.table.tenantColumn, fixed);
-  return `SELECT ${[...VersionVisibility.metaSelect, ...columns].join(', ')} FROM ${from} WHERE ${['TRUE', ...userWhere].join(' AND ')} ${tail}`;
+  const idSlot = hasIdSlot(query) ? [`NULL::text AS "_id"`] : [];
+  return `SELECT ${[...idSlot, ...VersionVisibility.metaSelect, ...columns].join(', ')} FROM ${from} WHERE ${['TRUE', ...userWhere].join(' AND ')} ${tail}`;
+}
+
+/**
+ * Whether a versioned read's rows come with an `_id` column, null, first: the caller writes the encrypted id
+ * into it, and the row keeps `_id` as its first key without being copied. Not when the table has its own `_id`.
+ */
+export function hasIdSlot(query: RowQuery): boolean {
+  return query.mode !== 'appGrid' && !query.columns.includes('_id');
 }
 
 function boundValues(query: RowQuery): FixedValues {
