@@ -56,7 +56,7 @@ export interface Limits {
 export interface RowQuery {
   table: RegisteredTable;
   mode: ReadMode;
-  columns: string[];
+  columns: readonly string[];
   where: { join: 'AND' | 'OR'; sql: string[] };
   params: unknown[];
   order: string[];
@@ -114,8 +114,12 @@ export function buildRowQuery(body: Record<string, unknown>, table: RegisteredTa
   return { table, mode, columns, where, params, order, limit, offset, paging, record };
 }
 
-function readColumns(table: RegisteredTable, fields: unknown): string[] {
-  const all = [...table.columns.values()].filter((c) => !c.secret).map((c) => c.name);
+/** The readable (non-secret) columns of each catalog table, listed once per table object. */
+const readable = new WeakMap<RegisteredTable, readonly string[]>();
+
+function readColumns(table: RegisteredTable, fields: unknown): readonly string[] {
+  let all = readable.get(table);
+  if (!all) readable.set(table, (all = [...table.columns.values()].filter((c) => !c.secret).map((c) => c.name)));
   if (fields === undefined || fields === null || (typeof fields === 'string' && ['', '*'].includes(fields.trim()))) return all;
   if (typeof fields !== 'string') throw ApiError.field('fields', 'fields must be a comma-separated list of columns or *');
   const names = fields.split(',').map((f) => f.trim());

@@ -16,8 +16,9 @@ const parseTimestamptz = types.getTypeParser(TIMESTAMPTZ_OID, 'text') as (text: 
  */
 export function timestamptzJson(text: string): string | null {
   if (UTC_TIMESTAMP.test(text)) {
-    const fraction = text.length > 22 ? text.slice(20, -3) : '';
-    return `${text.slice(0, 10)}T${text.slice(11, 19)}.${`${fraction}000`.slice(0, 3)}Z`;
+    // Time and milliseconds at 11 to 23 when PostgreSQL wrote three fractional digits or more, padded otherwise.
+    if (text.length >= 26) return `${text.slice(0, 10)}T${text.slice(11, 23)}Z`;
+    return `${text.slice(0, 10)}T${text.slice(11, 19)}.${`${text.slice(20, -3)}000`.slice(0, 3)}Z`;
   }
   const value = parseTimestamptz(text);
   return value instanceof Date ? value.toJSON() : null;
