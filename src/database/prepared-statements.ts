@@ -22,8 +22,9 @@ const STALE = new Set(['26000', '0A000']);
 
 /**
  * `sql` marked to run as a named prepared statement on the request pool: parsed and analyzed once per
- * connection instead of once per execution. Only for statements whose text takes every value as a bound
- * parameter and repeats often (one statement per query shape, not per value).
+ * connection instead of once per execution. Only for statements that repeat often and whose text holds no
+ * request text: request values are bound parameters; checked integers and catalog identifiers may be
+ * written in (the page: then PostgreSQL also plans it once, for those values).
  */
 export function prepared(sql: string): string {
   return MARK + sql;
