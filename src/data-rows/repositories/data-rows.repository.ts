@@ -32,7 +32,7 @@ export class DataRowsRepository {
    */
   rows(ctx: RequestContext, query: RowQuery): Promise<Row[]> {
     const manager = this.connection.manager(ctx);
-    if (query.where.sql.length || query.params.length) return manager.query(toSql(query), rowParams(ctx.appId, query));
+    if (hasConditions(query)) return manager.query(toSql(query), rowParams(ctx.appId, query));
     return manager.query(this.pageStatement(ctx.appId, query));
   }
 
@@ -66,6 +66,10 @@ export function rowParams(appId: number, query: RowQuery): unknown[] {
   return [appId, query.table.name, ...query.params, query.limit, query.offset];
 }
 
+function hasConditions(query: RowQuery): boolean {
+  return query.where.sql.length > 0 || query.params.length > 0;
+}
+
 /** How toSql writes the app, the table name, LIMIT and OFFSET: as parameters or as literals. */
 interface FixedValues extends ReadScope {
   limit: string;
@@ -89,7 +93,7 @@ export function toSql(query: RowQuery, fixed: FixedValues = boundValues(query)):
   const from = VersionVisibility.from(query.mode, table, query.table.tenantColumn, fixed);
   const select = [...(hasIdSlot(query) ? [`NULL::text AS "_id"`] : []), ...VersionVisibility.metaSelect, ...columns].join(', ');
   const where = ['TRUE', ...userWhere].join(' AND ');
-  if (!userWhere.length && query.offset >= DEFERRED_JOIN_OFFSET) return deferredJoin(query, fixed, select, from, where);
+  if (!userWhere.length && query.offset >= DEFERRED_JOIN_OFFSET) return deferredJoin(query, fixed, table, select, from, where);
   return `SELECT ${select} FROM ${from} WHERE ${where} ${tail}`;
 }
 
@@ -106,8 +110,7 @@ export const DEFERRED_JOIN_OFFSET = 400;
  * page itself (same FROM, filter, order, LIMIT and OFFSET); the outer one reads its rows by primary key (and app)
  * and puts them back in that order.
  */
-function deferredJoin(query: RowQuery, fixed: FixedValues, select: string, from: string, where: string): string {
-  const table = quoteIdentifier(query.table.name);
+function deferredJoin(query: RowQuery, fixed: FixedValues, table: string, select: string, from: string, where: string): string {
   const terms = query.order.map((term) => {
     const at = term.lastIndexOf(' ');
     return { sql: term.slice(0, at), direction: term.slice(at + 1) };
@@ -138,7 +141,7 @@ function boundValues(query: RowQuery): FixedValues {
  * catalog identifier (letters, digits, underscores), so it needs no escaping inside quotes.
  */
 export function pageSql(appId: number, query: RowQuery): string {
-  if (query.params.length || query.where.sql.length) throw new Error('pageSql takes a query without conditions');
+  if (hasConditions(query)) throw new Error('pageSql takes a query without conditions');
   return toSql(query, {
     appId: integerLiteral(appId),
     table: identifierLiteral(query.table.name),
