@@ -3,7 +3,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npx nest build && npm prune --omit=dev
+RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
 WORKDIR /app
@@ -24,5 +24,6 @@ USER node
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The command line in a container: docker exec <container> node bin/cli.js <command> (or node dist/src/cli.js).
-# SERVICE_NODE_FLAGS (src/heap-after-start.ts): a young generation that fits a small container (docs/performance.md).
-CMD ["node", "--max-semi-space-size=8", "dist/src/main.js"]
+# SERVICE_ENTRY and SERVICE_NODE_FLAGS (src/service-process.ts): the one-file build with a young generation that
+# fits a small container (docs/performance.md "Memory and start").
+CMD ["node", "--max-semi-space-size=8", "dist/bundle/main.js"]

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
-import { SERVICE_NODE_FLAGS } from '../src/heap-after-start';
+import { SERVICE_ENTRY, SERVICE_NODE_FLAGS } from '../src/service-process';
 
 export const ROOT = join(__dirname, '..', '..');
 export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -124,13 +124,13 @@ export async function startNode(
 export const BENCH_NODE_FLAGS: readonly string[] =
   process.env.BENCH_NODE_FLAGS !== undefined ? process.env.BENCH_NODE_FLAGS.split(/\s+/).filter(Boolean) : SERVICE_NODE_FLAGS;
 
-/** Starts the built service (dist/src/main.js) with `env` and BENCH_NODE_FLAGS, and waits until /health/ready answers. */
+/** Starts the built service (SERVICE_ENTRY) with `env` and BENCH_NODE_FLAGS, and waits until /health/ready answers. */
 export async function startService(
   env: Record<string, string>,
   port?: number,
   options: { pollMs?: number; flags?: readonly string[] } = {},
 ): Promise<Server> {
-  const script = join(ROOT, 'dist/src/main.js');
+  const script = join(ROOT, SERVICE_ENTRY);
   return startNode(script, env, port ?? (await freePort()), '/health/ready', options.pollMs, options.flags ?? BENCH_NODE_FLAGS);
 }
 

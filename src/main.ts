@@ -1,4 +1,5 @@
 import './compile-cache';
+import { EventEmitter } from 'node:events';
 import 'reflect-metadata';
 import { closeApp, createApp } from './app.factory';
 import { flushLogs } from './common/logging';
@@ -9,6 +10,7 @@ import { DataDirInUseError, openDatabase } from './database/embedded-database';
 import { migrate } from './database/migrate';
 import { seedDemoTenantOnce } from './cli/demo-tenant';
 import { compactHeapAfterStart } from './heap-after-start';
+import { STARTED_EVENT } from './service-process';
 
 /** A start-up failure whose message is the one line to print. */
 class StartError extends Error {}
@@ -44,8 +46,12 @@ async function main(): Promise<void> {
   await app.listen({ port: config.port, host: config.host }).catch((error: NodeJS.ErrnoException) => {
     throw new StartError(`Cannot listen on ${config.host}:${config.port} (${error.code ?? error.message})`);
   });
-  // Soon after, not before or at once: the first requests (a load balancer's readiness check) need not wait for it.
-  setTimeout(compactHeapAfterStart, 1500).unref();
+  // Soon after, not before or at once: the first requests (a load balancer's readiness check) need not wait for
+  // them. The launcher's code cache first: the compaction may drop compiled code it would keep.
+  setTimeout(() => {
+    (process as EventEmitter).emit(STARTED_EVENT);
+    compactHeapAfterStart();
+  }, 1500).unref();
   const base = `http://localhost:${config.port}${config.basePath}`;
   const docs = config.docsEnabled ? `${base}/docs` : undefined;
   logger.info(

@@ -26,8 +26,9 @@ export async function openDatabase(config: AppConfig, options: { holder?: string
 
   const lock = DataDirLock.acquire(config.dataDir, options.holder ?? 'server');
   try {
-    const { PGlite } = await import('@electric-sql/pglite');
-    const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+    // Loaded only for the embedded database; require, not import(): the bundle runs without a module loader for import() (src/launcher.ts).
+    const { PGlite } = require('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
+    const { PGLiteSocketServer } = require('@electric-sql/pglite-socket') as typeof import('@electric-sql/pglite-socket');
     const dataDir = resolve(config.dataDir, 'pgdata');
     mkdirSync(dataDir, { recursive: true });
     // PostgreSQL's default shared_buffers (128 MB) lives in the WebAssembly memory, i.e. in this process:

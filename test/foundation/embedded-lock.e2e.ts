@@ -2,6 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SERVICE_ENTRY } from '../../src/service-process';
 import { embeddedEnv, startEmbeddedService, stopService } from '../support/embedded-service';
 
 const ROOT = join(__dirname, '..', '..');
@@ -81,7 +82,7 @@ describe('the embedded database has one writer', () => {
 
     // A live holder (this test process, standing in for a command that is still running).
     writeFileSync(lockFile, JSON.stringify({ pid: process.pid, holder: 'seed', since: new Date().toISOString() }));
-    const server = await run('dist/src/main.js', dataDir, []);
+    const server = await run(SERVICE_ENTRY, dataDir, []);
     expect(server.code).toBe(1);
     expect(server.stderr.trim()).toMatch(
       new RegExp(`^The embedded database in DATA_DIR .* is in use by the running command "seed" \\(pid ${process.pid}\\)`),

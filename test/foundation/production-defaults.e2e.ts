@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IdpSealer } from '../../src/idp/idp-seal';
-import { ensureBuilt } from '../support/cluster';
+import { ensureBuilt, SERVICE_MAIN } from '../support/cluster';
 import { databaseUrl, dropDatabase } from '../support/database';
 import { freePort } from '../messaging/support/smtp-peer';
 import { createTestDatabase, siteFixture, startTestApp, TestApp, TestResponse, TEST_ENV } from '../support/test-app';
@@ -14,7 +14,6 @@ import { createTestDatabase, siteFixture, startTestApp, TestApp, TestResponse, T
  * and a start that says little.
  */
 
-const ROOT = join(__dirname, '..', '..');
 const FRONT = 'https://front.example.com';
 /** A production app as a test starts it, with the production defaults these tests are about (TEST_ENV opts out of some). */
 const PRODUCTION = { NODE_ENV: 'production', DOCS_ENABLED: '', MAIL_TO_FILES: 'true', SMS_TO_FILES: 'true' };
@@ -212,7 +211,7 @@ describe('/docs in production', () => {
   });
 });
 
-/** The built service (`node dist/src/main.js`) with `env` over the tests' fixed secrets, nothing of this process's service variables. */
+/** The built service (SERVICE_MAIN) with `env` over the tests' fixed secrets, nothing of this process's service variables. */
 function serviceEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const { DATABASE_URL: _d, REDIS_URL: _r, SMTP_URL: _s, SMS_WEBHOOK_URL: _w, PAYMENT_API_URL: _p, DEBUG: _g, ...inherited } = process.env;
   return {
@@ -229,7 +228,7 @@ function serviceEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 function runToExit(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], { env: serviceEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SERVICE_MAIN], { env: serviceEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -325,7 +324,7 @@ describe('a production start says little', () => {
 
   it('writes a few JSON lines until it listens: the opted-in files warning and Listening, no Nest module lines', async () => {
     const port = await freePort();
-    child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
+    child = spawn(process.execPath, [SERVICE_MAIN], {
       env: serviceEnv({
         NODE_ENV: 'production',
         DATABASE_URL: db.url,

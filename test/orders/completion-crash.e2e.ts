@@ -1,38 +1,15 @@
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { ChildProcess, spawn } from 'node:child_process';
 import { dropDatabase } from '../support/database';
 import { SmtpPeer, freePort } from '../messaging/support/smtp-peer';
+import { ensureBuilt, SERVICE_MAIN } from '../support/cluster';
 import { PaymentPeer } from '../support/payment-peer';
 import { createTestDatabase, startTestApp, TEST_ENV, TestApp } from '../support/test-app';
 import { billing, seedShop, ShopTenant } from './checkout-helpers';
-
-const ROOT = join(__dirname, '..', '..');
-const MAIN = join(ROOT, 'dist/src/main.js');
 
 interface Instance {
   child: ChildProcess;
   url: string;
   lines: string[];
-}
-
-/** The newest modification time of the files under `dir`. */
-function newest(dir: string): number {
-  return readdirSync(dir, { withFileTypes: true }).reduce((latest, entry) => {
-    const path = join(dir, entry.name);
-    return Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
-  }, 0);
-}
-
-/** `npm test` builds first (pretest); a run of this file alone builds when dist/ is older than src/. */
-function ensureBuilt(): void {
-  if (
-    existsSync(MAIN) &&
-    statSync(join(ROOT, 'dist/src/orders/order-completion.service.js'), { throwIfNoEntry: false }) &&
-    newest(join(ROOT, 'dist/src')) >= newest(join(ROOT, 'src'))
-  )
-    return;
-  execFileSync(join(ROOT, 'node_modules/.bin/nest'), ['build'], { cwd: ROOT, stdio: 'inherit' });
 }
 
 /**
@@ -51,7 +28,7 @@ describe('order completion survives a crash between commit and send', () => {
   async function start(env: Record<string, string>): Promise<Instance> {
     const port = await freePort();
     const { DATABASE_URL: _ignored, ...inherited } = process.env;
-    const child = spawn(process.execPath, [MAIN], {
+    const child = spawn(process.execPath, [SERVICE_MAIN], {
       env: {
         ...inherited,
         ...TEST_ENV,

@@ -9,9 +9,11 @@ import { dropDatabase } from './database';
 import type { DoubleWebhook } from '../../src/cli/payment-double';
 import { PaymentPeer } from './payment-peer';
 import { createTestDatabase, startTestApp, TEST_ENV, TestApp } from './test-app';
+import { SERVICE_ENTRY } from '../../src/service-process';
 
 const ROOT = join(__dirname, '..', '..');
-const MAIN = join(ROOT, 'dist/src/main.js');
+/** The built service, as `npm run start:prod` runs it. */
+export const SERVICE_MAIN = join(ROOT, SERVICE_ENTRY);
 
 /** The response header the proxy adds: the index of the instance that answered. */
 export const INSTANCE_HEADER = 'x-cluster-instance';
@@ -25,14 +27,17 @@ function newest(dir: string): number {
 }
 
 /**
- * `npm test` builds first (pretest); a run of the cluster files alone builds when dist/ is older than src/.
- * The build's start is remembered for the next files of the run: a source saved unchanged is not emitted again.
+ * `npm test` builds first (pretest); a run of the files that start the built service alone builds (`npm run
+ * build`: tsc, then the bundle) when the bundle is older than src/. The build's start is remembered for the
+ * next files of the run: a source saved unchanged is not emitted again.
  */
 export function ensureBuilt(): void {
   const sources = newest(join(ROOT, 'src'));
-  if (existsSync(MAIN) && (newest(join(ROOT, 'dist/src')) >= sources || Number(process.env.CLUSTER_TEST_BUILT_AT ?? 0) >= sources)) return;
+  const bundled = statSync(join(ROOT, 'dist/bundle/service.js'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  if (existsSync(SERVICE_MAIN) && (bundled >= sources || Number(process.env.CLUSTER_TEST_BUILT_AT ?? 0) >= sources)) return;
   const at = Date.now();
   execFileSync(join(ROOT, 'node_modules/.bin/nest'), ['build'], { cwd: ROOT, stdio: 'inherit' });
+  execFileSync(process.execPath, [join(ROOT, 'scripts/bundle.mjs')], { cwd: ROOT, stdio: 'inherit' });
   process.env.CLUSTER_TEST_BUILT_AT = String(at);
 }
 
@@ -123,7 +128,7 @@ export class RoundRobinProxy {
 const children = new Set<ChildProcess>();
 process.once('exit', () => children.forEach((child) => child.kill('SIGKILL')));
 
-/** One built service (dist/src/main.js) in a child process on 127.0.0.1. */
+/** One built service (SERVICE_MAIN) in a child process on 127.0.0.1. */
 export class ServiceProcess {
   /** Everything it wrote to stdout and stderr, in chunks. */
   readonly output: string[] = [];
@@ -137,7 +142,7 @@ export class ServiceProcess {
     const port = await freePort();
     // The child's configuration is `env` and the tests' fixed secrets, nothing of this process's service variables.
     const { DATABASE_URL: _d, REDIS_URL: _r, SMTP_URL: _s, PAYMENT_API_URL: _p, ...inherited } = process.env;
-    const child = spawn(process.execPath, [MAIN], {
+    const child = spawn(process.execPath, [SERVICE_MAIN], {
       env: { ...inherited, ...TEST_ENV, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

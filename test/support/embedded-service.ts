@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { TEST_ENV } from './test-app';
+import { SERVICE_ENTRY } from '../../src/service-process';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -17,9 +18,9 @@ export interface RunningService {
   url: string;
 }
 
-/** Starts the built service (`node dist/src/main.js`) on the embedded database in `dataDir`, ready when /health/ready answers. */
+/** Starts the built service (SERVICE_ENTRY) on the embedded database in `dataDir`, ready when /health/ready answers. */
 export async function startEmbeddedService(dataDir: string, port: number, extra: Record<string, string> = {}): Promise<RunningService> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
+  const child = spawn(process.execPath, [join(ROOT, SERVICE_ENTRY)], {
     env: embeddedEnv(dataDir, { PORT: String(port), HOST: '127.0.0.1', ...extra }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,0 +1,75 @@
+// `npm run build`'s second step: the built service (dist/src, from `nest build`) as one file, so that a start
+// reads one script instead of resolving and compiling ~2,700 modules (docs/performance.md "Memory and start").
+//   dist/bundle/service.js        main.ts and every module it loads at start
+//   dist/bundle/bcrypt.worker.js  the login hashing worker (src/auth/bcrypt-pool.ts finds it beside the service)
+//   dist/bundle/main.js           the launcher (src/launcher.ts): runs service.js with a V8 code cache
+// The input is tsc's output, so decorator metadata is already emitted. Left outside, loaded from node_modules
+// at run time: native addons, packages that find their own files beside them, packages TypeORM loads by name
+// (one copy for both), and the libraries the service loads at first use (docs/performance.md).
+import { build } from 'esbuild';
+import { readFile } from 'node:fs/promises';
+
+const EXTERNAL = [
+  // Native addons and packages that read files beside their own code.
+  'bcrypt',
+  'pg-native',
+  '@electric-sql/*',
+  'piscina',
+  'swagger-ui-dist',
+  // TypeORM requires its driver by name: it and the service must share one pg.
+  'pg',
+  // Loaded at first use: the payment SDK, QR codes, web push, the SQL merge parser, Redis, mail templates.
+  'stripe',
+  'qrcode',
+  'web-push',
+  'pgsql-ast-parser',
+  'ioredis',
+  '@nestjs-modules/mailer/adapters/*',
+  'preview-email',
+  // Shared with the lazily loaded template adapter.
+  'lodash',
+];
+
+const SELF_REQUIRE = 'const require = createRequire(import.meta.url);';
+
+/**
+ * Optional peers a package loads in a try (Nest's microservices, websockets, express...) stay `require`s
+ * that fail at run time, as they do unbundled. A few Nest ES modules make their own `require` from
+ * import.meta.url to load regular dependencies (typeorm, class-validator): the bundle's require takes its
+ * place, so those resolve to the bundled copy instead of a second one.
+ */
+const nodeModulesAsTheyAre = {
+  name: 'node-modules-as-they-are',
+  setup(bundle) {
+    bundle.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.pluginData === 'resolving') return undefined;
+      const { kind, importer, resolveDir } = args;
+      const resolved = await bundle.resolve(args.path, { kind, importer, resolveDir, pluginData: 'resolving' });
+      return resolved.errors.length ? { path: args.path, external: true } : resolved;
+    });
+    bundle.onLoad({ filter: /node_modules[\\/]@nestjs[\\/].*\.js$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      return text.includes(SELF_REQUIRE) ? { contents: text.replace(SELF_REQUIRE, ''), loader: 'js' } : undefined;
+    });
+  },
+};
+
+await build({
+  entryPoints: { main: 'dist/src/launcher.js', service: 'dist/src/main.js', 'bcrypt.worker': 'dist/src/auth/bcrypt.worker.js' },
+  outdir: 'dist/bundle',
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node24',
+  // Nest, TypeORM and class-validator know classes by name: the bundle renames none.
+  keepNames: true,
+  // Less source for V8 to keep in memory; identifiers stay as written (stack traces stay readable).
+  minifyWhitespace: true,
+  minifySyntax: true,
+  sourcemap: 'linked',
+  external: EXTERNAL,
+  plugins: [nodeModulesAsTheyAre],
+  define: { 'import.meta.url': '__bundleUrl' },
+  banner: { js: 'const __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  logLevel: 'warning',
+});

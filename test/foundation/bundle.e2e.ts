@@ -1,0 +1,119 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureBuilt, SERVICE_MAIN } from '../support/cluster';
+import { dropDatabase } from '../support/database';
+import { freePort } from '../messaging/support/smtp-peer';
+import { createTestDatabase, TEST_ENV } from '../support/test-app';
+import { waitFor } from '../support/wait';
+
+/**
+ * The service as it is deployed: the one-file bundle (scripts/bundle.mjs) run by its launcher
+ * (src/launcher.ts), which keeps a V8 code cache of what start compiled beside Node's compile cache.
+ */
+describe('the bundled service and its code cache', () => {
+  let db: { name: string; url: string };
+  let cacheDir: string;
+  let child: ChildProcess | undefined;
+
+  beforeAll(async () => {
+    ensureBuilt();
+    db = await createTestDatabase();
+  }, 180_000);
+  afterAll(async () => {
+    await dropDatabase(db.name);
+  });
+  beforeEach(() => {
+    cacheDir = mkdtempSync(join(tmpdir(), 'bundle-cache-'));
+  });
+  afterEach(async () => {
+    await stop();
+    rmSync(cacheDir, { recursive: true, force: true });
+  });
+
+  async function start(extra: Record<string, string> = {}): Promise<string> {
+    const port = await freePort();
+    const { DATABASE_URL: _ignored, ...inherited } = process.env;
+    child = spawn(process.execPath, [SERVICE_MAIN], {
+      env: {
+        ...inherited,
+        ...TEST_ENV,
+        LOG_LEVEL: 'warn',
+        DATABASE_URL: db.url,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        NODE_COMPILE_CACHE: cacheDir,
+        ...extra,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    const url = `http://127.0.0.1:${port}`;
+    await waitFor(async () => {
+      if (child!.exitCode !== null) throw new Error(`the service exited: ${output}`);
+      return fetch(`${url}/health/ready`).then(
+        (r) => r.ok,
+        () => false,
+      );
+    }, 30_000);
+    return url;
+  }
+
+  async function stop(): Promise<void> {
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child!.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+
+  const codeCaches = () => readdirSync(cacheDir).filter((name) => /^platform-service-.*\.bin$/.test(name));
+
+  it('writes the code cache once started, and the next start takes it without writing it again', async () => {
+    const url = await start();
+    // The cache is written when main.ts signals it has started (1.5 s after listening).
+    await waitFor(() => codeCaches().length === 1, 10_000);
+    const [file] = codeCaches();
+    expect(file).toContain(process.version);
+    expect(statSync(join(cacheDir, file)).size).toBeGreaterThan(1_000_000);
+    expect((await fetch(`${url}/health/ready`)).status).toBe(200);
+    await stop();
+
+    const written = statSync(join(cacheDir, file)).mtimeMs;
+    await start();
+    await new Promise((r) => setTimeout(r, 2500)); // past the moment a refused cache would be written again
+    expect(codeCaches()).toEqual([file]);
+    expect(statSync(join(cacheDir, file)).mtimeMs).toBe(written);
+  }, 60_000);
+
+  it('a cache V8 refuses (damaged, or made with other flags) is replaced; the service starts all the same', async () => {
+    await start();
+    await waitFor(() => codeCaches().length === 1, 10_000);
+    await stop();
+    const file = join(cacheDir, codeCaches()[0]);
+    const damaged = Buffer.alloc(statSync(file).size, 7);
+    writeFileSync(file, damaged);
+
+    await start();
+    await waitFor(() => !readFileSync(file).equals(damaged), 10_000);
+    expect(statSync(file).size).toBeGreaterThan(1_000_000);
+  }, 60_000);
+
+  it('NODE_DISABLE_COMPILE_CACHE=1 writes no cache', async () => {
+    await start({ NODE_DISABLE_COMPILE_CACHE: '1' });
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(codeCaches()).toEqual([]);
+  }, 60_000);
+
+  it('serves what loads files at run time: Swagger UI from its package, the OpenAPI document', async () => {
+    const url = await start({ DOCS_ENABLED: 'true' });
+    const page = await fetch(`${url}/docs`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('swagger-ui');
+    const script = await fetch(`${url}/docs/swagger-ui-bundle.js`);
+    expect(script.status).toBe(200);
+    expect((await script.text()).length).toBeGreaterThan(100_000);
+  }, 60_000);
+});
