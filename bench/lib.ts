@@ -124,13 +124,16 @@ export async function startNode(
 export const BENCH_NODE_FLAGS: readonly string[] =
   process.env.BENCH_NODE_FLAGS !== undefined ? process.env.BENCH_NODE_FLAGS.split(/\s+/).filter(Boolean) : SERVICE_NODE_FLAGS;
 
-/** Starts the built service (SERVICE_ENTRY) with `env` and BENCH_NODE_FLAGS, and waits until /health/ready answers. */
+/** The built service the bench starts: SERVICE_ENTRY, or BENCH_SERVICE_ENTRY (e.g. `dist/src/main.js`, unbundled, to compare). */
+const BENCH_SERVICE_ENTRY = process.env.BENCH_SERVICE_ENTRY || SERVICE_ENTRY;
+
+/** Starts the built service (BENCH_SERVICE_ENTRY) with `env` and BENCH_NODE_FLAGS, and waits until /health/ready answers. */
 export async function startService(
   env: Record<string, string>,
   port?: number,
   options: { pollMs?: number; flags?: readonly string[] } = {},
 ): Promise<Server> {
-  const script = join(ROOT, SERVICE_ENTRY);
+  const script = join(ROOT, BENCH_SERVICE_ENTRY);
   return startNode(script, env, port ?? (await freePort()), '/health/ready', options.pollMs, options.flags ?? BENCH_NODE_FLAGS);
 }
 
