@@ -65,9 +65,10 @@ await build({
   // per request (/getApp ~18 % slower). Only top-level names of ES modules can be renamed, where two modules
   // of a package meet (a few Nest classes: TypeOrmModule2 in debug logs); tsc's CommonJS output, ours
   // included (entities, DTOs, providers), keeps its own scopes and names.
-  // Less source for V8 to keep in memory; identifiers stay as written (stack traces stay readable).
+  // Less source for V8 to keep in memory. Not minifySyntax: it drops the names of class expressions, and tsc
+  // writes decorated classes as `let X = X_1 = class X {}`, so X.name would become "X_1" (Nest's log contexts,
+  // OpenAPI schema names).
   minifyWhitespace: true,
-  minifySyntax: true,
   sourcemap: 'linked',
   external: EXTERNAL,
   plugins: [nodeModulesAsTheyAre],

@@ -50,6 +50,9 @@ const NEST_START_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesRes
  */
 const NEST_RETHROWN_CONTEXTS = new Set(['ExceptionHandler', 'NestApplication']);
 
+/** The leading underscore esbuild gives a Nest class it renames in the bundle (scripts/bundle.mjs). */
+const BUNDLER_RENAME = /^_(?=[A-Z])/;
+
 /** Nest's logger interface written as JSON lines through pino. */
 export class JsonLogger implements LoggerService {
   constructor(private readonly root: Logger) {}
@@ -75,7 +78,8 @@ export class JsonLogger implements LoggerService {
 
   private write(level: pino.Level, message: unknown, rest: unknown[]): void {
     // Nest passes the context (a class name) last; an object message carries structured fields.
-    const context = typeof rest[rest.length - 1] === 'string' ? (rest.pop() as string) : undefined;
+    // In the bundle, Nest's classes may carry a name esbuild gave them (_InstanceLoader).
+    const context = typeof rest[rest.length - 1] === 'string' ? (rest.pop() as string).replace(BUNDLER_RENAME, '') : undefined;
     if (
       context !== undefined &&
       ((level === 'info' && NEST_START_CONTEXTS.has(context)) || (level === 'error' && NEST_RETHROWN_CONTEXTS.has(context)))
