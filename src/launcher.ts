@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { crc32 } from 'node:zlib';
 import { STARTED_EVENT } from './service-process';
@@ -58,7 +58,7 @@ function readIfPresent(file: string): Buffer | undefined {
 /** Several instances may start at once: each writes its own file and renames it into place. A cache that cannot be written is skipped. */
 function writeAtomically(file: string, data: Buffer): void {
   try {
-    mkdirSync(join(file, '..'), { recursive: true });
+    mkdirSync(dirname(file), { recursive: true });
     const partial = `${file}.${process.pid}`;
     writeFileSync(partial, data);
     renameSync(partial, file);

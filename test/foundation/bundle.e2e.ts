@@ -1,11 +1,9 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBuilt, SERVICE_MAIN } from '../support/cluster';
+import { ensureBuilt, ServiceProcess } from '../support/cluster';
 import { dropDatabase } from '../support/database';
-import { freePort } from '../messaging/support/smtp-peer';
-import { createTestDatabase, TEST_ENV } from '../support/test-app';
+import { createTestDatabase } from '../support/test-app';
 import { waitFor } from '../support/wait';
 
 /**
@@ -15,7 +13,7 @@ import { waitFor } from '../support/wait';
 describe('the bundled service and its code cache', () => {
   let db: { name: string; url: string };
   let cacheDir: string;
-  let child: ChildProcess | undefined;
+  let service: ServiceProcess | undefined;
 
   beforeAll(async () => {
     ensureBuilt();
@@ -32,42 +30,13 @@ describe('the bundled service and its code cache', () => {
     rmSync(cacheDir, { recursive: true, force: true });
   });
 
+  /** The built service on the test database, with its caches in this test's directory. */
   async function start(extra: Record<string, string> = {}): Promise<string> {
-    const port = await freePort();
-    const { DATABASE_URL: _ignored, ...inherited } = process.env;
-    child = spawn(process.execPath, [SERVICE_MAIN], {
-      env: {
-        ...inherited,
-        ...TEST_ENV,
-        LOG_LEVEL: 'warn',
-        DATABASE_URL: db.url,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        NODE_COMPILE_CACHE: cacheDir,
-        ...extra,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
-    const url = `http://127.0.0.1:${port}`;
-    await waitFor(async () => {
-      if (child!.exitCode !== null) throw new Error(`the service exited: ${output}`);
-      return fetch(`${url}/health/ready`).then(
-        (r) => r.ok,
-        () => false,
-      );
-    }, 30_000);
-    return url;
+    service = await ServiceProcess.start({ DATABASE_URL: db.url, NODE_COMPILE_CACHE: cacheDir, ...extra });
+    return service.url;
   }
 
-  async function stop(): Promise<void> {
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child!.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  const stop = () => service?.stop() ?? Promise.resolve();
 
   const codeCaches = () => readdirSync(cacheDir).filter((name) => /^platform-service-.*\.bin$/.test(name));
 
