@@ -11,15 +11,12 @@ export class SiteRepository {
 
   /** Every column, secrets included. Raw SQL: the benchmark's cheapest route (/getApp) measured query building as a visible share of its cost. */
   async findById(scope: TransactionScope, id: number): Promise<Site | null> {
-    return ((await this.connection.manager(scope).query('SELECT * FROM core_sites WHERE id = $1', [id])) as Site[])[0] ?? null;
+    return (await this.connection.query<Site>(scope, 'SELECT * FROM core_sites WHERE id = $1', [id]))[0] ?? null;
   }
 
   /** By domain, case-insensitively (the unique index is on lower(domain)). Raw SQL: as findById, on every request. */
   async findByDomain(scope: TransactionScope, domain: string): Promise<Site | null> {
-    const rows = (await this.connection
-      .manager(scope)
-      .query('SELECT * FROM core_sites WHERE lower(domain) = lower($1)', [domain])) as Site[];
-    return rows[0] ?? null;
+    return (await this.connection.query<Site>(scope, 'SELECT * FROM core_sites WHERE lower(domain) = lower($1)', [domain]))[0] ?? null;
   }
 
   /** Every tenant by id, without its secret columns (`select: false`). */

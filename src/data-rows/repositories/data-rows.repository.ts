@@ -31,9 +31,8 @@ export class DataRowsRepository {
    * database CPU of a page) or given a generic plan estimated for no app and page in particular.
    */
   rows(ctx: RequestContext, query: RowQuery): Promise<Row[]> {
-    const manager = this.connection.manager(ctx);
-    if (hasConditions(query)) return manager.query(toSql(query), rowParams(ctx.appId, query));
-    return manager.query(this.pageStatement(ctx.appId, query));
+    if (hasConditions(query)) return this.connection.query<Row>(ctx, toSql(query), rowParams(ctx.appId, query));
+    return this.connection.query<Row>(ctx, this.pageStatement(ctx.appId, query));
   }
 
   /**
@@ -54,9 +53,7 @@ export class DataRowsRepository {
 
   /** Whether the app has the row `id` in `table` (a table with `id` and `app_id`, checked against the schema catalog). */
   async exists(ctx: RequestContext, table: string, id: number): Promise<boolean> {
-    const rows: unknown[] = await this.connection
-      .manager(ctx)
-      .query(`SELECT 1 FROM ${quoteIdentifier(table)} WHERE id = $1 AND app_id = $2`, [id, ctx.appId]);
+    const rows = await this.connection.query(ctx, `SELECT 1 FROM ${quoteIdentifier(table)} WHERE id = $1 AND app_id = $2`, [id, ctx.appId]);
     return rows.length > 0;
   }
 }

@@ -164,7 +164,7 @@ export class NotificationLogRepository {
 
   /** How many rows are Pending and the age of the oldest, in seconds (0 without one). */
   async pendingState(scope: TransactionScope): Promise<{ pending: number; age: number }> {
-    const [row] = await this.connection.manager(scope).query(OUTBOX_STATE_SQL);
+    const [row] = await this.connection.query<{ pending: number; age: number }>(scope, OUTBOX_STATE_SQL);
     return row;
   }
 

@@ -18,7 +18,7 @@ export class NotificationTemplateRepository {
 
   /** The app's enabled template for `event`, or null. */
   async enabledFor(ctx: RequestContext, event: string): Promise<NotificationTemplate | null> {
-    const [template]: NotificationTemplate[] = await this.connection.manager(ctx).query(ENABLED_TEMPLATE_SQL, [ctx.appId, event]);
+    const [template] = await this.connection.query<NotificationTemplate>(ctx, ENABLED_TEMPLATE_SQL, [ctx.appId, event]);
     return template ?? null;
   }
 }

@@ -49,8 +49,9 @@ export class TokenRepository {
    */
   async read(ctx: RequestContext, key: { tokenValue: string } | { id: number }, lock = false): Promise<RawTokenState | null> {
     const [sql, value] = 'id' in key ? [READ_BY_ID, key.id] : [READ_BY_VALUE, key.tokenValue];
-    const em = lock ? this.connection.transactionManager(ctx) : this.connection.manager(ctx); // a lock outside a transaction would end at once
-    const rows: RawTokenState[] = await em.query(lock ? `${sql} FOR UPDATE` : sql, [value, ctx.appId]);
+    const rows = lock // a lock outside a transaction would end at once
+      ? ((await this.connection.transactionManager(ctx).query(`${sql} FOR UPDATE`, [value, ctx.appId])) as RawTokenState[])
+      : await this.connection.query<RawTokenState>(ctx, sql, [value, ctx.appId]);
     return rows[0] ?? null;
   }
 

@@ -26,11 +26,9 @@ export class ContentRowsRepository {
 
   /** The row `id` (a version's content row), or undefined; only the app's own rows when the table has the tenant column. */
   async find(ctx: RequestContext, table: RegisteredTable, id: number): Promise<Row | undefined> {
-    const rows: Row[] = table.tenantColumn
-      ? await this.connection
-          .manager(ctx)
-          .query(`SELECT * FROM ${quoteIdentifier(table.name)} WHERE id = $1 AND app_id = $2`, [id, ctx.appId])
-      : await this.connection.manager(ctx).query(`SELECT * FROM ${quoteIdentifier(table.name)} WHERE id = $1`, [id]);
+    const rows = table.tenantColumn
+      ? await this.connection.query<Row>(ctx, `SELECT * FROM ${quoteIdentifier(table.name)} WHERE id = $1 AND app_id = $2`, [id, ctx.appId])
+      : await this.connection.query<Row>(ctx, `SELECT * FROM ${quoteIdentifier(table.name)} WHERE id = $1`, [id]);
     return rows[0];
   }
 
