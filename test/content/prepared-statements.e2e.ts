@@ -29,7 +29,7 @@ function page(n: number, orderBy = 'title ASC', perPage = 20): Record<string, un
  * request pool's connections (src/database/prepared-statements.ts). One connection in the pool here, so
  * pg_prepared_statements read through the pool sees the statements the requests left on it.
  */
-describe('getDataRows prepared statements', () => {
+describe('prepared statements: getDataRows pages and validateToken', () => {
   let t: TestApp;
   let off: TestApp;
   let a: Tenant;
@@ -91,6 +91,15 @@ describe('getDataRows prepared statements', () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(10);
     expect(pageStatements(await preparedOn(t))).toHaveLength(before);
+  });
+
+  it("prepares validateToken's read of the token once per connection (its values bound)", async () => {
+    for (let i = 0; i < 3; i++) {
+      const res = await t.post('/ecommerce/validateToken', { tokenValue: `${i}`.repeat(64), productId: 1 }, a.headers);
+      expect(res.body).toMatchObject({ status: 'Failed', message: 'Token not found' });
+    }
+    const reads = (await preparedOn(t)).filter((s) => s.statement.includes('FROM core_tokens WHERE token_value = $1 AND app_id = $2'));
+    expect(reads).toHaveLength(1);
   });
 
   it('answers what the unprepared path answers, for every order and page', async () => {

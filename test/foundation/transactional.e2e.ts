@@ -1,3 +1,4 @@
+import { QueryFailedError } from 'typeorm';
 import { Site } from '../../src/app-context';
 import { TransactionalConnection } from '../../src/database/transactional-connection';
 import { TransactionScope } from '../../src/database/transaction-scope';
@@ -71,6 +72,29 @@ describe('TransactionalConnection', () => {
     await scope.afterCommit(effect);
     expect(effect).toHaveBeenCalledTimes(1);
     expect(connection.manager(scope)).toBe(connection.dataSource.manager);
+  });
+
+  it("query() reads in the scope's transaction when it has one, else on a pool connection of its own, and fails as TypeORM's queries do", async () => {
+    const scope = new TransactionScope();
+    const site = siteFixture();
+    const byDomain = 'SELECT id, domain FROM core_sites WHERE domain = $1';
+    await expect(
+      connection.inTransaction(scope, async (em) => {
+        await em.getRepository(Site).insert({ name: site.name, domain: site.domain });
+        // The uncommitted row: the same transaction.
+        expect(await connection.query(scope, byDomain, [site.domain])).toEqual([expect.objectContaining({ domain: site.domain })]);
+        // Not yet seen outside it.
+        expect(await connection.query(new TransactionScope(), byDomain, [site.domain])).toEqual([]);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    const failure = await connection
+      .query(new TransactionScope(), 'SELECT no_such_column FROM core_sites')
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(QueryFailedError);
+    expect((failure as QueryFailedError & { driverError: { code: string } }).driverError.code).toBe('42703');
+    // The failed statement gave its connection back: the pool still answers (it has a few connections only).
+    for (let i = 0; i < 20; i++) await connection.query(new TransactionScope(), 'SELECT 1');
   });
 
   it("retries the whole use case on a serialization failure, running only the last attempt's effects once", async () => {
