@@ -1,4 +1,7 @@
 import { Client } from 'pg';
+import { QueryFailedError } from 'typeorm';
+import { TransactionalConnection } from '../../src/database/transactional-connection';
+import { TransactionScope } from '../../src/database/transaction-scope';
 import { ShopClient, seedShop, ShopTenant } from '../orders/checkout-helpers';
 import { dropDatabase } from '../support/database';
 import { PaymentPeer } from '../support/payment-peer';
@@ -247,5 +250,19 @@ describe('a refund when the database goes away after the provider refunded', () 
       { refund_id: refunded()[0].id, amount: 1000, status: 'succeeded' },
     ]);
     expect((await client.orderRow(order.orderID)).refunded_total).toBe(1000);
+  });
+});
+
+describe('a raw read when its connection breaks during the statement', () => {
+  const s = useProxiedShop('60000');
+
+  it('fails the read, drops the connection and keeps the process serving (TransactionalConnection.query)', async () => {
+    const connection = s.t.get(TransactionalConnection);
+    const reading = connection.query(new TransactionScope(), 'SELECT pg_sleep(3)').catch((error: unknown) => error);
+    await new Promise((r) => setTimeout(r, 300));
+    s.proxy.cut();
+    expect(await reading).toBeInstanceOf(QueryFailedError);
+    s.proxy.restore();
+    expect(await connection.query(new TransactionScope(), 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
   });
 });
