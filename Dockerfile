@@ -11,6 +11,8 @@ ENV NODE_ENV=production
 # The embedded database (when DATABASE_URL is unset), and the mail and SMS outboxes without SMTP_URL or an
 # SMS gateway: a directory the non-root user owns. Mount a volume there to keep it (docker run -v data:/app/.data).
 ENV DATA_DIR=/app/.data
+# glibc gives freed native memory back (src/launcher.ts sets this itself, by starting again, when it is unset).
+ENV MALLOC_TRIM_THRESHOLD_=131072
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./

@@ -19,6 +19,7 @@ import { STARTED_EVENT } from './service-process';
  * then this start writes a new one.
  */
 function launch(): void {
+  withMallocTrim();
   const filename = join(__dirname, 'service.js');
   const source = readFileSync(filename, 'utf8');
   const cacheFile = process.env.NODE_DISABLE_COMPILE_CACHE ? null : codeCacheFile(source);
@@ -39,6 +40,22 @@ function launch(): void {
     filename,
     __dirname,
   );
+}
+
+/**
+ * glibc keeps what large native allocations freed (V8's code serializer above all) instead of giving it back
+ * to the system: the start that writes the code cache stayed at ~137 MB resident instead of ~122 MB, and
+ * every start ~9 MB above what it uses. With a fixed trim threshold (glibc's default, 128 KB, which it
+ * otherwise raises as large blocks are freed) free() returns that memory. glibc reads it from the
+ * environment only when the process starts, so on Linux the launcher runs itself again with it set (execve:
+ * the same process, the same id), unless MALLOC_TRIM_THRESHOLD_ is set already (the Docker image sets it).
+ */
+function withMallocTrim(): void {
+  if (process.platform !== 'linux' || process.env.MALLOC_TRIM_THRESHOLD_ !== undefined || !process.execve) return;
+  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+    ...process.env,
+    MALLOC_TRIM_THRESHOLD_: '131072',
+  });
 }
 
 function codeCacheFile(source: string): string {

@@ -57,6 +57,19 @@ describe('the bundled service and its code cache', () => {
     expect(statSync(join(cacheDir, file)).mtimeMs).toBe(written);
   }, 60_000);
 
+  (process.platform === 'linux' ? it : it.skip)(
+    'on Linux, runs with a fixed malloc trim threshold (the launcher starts itself again, the same process) unless one is set',
+    async () => {
+      const environ = () => readFileSync(`/proc/${service!.child.pid}/environ`, 'utf8').split('\0');
+      await start();
+      expect(environ()).toContain('MALLOC_TRIM_THRESHOLD_=131072');
+      await stop();
+      await start({ MALLOC_TRIM_THRESHOLD_: '262144' }); // the deployment's own (the Docker image sets it)
+      expect(environ()).toContain('MALLOC_TRIM_THRESHOLD_=262144');
+    },
+    60_000,
+  );
+
   it('a cache V8 refuses (damaged, or made with other flags) is replaced; the service starts all the same', async () => {
     await start();
     await waitFor(() => codeCaches().length === 1, 10_000);
