@@ -70,6 +70,10 @@ describe('POST /getApp', () => {
     const unknown = await t.post('/getApp/nowhere.example.test', {});
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ status: 'Failed', message: 'App not found' });
+    // A NUL, which PostgreSQL text cannot hold, names no app either (found by test/fuzz, seed -567311620).
+    const nul = await t.post('/getApp/%00', {});
+    expect(nul.status).toBe(404);
+    expect(nul.body).toEqual({ status: 'Failed', message: 'App not found' });
   });
 
   it('rejects a non-integer appID naming the field', async () => {

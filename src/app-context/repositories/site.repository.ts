@@ -16,6 +16,7 @@ export class SiteRepository {
 
   /** By domain, case-insensitively (the unique index is on lower(domain)). Raw SQL: as findById, on every request. */
   async findByDomain(scope: TransactionScope, domain: string): Promise<Site | null> {
+    if (domain.includes('\u0000')) return null; // PostgreSQL text cannot hold NUL: no app has it, and the statement would fail
     return (await this.connection.query<Site>(scope, 'SELECT * FROM core_sites WHERE lower(domain) = lower($1)', [domain]))[0] ?? null;
   }
 
