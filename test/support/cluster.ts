@@ -1,4 +1,4 @@
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, execSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { Agent, createServer, IncomingHttpHeaders, request as httpRequest, Server } from 'node:http';
@@ -36,8 +36,7 @@ export function ensureBuilt(): void {
   const bundled = statSync(join(ROOT, 'dist/bundle/service.js'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
   if (existsSync(SERVICE_MAIN) && (bundled >= sources || Number(process.env.CLUSTER_TEST_BUILT_AT ?? 0) >= sources)) return;
   const at = Date.now();
-  execFileSync(join(ROOT, 'node_modules/.bin/nest'), ['build'], { cwd: ROOT, stdio: 'inherit' });
-  execFileSync(process.execPath, [join(ROOT, 'scripts/bundle.mjs')], { cwd: ROOT, stdio: 'inherit' });
+  execSync('npm run -s build', { cwd: ROOT, stdio: 'inherit' }); // package.json's build: nest build, then the bundle
   process.env.CLUSTER_TEST_BUILT_AT = String(at);
 }
 
