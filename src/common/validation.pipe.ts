@@ -2,6 +2,7 @@ import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/commo
 import { getMetadataStorage, validateSync, ValidationTypes, ValidatorOptions } from 'class-validator';
 import { ApiError } from './api-error';
 import { FieldError } from './envelope';
+import { planned } from './validation-plan';
 
 /** class-validator errors as the spec's `errors[]` of `{ field, message }`, with dotted paths for nested fields. */
 export function flattenValidationErrors(errors: ValidationError[], parent = ''): FieldError[] {
@@ -18,6 +19,9 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
  * Drops the body keys that no validator of the DTO declares before class-transformer sees them. The
  * whitelist would drop them afterwards anyway, but plainToInstance spends O(k²) on an object of k keys (it
  * deduplicates them with indexOf) and about 5 µs on each: 2,400 unknown keys took 25 ms, 80,000 took 3.5 s.
+ * A body of scalars that passes its DTO's checks is then taken by the DTO's plan (validation-plan.ts) without
+ * the full pipe (about a tenth of a light route's CPU); any other, and every body that fails a check, goes
+ * through it.
  */
 class DeclaredKeysValidationPipe extends ValidationPipe {
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
@@ -27,6 +31,10 @@ class DeclaredKeysValidationPipe extends ValidationPipe {
     if (illFormed !== null) {
       const field = illFormed || 'body';
       throw ApiError.validation([{ field, message: `${field} must not contain unpaired surrogates (invalid Unicode)` }]);
+    }
+    if (metadata.metatype && declared !== null && typeof declared === 'object' && !Array.isArray(declared)) {
+      const entity = planned(declared as Record<string, unknown>, metadata.metatype as new () => object);
+      if (entity) return Promise.resolve(entity);
     }
     return super.transform(declared, metadata);
   }
