@@ -7,6 +7,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { DatabaseHealth } from './database-health';
 import { DatabaseNotifications } from './database-notifications';
 import { DatabaseHandle, poolSize } from './embedded-database';
+import { PoolDrain } from './pool-drain';
 import { PreparedStatementsClient } from './prepared-statements';
 import { SchemaCatalogService } from './schema-catalog.service';
 import { registerEntitySecrets } from './table-policy';
@@ -73,6 +74,7 @@ export class DatabaseModule {
         SchemaCatalogService,
         DatabaseHealth,
         EntitySecrets,
+        PoolDrain,
         {
           provide: DatabaseNotifications,
           inject: [getDataSourceToken()],
