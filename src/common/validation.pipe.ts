@@ -1,4 +1,4 @@
-import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError, ValidationPipe, ValidationPipeOptions } from '@nestjs/common';
 import { getMetadataStorage, validateSync, ValidationTypes, ValidatorOptions } from 'class-validator';
 import { ApiError } from './api-error';
 import { FieldError } from './envelope';
@@ -169,14 +169,17 @@ export function memoizeTargetValidationMetadatas(): void {
 
 const memoized = new WeakSet<object>();
 
+/** The pipe's options (Nest's ValidationPipe's): test/foundation/validation-plan.spec.ts holds the plans to them too. */
+export const VALIDATION_PIPE_OPTIONS: ValidationPipeOptions = {
+  transform: true,
+  whitelist: true,
+  forbidUnknownValues: false,
+  stopAtFirstError: true,
+  validationError: { target: false, value: false },
+  exceptionFactory: (errors) => ApiError.validation(flattenValidationErrors(errors)),
+};
+
 export function createValidationPipe(): ValidationPipe {
   memoizeTargetValidationMetadatas();
-  return new DeclaredKeysValidationPipe({
-    transform: true,
-    whitelist: true,
-    forbidUnknownValues: false,
-    stopAtFirstError: true,
-    validationError: { target: false, value: false },
-    exceptionFactory: (errors) => ApiError.validation(flattenValidationErrors(errors)),
-  });
+  return new DeclaredKeysValidationPipe(VALIDATION_PIPE_OPTIONS);
 }

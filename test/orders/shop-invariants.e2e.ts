@@ -2,18 +2,9 @@ import { SessionTokensService } from '../../src/auth';
 import { IdCipherService } from '../../src/common/id-cipher.service';
 import { SmtpPeer } from '../messaging/support/smtp-peer';
 import { PaymentPeer } from '../support/payment-peer';
+import { prng } from '../support/prng';
 import { TestApp, TestResponse } from '../support/test-app';
 import { billing, drain, ShopClient, ShopTenant, startShopHarness, stopShopHarness } from './checkout-helpers';
-
-/** A small seeded PRNG (mulberry32): the same seed replays the same runs. */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SEED = Number(process.env.SHOP_INVARIANTS_SEED ?? 20261125);
 const RUNS = Number(process.env.SHOP_INVARIANTS_RUNS ?? 24);
