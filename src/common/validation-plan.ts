@@ -16,18 +16,18 @@ import type { ValidationMetadata } from 'class-validator/types/metadata/Validati
  * against the full pipe.
  */
 
-type Check = (value: unknown, args: ValidationArguments) => boolean;
+/** A constraint's validator (class-validator's `ValidatorConstraintInterface`), synchronous here. */
+type Validator = { validate(value: unknown, args: ValidationArguments): unknown };
 
 interface PropertyPlan {
   name: string;
   /** @IsOptional() and @ValidateIf(): the checks run only when every condition holds. */
   conditions: ((object: object, value: unknown) => boolean)[];
   /** @IsDefined() first, then the other checks, each with its decorator's constraints. */
-  checks: { check: Check; constraints: unknown[] }[];
+  checks: { validator: Validator; constraints: unknown[] }[];
 }
 
 interface BodyPlan {
-  metatype: new () => object;
   properties: PropertyPlan[];
   /** The @Transform() functions of each field, in class-transformer's order. */
   transforms: Map<string, ((params: TransformFnParams) => unknown)[]>;
@@ -45,7 +45,7 @@ export function planned(body: Record<string, unknown>, metatype: new () => objec
   let plan = plans.get(metatype);
   if (plan === undefined) plans.set(metatype, (plan = planOf(metatype)));
   if (!plan) return undefined;
-  const entity = new plan.metatype() as Record<string, unknown>;
+  const entity = new metatype() as Record<string, unknown>;
   for (const key in body) {
     let value = body[key];
     if (value !== null && typeof value === 'object') return undefined;
@@ -58,13 +58,18 @@ export function planned(body: Record<string, unknown>, metatype: new () => objec
   }
   for (const property of plan.properties) {
     const value = entity[property.name];
-    if (!property.conditions.every((condition) => condition(entity, value))) continue;
-    for (const { check, constraints } of property.checks) {
-      const args: ValidationArguments = { targetName: plan.metatype.name, property: property.name, object: entity, value, constraints };
-      if (check(value, args) !== true) return undefined;
+    if (!holds(property.conditions, entity, value)) continue;
+    for (const { validator, constraints } of property.checks) {
+      const args: ValidationArguments = { targetName: metatype.name, property: property.name, object: entity, value, constraints };
+      if (validator.validate(value, args) !== true) return undefined; // a promise, too, is left to the full pipe
     }
   }
   return entity;
+}
+
+function holds(conditions: PropertyPlan['conditions'], entity: object, value: unknown): boolean {
+  for (const condition of conditions) if (!condition(entity, value)) return false;
+  return true;
 }
 
 function planOf(metatype: new () => object): BodyPlan | null {
@@ -99,17 +104,15 @@ function planOf(metatype: new () => object): BodyPlan | null {
     for (const rule of ordered) {
       const validators = storage.getTargetValidatorConstraints(rule.constraintCls);
       if (validators.some((validator) => validator.async)) return null;
-      for (const validator of validators) {
-        const instance = validator.instance as { validate: Check };
-        property.checks.push({ check: (value, args) => instance.validate(value, args), constraints: rule.constraints });
-      }
+      for (const validator of validators)
+        property.checks.push({ validator: validator.instance as Validator, constraints: rule.constraints });
     }
     properties.push(property);
   }
   // class-transformer builds the instance with `new`: fields it initializes must be declared ones (the
   // whitelist would drop the others).
   if (Object.keys(new metatype()).some((key) => !(key in grouped))) return null;
-  return { metatype, properties, transforms };
+  return { properties, transforms };
 }
 
 /** A rule the plan runs as class-validator would with the pipe's options (no groups, no `always`). */

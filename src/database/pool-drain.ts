@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
@@ -23,15 +24,15 @@ export class PoolDrain implements BeforeApplicationShutdown {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async beforeApplicationShutdown(): Promise<void> {
-    const pool = (this.dataSource.driver as PostgresDriver).master as Pool | undefined;
-    if (!pool || !this.dataSource.isInitialized) return;
+    if (!this.dataSource.isInitialized) return;
+    const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
     const deadline = Date.now() + POOL_DRAIN_TIMEOUT_MS;
     while (checkedOut(pool) > 0) {
       if (Date.now() >= deadline) {
         this.logger.warn({ checkedOut: checkedOut(pool) }, 'Closing the database pool with connections still in use');
         return;
       }
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      await sleep(POLL_MS);
     }
   }
 }
