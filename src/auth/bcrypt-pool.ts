@@ -4,10 +4,11 @@ import { Piscina } from 'piscina';
 import type { BcryptTask } from './bcrypt.worker';
 
 /**
- * bcrypt on a pool of worker threads, one per core, running at a lower scheduling priority on Linux (nice
- * +10 through piscina's niceIncrement). A login flood thus uses every core, yet the event loop thread, at normal
+ * bcrypt on a pool of worker threads, one per core, running at the lowest scheduling priority on Linux (nice
+ * +19 through piscina's niceIncrement). A login flood thus uses every core, yet the event loop thread, at normal
  * priority, is scheduled first whenever a request arrives, so other requests keep their latency
- * (docs/auth.md "Performance"). Threads start on demand and end after a minute idle.
+ * (docs/auth.md "Performance"; at +10, /getApp's p99 during a flood was 4–5× its quiet p99). Threads start on
+ * demand and end after a minute idle.
  */
 export class BcryptPool {
   private readonly pool = new Piscina<BcryptTask, boolean | string>({
@@ -17,7 +18,7 @@ export class BcryptPool {
     maxThreads: availableParallelism(),
     idleTimeout: 60_000,
     // nice(2) is per thread on Linux only; elsewhere it would lower the whole process
-    niceIncrement: process.platform === 'linux' ? 10 : 0,
+    niceIncrement: process.platform === 'linux' ? 19 : 0,
   });
 
   async compare(plain: string, hash: string): Promise<boolean> {
