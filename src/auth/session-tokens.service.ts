@@ -43,18 +43,20 @@ const ALGORITHM = 'HS256';
 @Injectable()
 export class SessionTokensService {
   /**
-   * The signing keys as key objects, made once: given the secret's text, jsonwebtoken first tries to read it as
-   * a PEM private key and catches the error (~0.1 ms and a stack trace per token, two tokens per login).
+   * Each token type's secret, its signing key and lifetime. The signing key is a key object made once: given
+   * the secret's text, jsonwebtoken first tries to read it as a PEM private key and catches the error (~0.1 ms
+   * and a stack trace per token, two tokens per login).
    */
-  private readonly signingKeys: Record<TokenType, KeyObject>;
+  private readonly keys: Record<TokenType, { secret: string; signingKey: KeyObject; ttl: number }>;
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
     private readonly jwt: JwtService,
   ) {
-    this.signingKeys = {
-      access: createSecretKey(config.jwt.accessSecret, 'utf8'),
-      refresh: createSecretKey(config.jwt.refreshSecret, 'utf8'),
+    const { accessSecret, refreshSecret, accessTtlSeconds, refreshTtlSeconds } = config.jwt;
+    this.keys = {
+      access: { secret: accessSecret, signingKey: createSecretKey(accessSecret, 'utf8'), ttl: accessTtlSeconds },
+      refresh: { secret: refreshSecret, signingKey: createSecretKey(refreshSecret, 'utf8'), ttl: refreshTtlSeconds },
     };
   }
 
@@ -68,7 +70,8 @@ export class SessionTokensService {
   sign(principal: AuthPrincipal, typ: TokenType, passwordVersion?: string): string {
     const claims: Claims = { sub: String(principal.userId), app: principal.appId, tbl: principal.authTable, role: principal.role, typ };
     if (passwordVersion !== undefined) claims.pwv = passwordVersion;
-    return this.jwt.sign(claims, { privateKey: this.signingKeys[typ], algorithm: ALGORITHM, expiresIn: this.keyFor(typ).ttl });
+    const { signingKey, ttl } = this.keys[typ];
+    return this.jwt.sign(claims, { privateKey: signingKey, algorithm: ALGORITHM, expiresIn: ttl });
   }
 
   /** The principal of a valid token of type `typ`; throws TokenExpiredError or InvalidTokenError. */
@@ -82,7 +85,7 @@ export class SessionTokensService {
     let payload: unknown;
     try {
       payload = this.jwt.verify(token, {
-        secret: this.keyFor(typ).secret,
+        secret: this.keys[typ].secret,
         algorithms: [ALGORITHM],
         ignoreExpiration: options.ignoreExpiration,
       });
@@ -95,13 +98,7 @@ export class SessionTokensService {
 
   /** The secret access tokens are signed with (AccessTokenStrategy verifies with it). */
   get accessSecret(): string {
-    return this.config.jwt.accessSecret;
-  }
-
-  private keyFor(typ: TokenType): { secret: string; ttl: number } {
-    return typ === 'access'
-      ? { secret: this.config.jwt.accessSecret, ttl: this.config.jwt.accessTtlSeconds }
-      : { secret: this.config.jwt.refreshSecret, ttl: this.config.jwt.refreshTtlSeconds };
+    return this.keys.access.secret;
   }
 }
 
