@@ -1,5 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import type { FastifyReply } from 'fastify';
 import { ApiError } from '../common/api-error';
 import { requestStore } from '../common/logging';
 import { appContextError } from './app-context.errors';
@@ -42,6 +43,7 @@ export class AppContextGuard implements CanActivate {
     const request = execution.getArgByIndex<RequestWithContext>(0); // the HTTP request, without switchToHttp's closures
     const policy = this.policyOf(execution);
     request.ctx = new RequestContext(request.id, request.ip, this.config.production, null);
+    request.ctx.response = execution.getArgByIndex<FastifyReply>(1).raw;
     const store = requestStore.getStore();
     if (store) store.ctx = request.ctx;
     if (policy.none) return true;

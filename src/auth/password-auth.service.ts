@@ -44,10 +44,10 @@ export class PasswordAuthService {
     return this.limits.login(ctx, table, email, async () => {
       const account = await this.accounts.findByEmail(ctx, table, email);
       if (!account) {
-        await this.hasher.spendVerifyTime(password);
+        await this.hasher.spendVerifyTime(password, ctx.clientGone);
         throw authError('INVALID_CREDENTIALS', { body: failureBody });
       }
-      const outcome = await this.hasher.verify(password, account.passwordHash);
+      const outcome = await this.hasher.verify(password, account.passwordHash, ctx.clientGone);
       if (outcome === 'mismatch') throw authError('INVALID_CREDENTIALS', { body: failureBody });
       if (outcome === 'unusable') throw authError('AUTHENTICATION_FAILED', { body: failureBody });
       if (outcome === 'upgrade') await this.accounts.upgradeHash(ctx, account, await this.hasher.hash(password));

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { MetricsService } from '../metrics';
 import { BcryptPool } from './bcrypt-pool';
 import { isBcryptHash, legacyFormatOf, verifyLegacy } from './legacy-hashes';
 
@@ -15,11 +16,15 @@ export type VerifyOutcome = 'match' | 'upgrade' | 'mismatch' | 'unusable';
 /** bcrypt through the native `bcrypt` package on BcryptPool's worker threads (off the event loop), at the configured cost (10 at least). */
 @Injectable()
 export class PasswordHasherService implements OnModuleDestroy {
-  private readonly bcrypt = new BcryptPool();
+  private readonly bcrypt: BcryptPool;
   /** A well-formed bcrypt hash at the configured cost that no password matches (see throwawayHash). */
   private readonly dummyHash: string;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    metrics: MetricsService,
+  ) {
+    this.bcrypt = new BcryptPool(() => metrics.passwordCheckSkipped());
     this.dummyHash = throwawayHash(config.bcryptCost);
   }
 
@@ -31,23 +36,27 @@ export class PasswordHasherService implements OnModuleDestroy {
     return this.bcrypt.hash(plain, this.config.bcryptCost);
   }
 
-  async verify(plain: string, stored: string | null | undefined): Promise<VerifyOutcome> {
+  /**
+   * How `stored` answers `plain`. `clientGone` (the request's RequestContext.clientGone) skips a check that has
+   * not started when the client left: this then rejects with the signal's reason.
+   */
+  async verify(plain: string, stored: string | null | undefined, clientGone?: AbortSignal): Promise<VerifyOutcome> {
     if (stored && isBcryptHash(stored)) {
-      if (!(await this.bcrypt.compare(plain, nativePrefix(stored)))) return 'mismatch';
+      if (!(await this.bcrypt.compare(plain, nativePrefix(stored), clientGone))) return 'mismatch';
       return Number(stored.slice(4, 6)) < this.config.bcryptCost || !stored.startsWith('$2b$') ? 'upgrade' : 'match';
     }
     if (stored && legacyFormatOf(stored)) {
       // Legacy digests are fast: spend the bcrypt time anyway so the answer time does not tell formats apart.
-      const [ok] = await Promise.all([verifyLegacy(plain, stored), this.spendVerifyTime(plain)]);
+      const [ok] = await Promise.all([verifyLegacy(plain, stored), this.spendVerifyTime(plain, clientGone)]);
       return ok ? 'upgrade' : 'mismatch';
     }
-    await this.spendVerifyTime(plain);
+    await this.spendVerifyTime(plain, clientGone);
     return 'unusable';
   }
 
   /** One bcrypt verification at the configured cost against a throwaway hash: an unknown account costs what a wrong password costs. */
-  async spendVerifyTime(plain: string): Promise<void> {
-    await this.bcrypt.compare(plain, this.dummyHash);
+  async spendVerifyTime(plain: string, clientGone?: AbortSignal): Promise<void> {
+    await this.bcrypt.compare(plain, this.dummyHash, clientGone);
   }
 }
 

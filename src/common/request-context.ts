@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
@@ -52,6 +53,30 @@ export class RequestContext extends TransactionScope {
     return new RequestContext(origin, '127.0.0.1', production, site);
   }
 
+  /** The answer to the request this context serves, set by AppContextGuard (unset outside a request): see `clientGone`. */
+  response?: ServerResponse;
+  private clientGoneSignal?: AbortSignal;
+
+  /**
+   * Aborted once the client's connection closed before its answer was sent (the reason: 499 `Client closed
+   * request`), so work only the answer needed can be skipped, such as a login's bcrypt still waiting for a
+   * worker thread. Made on first use (a close listener per request that asks); undefined outside a request.
+   */
+  get clientGone(): AbortSignal | undefined {
+    const response = this.response;
+    if (!response) return undefined;
+    if (!this.clientGoneSignal) {
+      const controller = new AbortController();
+      const abortIfUnanswered = () => {
+        if (!response.writableFinished) controller.abort(new ApiError(499, CLIENT_CLOSED_REQUEST));
+      };
+      if (response.destroyed) abortIfUnanswered();
+      else response.once('close', abortIfUnanswered);
+      this.clientGoneSignal = controller.signal;
+    }
+    return this.clientGoneSignal;
+  }
+
   /**
    * Body fields whose id came in the legacy bracket form (DecryptIdsInterceptor). That form is AES-CBC
    * with the IV in the value: whoever knows one value's plaintext can turn it into any other id, so such
@@ -77,6 +102,9 @@ export class RequestContext extends TransactionScope {
     return this.app.id;
   }
 }
+
+/** The status nginx logs for a request whose client left before the answer (no answer reaches anyone). */
+export const CLIENT_CLOSED_REQUEST = 'Client closed request';
 
 export const MISSING_APP_CONTEXT = 'Missing app context: send the site-id header';
 

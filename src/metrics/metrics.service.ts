@@ -73,6 +73,11 @@ export class MetricsService {
     labelNames: ['reason', 'route'] as const,
     registers: [this.registry],
   });
+  private readonly passwordChecksSkipped = new Counter({
+    name: 'password_checks_skipped_total',
+    help: 'Password checks (bcrypt) skipped because the client closed its connection while the check waited for a worker thread',
+    registers: [this.registry],
+  });
   private readonly outboxPending = new Gauge({
     name: 'outbox_pending_notifications',
     help: 'Pending rows of core_notification_log (queued, waiting for a retry, or being sent); the whole database, the same on every instance',
@@ -134,6 +139,10 @@ export class MetricsService {
 
   rateLimited(reason: RateLimitReason, route: string): void {
     this.rateLimitRejections.inc({ reason, route });
+  }
+
+  passwordCheckSkipped(): void {
+    this.passwordChecksSkipped.inc();
   }
 
   /** How the outbox is read at scrape time (the messaging module owns the table). */
