@@ -418,7 +418,7 @@ export class CpuMeter {
     this.pgPort = Number(new URL(ADMIN_URL).port || 5432);
   }
 
-  async around(turn: () => Promise<Figures>): Promise<Figures> {
+  async around<T extends { count: number }>(turn: () => Promise<T>): Promise<T> {
     const before = await this.sample();
     const figures = await turn();
     const after = await this.sample();

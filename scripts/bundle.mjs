@@ -18,13 +18,14 @@ const EXTERNAL = [
   'swagger-ui-dist',
   // TypeORM requires its driver by name: it and the service must share one pg.
   'pg',
-  // Loaded at first use: the payment SDK, QR codes, web push, the SQL merge parser, Redis, mail templates.
+  // Loaded at first use: the payment SDK, QR codes, web push, the SQL merge parser, Redis, mail templates and their CSS inliner.
   'stripe',
   'qrcode',
   'web-push',
   'pgsql-ast-parser',
   'ioredis',
   '@nestjs-modules/mailer/adapters/*',
+  '@css-inline/css-inline', // a native addon too
   'preview-email',
   // Shared with the lazily loaded template adapter.
   'lodash',

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import Stripe from 'stripe';
-import { adminQuery, databaseUrl, goal, ROOT, startService } from '../lib';
+import { adminQuery, CpuMeter, databaseUrl, goal, ROOT, startService } from '../lib';
 import { BenchContext, Scenario } from './types';
 
 /** Connections for the throughput run: deliveries the provider has in flight to one endpoint at once. */
@@ -19,7 +19,8 @@ interface Delivery {
 }
 
 interface Figures {
-  deliveries: number;
+  /** Deliveries answered. */
+  count: number;
   seconds: number;
   p50: number;
   p99: number;
@@ -48,7 +49,9 @@ export const shopWebhookScenario: Scenario = {
         const warm = await deliver(url, deliveries.splice(0, 50), 4);
         if (warm.non2xx || warm.errors) throw new Error(`webhook warm-up failed: ${JSON.stringify(warm)}`);
         const sequential = await deliver(url, deliveries.splice(0, SEQUENTIAL), 1);
-        const concurrent = await deliver(url, deliveries.splice(0, CONCURRENT), CONNECTIONS);
+        const cpu = new CpuMeter(service.pid, db);
+        const concurrent = await cpu.around(() => deliver(url, deliveries.splice(0, CONCURRENT), CONNECTIONS));
+        const perDelivery = cpu.perThousand(); // CPU seconds per 1,000 deliveries: milliseconds per delivery
 
         const [{ paid, total }] = (
           await db.query(
@@ -71,6 +74,7 @@ export const shopWebhookScenario: Scenario = {
         return [
           line('one delivery at a time', sequential),
           line(`${CONNECTIONS} deliveries in flight`, concurrent),
+          `  CPU per delivery in flight: server ${perDelivery.server.toFixed(2)} ms, database ${perDelivery.database.toFixed(2)} ms`,
           `every delivery: order Paid, items Ordered, 1 token, admin + confirmation mail rows (${paid} orders, ${mails} mails)`,
           goal(`webhook → order Paid p50, ${CONNECTIONS} deliveries in flight`, concurrent.p50, '<', 50, (v) => `${v} ms`),
         ];
@@ -233,7 +237,7 @@ async function deliver(url: string, deliveries: Delivery[], connections: number)
     ],
   });
   return {
-    deliveries: deliveries.length,
+    count: deliveries.length,
     seconds: (Date.now() - started) / 1000,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -243,6 +247,6 @@ async function deliver(url: string, deliveries: Delivery[], connections: number)
 }
 
 function line(label: string, f: Figures): string {
-  const rate = f.deliveries / f.seconds;
-  return `${`webhook, ${label}`.padEnd(44)} ${rate.toFixed(0).padStart(8)} deliveries/s   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms   (${f.deliveries} deliveries${f.errors || f.non2xx ? `, errors ${f.errors}, non-2xx ${f.non2xx}` : ''})`;
+  const rate = f.count / f.seconds;
+  return `${`webhook, ${label}`.padEnd(44)} ${rate.toFixed(0).padStart(8)} deliveries/s   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms   (${f.count} deliveries${f.errors || f.non2xx ? `, errors ${f.errors}, non-2xx ${f.non2xx}` : ''})`;
 }

@@ -13,10 +13,13 @@ export class TransactionScope {
   manager?: EntityManager;
   private pending: AfterCommit[] = [];
 
-  /** Runs `effect` after the scope's transaction commits, or now when none is open. */
+  /**
+   * Runs `effect` after the scope's transaction commits, or now when none is open. The same function queued
+   * again in one transaction runs once (the outbox wakes the senders once, however many mails it wrote).
+   */
   async afterCommit(effect: AfterCommit): Promise<void> {
-    if (this.manager) this.pending.push(effect);
-    else await effect();
+    if (!this.manager) await effect();
+    else if (!this.pending.includes(effect)) this.pending.push(effect);
   }
 
   /** @internal used by TransactionalConnection */

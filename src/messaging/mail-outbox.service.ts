@@ -37,21 +37,13 @@ export class MailOutboxService {
 
   /** Writes one Pending mail of `ctx`'s app in the context's transaction; the id of its log row. */
   async enqueue(ctx: RequestContext, mail: OutboxMail): Promise<number> {
-    if (mail.html === undefined && mail.text === undefined) throw new Error('An outbox mail has html, text or both');
-    return this.write(ctx, {
-      notification_id: null,
-      event: mail.event.slice(0, 100),
-      email: mail.to,
-      linked_table: mail.linkedTable ?? null,
-      master_id: mail.masterId ?? null,
-      email_from: mail.from,
-      email_cc: mail.cc?.length ? mail.cc.join(', ') : null,
-      email_bcc: mail.bcc?.length ? mail.bcc.join(', ') : null,
-      subject: mail.subject.slice(0, 1000),
-      body: mail.html ?? mail.text!,
-      text_body: mail.html === undefined ? null : (mail.text ?? null),
-      content_type: mail.html === undefined ? 'text' : 'html',
-    });
+    const [id] = await this.enqueueAll(ctx, [mail]);
+    return id;
+  }
+
+  /** As `enqueue`, for several mails written in one statement; their ids, in order. */
+  enqueueAll(ctx: RequestContext, mails: OutboxMail[]): Promise<number[]> {
+    return this.writeAll(ctx, mails.map(pendingMail));
   }
 
   /** templates/<template> rendered now (handlebars, strict, escaped), for a mail written with `enqueue`. */
@@ -61,8 +53,34 @@ export class MailOutboxService {
 
   /** Inserts a log row of `ctx`'s app in the context's transaction; the senders are woken once it committed. */
   async write(ctx: RequestContext, mail: PendingMail): Promise<number> {
-    const id = await this.log.insertPending(ctx, mail);
-    await ctx.afterCommit(() => this.sender.queued());
+    const [id] = await this.writeAll(ctx, [mail]);
     return id;
   }
+
+  private async writeAll(ctx: RequestContext, mails: PendingMail[]): Promise<number[]> {
+    if (mails.length === 0) return [];
+    const ids = await this.log.insertPending(ctx, mails);
+    await ctx.afterCommit(this.wakeSenders); // once per transaction, however many mails it wrote
+    return ids;
+  }
+
+  private readonly wakeSenders = () => this.sender.queued();
+}
+
+function pendingMail(mail: OutboxMail): PendingMail {
+  if (mail.html === undefined && mail.text === undefined) throw new Error('An outbox mail has html, text or both');
+  return {
+    notification_id: null,
+    event: mail.event.slice(0, 100),
+    email: mail.to,
+    linked_table: mail.linkedTable ?? null,
+    master_id: mail.masterId ?? null,
+    email_from: mail.from,
+    email_cc: mail.cc?.length ? mail.cc.join(', ') : null,
+    email_bcc: mail.bcc?.length ? mail.bcc.join(', ') : null,
+    subject: mail.subject.slice(0, 1000),
+    body: mail.html ?? mail.text!,
+    text_body: mail.html === undefined ? null : (mail.text ?? null),
+    content_type: mail.html === undefined ? 'text' : 'html',
+  };
 }

@@ -3,7 +3,7 @@ import { AccountsService } from '../auth';
 import { RequestContext, TenantSite } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { MailOutboxService } from '../messaging';
+import { MailOutboxService, OutboxMail } from '../messaging';
 import { TokenRow } from '../tokens';
 import { isGift, Order, OrderItem } from './entities';
 import { qrImageUrl } from './order-qr';
@@ -69,7 +69,7 @@ export class OrderMailsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Writes the admin mail, then the confirmation, in the context's transaction; how many were written. */
+  /** Writes the admin mail, then the confirmation, in the context's transaction (one statement); how many were written. */
   async write(ctx: RequestContext, order: Order, items: OrderItem[], tokens: TokenRow[]): Promise<number> {
     const site = ctx.app;
     if (site.disable_email) {
@@ -78,7 +78,7 @@ export class OrderMailsService {
     }
     const admins = await this.adminRecipients(ctx);
     const from = site.email_from?.trim() || `no-reply@${site.domain}`;
-    let written = 0;
+    const mails: OutboxMail[] = [];
 
     // Step 4: the admin email.
     if (admins.visible.length + admins.hidden.length === 0) {
@@ -87,7 +87,7 @@ export class OrderMailsService {
         'admin order email not written: the app has no email_cc, email_bcc or email_from',
       );
     } else {
-      await this.outbox.enqueue(ctx, {
+      mails.push({
         event: ADMIN_MAIL_EVENT,
         from,
         to: admins.visible[0] ?? null,
@@ -98,28 +98,27 @@ export class OrderMailsService {
         linkedTable: 'core_orders',
         masterId: order.id,
       });
-      written++;
     }
 
     // Step 5: the customer email.
     const to = order.BillingEmail?.trim();
     if (!to) {
       this.logger.warn({ appId: site.id, orderId: order.id }, 'order confirmation not written: the order has no BillingEmail');
-      return written;
+    } else {
+      mails.push({
+        event: CONFIRMATION_MAIL_EVENT,
+        from,
+        to,
+        cc: admins.visible.filter((address) => address.toLowerCase() !== to.toLowerCase()),
+        bcc: admins.hidden.filter((address) => address.toLowerCase() !== to.toLowerCase()),
+        subject: confirmationSubject(site, order.id),
+        html: await this.outbox.render(CONFIRMATION_TEMPLATE, this.confirmationContext(ctx, order, items, tokens)),
+        linkedTable: 'core_orders',
+        masterId: order.id,
+      });
     }
-    const html = await this.outbox.render(CONFIRMATION_TEMPLATE, this.confirmationContext(ctx, order, items, tokens));
-    await this.outbox.enqueue(ctx, {
-      event: CONFIRMATION_MAIL_EVENT,
-      from,
-      to,
-      cc: admins.visible.filter((address) => address.toLowerCase() !== to.toLowerCase()),
-      bcc: admins.hidden.filter((address) => address.toLowerCase() !== to.toLowerCase()),
-      subject: confirmationSubject(site, order.id),
-      html,
-      linkedTable: 'core_orders',
-      masterId: order.id,
-    });
-    return written + 1;
+    await this.outbox.enqueueAll(ctx, mails);
+    return mails.length;
   }
 
   /**

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { MailOutboxService } from '../../src/messaging';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -42,7 +45,7 @@ describe('templates/confirmation.html', () => {
     expect(html).not.toContain('<script');
     expect(html).toContain('Mug &lt;b&gt;big&lt;/b&gt;');
     expect(html).not.toContain('<b>');
-    expect(html).toContain('https://shop.example.test/img/logo.png?a=1&amp;b=2');
+    expect(html).toContain('https://shop.example.test/img/logo.png?a&#x3D;1&amp;b&#x3D;2');
     expect(html.match(/class="bond"/g)).toHaveLength(1);
     expect(html).toContain('Bond/deposit: $100.00');
     expect(html.match(/class="tax"/g)).toHaveLength(3);
@@ -51,6 +54,22 @@ describe('templates/confirmation.html', () => {
     expect(html).toContain('href="https://shop.example.test/ecommerce/genCode/1001"');
     expect(html).toContain('Thank you for your booking.');
     expect(html).toContain('https://shop.example.test');
+  });
+
+  it('inlines the CSS of a template with a <style> element into the elements it selects, and leaves one without as rendered', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mail-template-'));
+    try {
+      const styled = join(dir, 'styled.hbs');
+      writeFileSync(styled, '<html><head><style>p.note { color: red; }</style></head><body><p class="note">{{text}}</p></body></html>');
+      const html = await t.get(MailOutboxService).render(styled, { text: 'Hi & bye' });
+      expect(html).toMatch(/<p class="note" style="color: ?red;?">Hi &amp; bye<\/p>/);
+      expect(html).not.toContain('<style');
+      const plain = join(dir, 'plain.hbs');
+      writeFileSync(plain, '<p class="note">{{text}}</p>\n');
+      expect(await t.get(MailOutboxService).render(plain, { text: 'Hi' })).toBe('<p class="note">Hi</p>\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a context without a field the template uses (strict mode)', async () => {

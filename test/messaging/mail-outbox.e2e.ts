@@ -63,7 +63,7 @@ describe('mail outbox', () => {
     expect(admin.parsed.text?.trim()).toBe('Order ID: 1\nCustomer ID: 2');
     expect(admin.parsed.html).toBe(false);
     expect(customer.envelope.to.sort()).toEqual(['admin@example.test', 'ann@example.test', 'boss@example.test']);
-    expect(String(customer.parsed.html)).toContain('https://shop.example.test/r?a=1&amp;b=2');
+    expect(String(customer.parsed.html)).toContain('https://shop.example.test/r?a&#x3D;1&amp;b&#x3D;2');
     const rows = await t.dataSource.query(
       `SELECT event, status, content_type, linked_table, master_id FROM core_notification_log WHERE app_id = $1 ORDER BY id`,
       [appId],

@@ -121,8 +121,8 @@ describe('order completion', () => {
     expect(html).toContain('Dear Ann Shopper,');
     const lines = [...html.matchAll(/<tr class="item">([\s\S]*?)<\/tr>/g)].map((m) => m[1].replace(/\s+/g, ' '));
     expect(lines).toHaveLength(4);
-    expect(lines[0]).toMatch(/Book <br><small class="tax">GST included: \$4\.54<\/small>.*>2<\/td>.*>\$25\.00<\/td>.*>\$50\.00<\/td>/);
-    expect(lines[1]).toMatch(/E-book <br><small class="tax">GST included: \$2\.72<\/small>.*>2<\/td>.*>\$15\.00<\/td>.*>\$30\.00<\/td>/);
+    expect(lines[0]).toMatch(/Book <br \/><small class="tax">GST included: \$4\.54<\/small>.*>2<\/td>.*>\$25\.00<\/td>.*>\$50\.00<\/td>/);
+    expect(lines[1]).toMatch(/E-book <br \/><small class="tax">GST included: \$2\.72<\/small>.*>2<\/td>.*>\$15\.00<\/td>.*>\$30\.00<\/td>/);
     expect(lines[2]).toMatch(/Tent hire .*GST included: \$9\.09.*Bond\/deposit: \$50\.00.*>1<\/td>.*>\$100\.00<\/td>.*>\$100\.00<\/td>/);
     expect(lines[3]).toContain(`Gift token: <code>${gift.token_value}</code>`);
     expect(html.match(/class="bond"/g)).toHaveLength(1);

@@ -54,11 +54,29 @@ const FAILED_SHOWN = {
   created: true,
 } as const;
 
+const PENDING_COLUMNS = [
+  'notification_id',
+  'event',
+  'email',
+  'linked_table',
+  'master_id',
+  'email_from',
+  'email_cc',
+  'email_bcc',
+  'subject',
+  'body',
+  'text_body',
+  'content_type',
+] as const satisfies readonly (keyof PendingMail)[];
+
 // Raw SQL: a measured hot path (/message/notification, every outbox mail): TypeORM's insert builder cost ~0.4 ms
-// of CPU per request, about 15%. One fixed statement: no column list is built per row.
-const INSERT_PENDING_SQL = `INSERT INTO core_notification_log
-  (app_id, notification_id, event, email, linked_table, master_id, email_from, email_cc, email_bcc, subject, body, text_body, content_type)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`;
+// of CPU per request, about 15%. A fixed statement per number of rows (the order mails are two, in one round trip).
+const insertPendingSql = (rows: number) =>
+  `INSERT INTO core_notification_log (app_id, ${PENDING_COLUMNS.join(', ')}) VALUES ${Array.from(
+    { length: rows },
+    (_, row) => `($1, ${PENDING_COLUMNS.map((_, column) => `$${2 + row * PENDING_COLUMNS.length + column}`).join(', ')})`,
+  ).join(', ')} RETURNING id`;
+const INSERT_ONE_PENDING_SQL = insertPendingSql(1);
 
 // Raw SQL: once per mail, the sender's hot path; the query builder cost ~15% of the sender's CPU per mail (measured).
 const MARK_SENT_SQL = `UPDATE core_notification_log SET status = 'Sent', sent = now(), attempts = attempts + 1, claim_token = NULL, last_error = NULL
@@ -82,26 +100,14 @@ export const OUTBOX_STATE_SQL = `SELECT due.pending::int AS pending, COALESCE(EX
 export class NotificationLogRepository {
   constructor(private readonly connection: TransactionalConnection) {}
 
-  /** Writes one Pending mail of `ctx`'s app in the context's transaction; the row's id. */
-  async insertPending(ctx: RequestContext, mail: PendingMail): Promise<number> {
-    const [{ id }]: { id: number }[] = await this.connection
-      .manager(ctx)
-      .query(INSERT_PENDING_SQL, [
-        ctx.appId,
-        mail.notification_id,
-        mail.event,
-        mail.email,
-        mail.linked_table,
-        mail.master_id,
-        mail.email_from,
-        mail.email_cc,
-        mail.email_bcc,
-        mail.subject,
-        mail.body,
-        mail.text_body,
-        mail.content_type,
-      ]);
-    return id;
+  /** Writes Pending mails of `ctx`'s app in the context's transaction, in one statement; their rows' ids, in order. */
+  async insertPending(ctx: RequestContext, mails: PendingMail[]): Promise<number[]> {
+    if (mails.length === 0) return [];
+    const values: unknown[] = [ctx.appId];
+    for (const mail of mails) for (const column of PENDING_COLUMNS) values.push(mail[column]);
+    const sql = mails.length === 1 ? INSERT_ONE_PENDING_SQL : insertPendingSql(mails.length);
+    const rows: { id: number }[] = await this.connection.manager(ctx).query(sql, values);
+    return rows.map((row) => row.id); // PostgreSQL returns the rows of one VALUES list in its order
   }
 
   /**
