@@ -1,13 +1,15 @@
+import type { KeyObject } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { AuthPrincipal, RequestContext, RequestWithContext } from '../common/request-context';
+import { asJwtSecret } from './session-tokens.service';
 
 export const ACCESS_TOKEN_STRATEGY = 'access-token';
 
-/** What the guard of the app serving a request gives the strategy: the app's access secret and its account check. */
+/** What the guard of the app serving a request gives the strategy: the app's access key and its account check. */
 export interface AccessTokenCheck {
-  secret: string;
+  key: KeyObject;
   principalOf(ctx: RequestContext, payload: unknown): Promise<AuthPrincipal>;
 }
 
@@ -26,7 +28,9 @@ export class AccessTokenStrategy extends PassportStrategy(Strategy, ACCESS_TOKEN
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
       secretOrKeyProvider: (request: RequestWithAccessTokenCheck, _token: string, done: (error: Error | null, secret?: string) => void) =>
-        request.accessTokenCheck ? done(null, request.accessTokenCheck.secret) : done(new Error('No access token check for this request')),
+        request.accessTokenCheck
+          ? done(null, asJwtSecret(request.accessTokenCheck.key))
+          : done(new Error('No access token check for this request')),
       algorithms: ['HS256'],
       passReqToCallback: true,
     });

@@ -43,11 +43,11 @@ const ALGORITHM = 'HS256';
 @Injectable()
 export class SessionTokensService {
   /**
-   * Each token type's secret, its signing key and lifetime. The signing key is a key object made once: given
-   * the secret's text, jsonwebtoken first tries to read it as a PEM private key and catches the error (~0.1 ms
-   * and a stack trace per token, two tokens per login).
+   * Each token type's secret, as a key object made once, and lifetime. Given the secret's text, jsonwebtoken
+   * first tries to read it as a PEM key and catches the error: ~0.1 ms and a stack trace per token signed, and
+   * per token verified (every bearer request) 60 against 16 µs on Node 24 (~0.8 ms on Node 20's OpenSSL).
    */
-  private readonly keys: Record<TokenType, { secret: string; signingKey: KeyObject; ttl: number }>;
+  private readonly keys: Record<TokenType, { key: KeyObject; ttl: number }>;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -55,8 +55,8 @@ export class SessionTokensService {
   ) {
     const { accessSecret, refreshSecret, accessTtlSeconds, refreshTtlSeconds } = config.jwt;
     this.keys = {
-      access: { secret: accessSecret, signingKey: createSecretKey(accessSecret, 'utf8'), ttl: accessTtlSeconds },
-      refresh: { secret: refreshSecret, signingKey: createSecretKey(refreshSecret, 'utf8'), ttl: refreshTtlSeconds },
+      access: { key: createSecretKey(accessSecret, 'utf8'), ttl: accessTtlSeconds },
+      refresh: { key: createSecretKey(refreshSecret, 'utf8'), ttl: refreshTtlSeconds },
     };
   }
 
@@ -70,8 +70,8 @@ export class SessionTokensService {
   sign(principal: AuthPrincipal, typ: TokenType, passwordVersion?: string): string {
     const claims: Claims = { sub: String(principal.userId), app: principal.appId, tbl: principal.authTable, role: principal.role, typ };
     if (passwordVersion !== undefined) claims.pwv = passwordVersion;
-    const { signingKey, ttl } = this.keys[typ];
-    return this.jwt.sign(claims, { privateKey: signingKey, algorithm: ALGORITHM, expiresIn: ttl });
+    const { key, ttl } = this.keys[typ];
+    return this.jwt.sign(claims, { privateKey: key, algorithm: ALGORITHM, expiresIn: ttl });
   }
 
   /** The principal of a valid token of type `typ`; throws TokenExpiredError or InvalidTokenError. */
@@ -85,7 +85,7 @@ export class SessionTokensService {
     let payload: unknown;
     try {
       payload = this.jwt.verify(token, {
-        secret: this.keys[typ].secret,
+        secret: asJwtSecret(this.keys[typ].key),
         algorithms: [ALGORITHM],
         ignoreExpiration: options.ignoreExpiration,
       });
@@ -96,10 +96,18 @@ export class SessionTokensService {
     return readClaims(payload, typ);
   }
 
-  /** The secret access tokens are signed with (AccessTokenStrategy verifies with it). */
-  get accessSecret(): string {
-    return this.keys.access.secret;
+  /** The key access tokens are signed with (AccessTokenStrategy verifies with it). */
+  get accessKey(): KeyObject {
+    return this.keys.access.key;
   }
+}
+
+/**
+ * A key object where @nestjs/jwt's and passport-jwt's option types list only string | Buffer: both hand it to
+ * jsonwebtoken as it is, whose own type (`Secret`) takes a KeyObject.
+ */
+export function asJwtSecret(key: KeyObject): string {
+  return key as unknown as string;
 }
 
 /**
