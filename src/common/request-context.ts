@@ -55,7 +55,8 @@ export class RequestContext extends TransactionScope {
 
   /** The answer to the request this context serves, set by AppContextGuard (unset outside a request): see `clientGone`. */
   response?: ServerResponse;
-  private clientGoneSignal?: AbortSignal;
+  /** Declared only, as `refusal` below: made by the few requests that ask for `clientGone`. */
+  declare private clientGoneSignal?: AbortSignal;
 
   /**
    * Aborted once the client's connection closed before its answer was sent (the reason: 499 `Client closed
