@@ -5,22 +5,24 @@ import { TransactionScope } from '../../database/transaction-scope';
 import { TransactionalConnection } from '../../database/transactional-connection';
 import { NotificationLog } from '../entities/notification-log.entity';
 
+/** The columns a mail is written to the outbox with, besides its app. */
+const PENDING_COLUMNS = [
+  'notification_id',
+  'event',
+  'email',
+  'linked_table',
+  'master_id',
+  'email_from',
+  'email_cc',
+  'email_bcc',
+  'subject',
+  'body',
+  'text_body',
+  'content_type',
+] as const satisfies readonly (keyof NotificationLog)[];
+
 /** A mail as written to the outbox (a Pending core_notification_log row); its app is the context's. */
-export type PendingMail = Pick<
-  NotificationLog,
-  | 'notification_id'
-  | 'event'
-  | 'email'
-  | 'linked_table'
-  | 'master_id'
-  | 'email_from'
-  | 'email_cc'
-  | 'email_bcc'
-  | 'subject'
-  | 'body'
-  | 'text_body'
-  | 'content_type'
->;
+export type PendingMail = Pick<NotificationLog, (typeof PENDING_COLUMNS)[number]>;
 
 /** A claimed Pending row: the mail as merged at request time. */
 export type ClaimedMail = Pick<
@@ -53,21 +55,6 @@ const FAILED_SHOWN = {
   last_error: true,
   created: true,
 } as const;
-
-const PENDING_COLUMNS = [
-  'notification_id',
-  'event',
-  'email',
-  'linked_table',
-  'master_id',
-  'email_from',
-  'email_cc',
-  'email_bcc',
-  'subject',
-  'body',
-  'text_body',
-  'content_type',
-] as const satisfies readonly (keyof PendingMail)[];
 
 // Raw SQL: a measured hot path (/message/notification, every outbox mail): TypeORM's insert builder cost ~0.4 ms
 // of CPU per request, about 15%. A fixed statement per number of rows (the order mails are two, in one round trip).
