@@ -187,9 +187,11 @@ export async function interleaved(
   meters: (CpuMeter | undefined)[] = [],
 ): Promise<{ figures: Figures[]; perRound: number[][] }> {
   const results = await alternate(
-    targets.map((target, i) => () => {
+    targets.map((target, i) => async () => {
       const turn = () => measure(target, { duration: 1 });
-      return meters[i] ? meters[i].around(turn) : turn();
+      const figures = await (meters[i] ? meters[i].around(turn) : turn());
+      await settle();
+      return figures;
     }),
     rounds,
   );
@@ -197,6 +199,44 @@ export async function interleaved(
     figures: targets.map((_, i) => combined(results.map((round) => round[i]))),
     perRound: results.map((round) => round.map((f) => f.rps)),
   };
+}
+
+/** The machine counts as idle again once less than this share of all its cores' time is busy over SETTLE_WINDOW_MS. */
+const SETTLE_BUSY = 0.2;
+const SETTLE_WINDOW_MS = 50;
+const SETTLE_MAX_MS = Number(process.env.BENCH_SETTLE_MAX_MS ?? 3000);
+
+/**
+ * Waits after a turn until the machine is idle again (at most SETTLE_MAX_MS): when autocannon stops, the
+ * requests it leaves in flight are still worked on (after a turn of the page rotation with 50 connections,
+ * 0.2–0.5 s of both cores' time), and without the wait that work ran in the next turn, every other round the
+ * other side's: a side whose requests cost more slowed its peer down more than the peer slowed it. That work
+ * counts to no side's CPU (CpuMeter measures the turn itself, as before).
+ */
+export async function settle(): Promise<void> {
+  if (SETTLE_MAX_MS <= 0) return;
+  const deadline = Date.now() + SETTLE_MAX_MS;
+  let before = machineTicks();
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_WINDOW_MS));
+    const now = machineTicks();
+    const total = now.total - before.total;
+    if (total > 0 && now.busy - before.busy < SETTLE_BUSY * total) return;
+    before = now;
+  }
+}
+
+/** The machine's CPU time so far, in clock ticks of all cores (/proc/stat): busy (user, nice, system, irq, softirq) and all. */
+function machineTicks(): { busy: number; total: number } {
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .slice(0, 200)
+    .split('\n')[0]
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  const busy = user + nice + system + irq + softirq;
+  return { busy, total: busy + idle + iowait + steal };
 }
 
 export function median(values: number[]): number {
