@@ -78,6 +78,12 @@ export class RequestContext extends TransactionScope {
     return this.clientGoneSignal;
   }
 
+  /** 499 `Client closed request` once the client closed its connection before its answer was written. */
+  override get unwanted(): ApiError | undefined {
+    const response = this.response;
+    return response?.destroyed && !response.writableFinished ? new ApiError(499, CLIENT_CLOSED_REQUEST) : undefined;
+  }
+
   /**
    * Body fields whose id came in the legacy bracket form (DecryptIdsInterceptor). That form is AES-CBC
    * with the IV in the value: whoever knows one value's plaintext can turn it into any other id, so such

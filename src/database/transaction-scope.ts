@@ -22,6 +22,15 @@ export class TransactionScope {
     else if (!this.pending.includes(effect)) this.pending.push(effect);
   }
 
+  /**
+   * Why a read whose rows only this scope's answer needs should not run: a RequestContext's client has
+   * closed its connection (TransactionalConnection.query). Undefined while the answer is wanted, and
+   * always for background work.
+   */
+  get unwanted(): Error | undefined {
+    return undefined;
+  }
+
   /** @internal used by TransactionalConnection */
   takePending(): AfterCommit[] {
     const pending = this.pending;

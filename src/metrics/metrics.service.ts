@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { TransactionalConnection } from '../database/transactional-connection';
 
 /** The background jobs whose runs are counted (job label). */
 export type JobName = 'notification_sender' | 'content_expiry';
@@ -78,6 +79,12 @@ export class MetricsService {
     help: 'Password checks (bcrypt) skipped because the client closed its connection while the check waited for a worker thread',
     registers: [this.registry],
   });
+  private readonly readsSkipped = new Counter({
+    name: 'database_reads_skipped_total',
+    help: 'Reads not run because the client closed its connection while the read waited for a connection of the database pool',
+    registers: [this.registry],
+  });
+  private readsSkippedCounted = 0;
   private readonly outboxPending = new Gauge({
     name: 'outbox_pending_notifications',
     help: 'Pending rows of core_notification_log (queued, waiting for a retry, or being sent); the whole database, the same on every instance',
@@ -98,7 +105,10 @@ export class MetricsService {
   private outboxReader: (() => Promise<OutboxState>) | null = null;
   private defaultMetrics = false;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly connection: TransactionalConnection,
+  ) {
     for (const job of JOBS) {
       this.jobRuns.inc({ job }, 0);
       this.jobFailures.inc({ job }, 0);
@@ -158,7 +168,7 @@ export class MetricsService {
       this.defaultMetrics = true;
       collectDefaultMetrics({ register: this.registry });
     }
-    this.readPool(); // first: the outbox query may wait for a connection
+    this.readDatabase(); // first: the outbox query may wait for a connection
     await this.readOutbox();
     return this.registry.metrics();
   }
@@ -167,12 +177,16 @@ export class MetricsService {
     return new Gauge({ name, help, registers: [this.registry] });
   }
 
-  private readPool(): void {
+  /** The pool's gauges, and the reads skipped since the last scrape. */
+  private readDatabase(): void {
     const pool = this.dataSource.isInitialized ? (this.dataSource.driver as unknown as { master?: PgPool }).master : undefined;
     this.pool.total.set(pool?.totalCount ?? Number.NaN);
     this.pool.idle.set(pool?.idleCount ?? Number.NaN);
     this.pool.waiting.set(pool?.waitingCount ?? Number.NaN);
     this.pool.max.set(pool?.options?.max ?? Number.NaN);
+    const skipped = this.connection.readsSkipped;
+    this.readsSkipped.inc(skipped - this.readsSkippedCounted);
+    this.readsSkippedCounted = skipped;
   }
 
   private async readOutbox(): Promise<void> {
