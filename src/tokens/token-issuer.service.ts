@@ -49,7 +49,12 @@ export class TokenIssuerService {
   /** In the caller's transaction: one token per unit of each item; a repeated call for the same items issues nothing new. */
   async issue(ctx: RequestContext, purchaserId: number | null, items: DigitalItem[]): Promise<TokenRow[]> {
     this.connection.transactionManager(ctx); // the tokens and their links commit with the completion, or not at all
-    for (const item of items) await this.issueItem(ctx, purchaserId, item);
+    const issued: TokenRow[] = [];
+    for (const item of [...items].sort((a, b) => a.orderItemId - b.orderItemId))
+      issued.push(...(await this.issueItem(ctx, purchaserId, item)));
+    // Every unit got its token now (an order's first completion): those are the items' tokens, in ofOrderItems'
+    // order. Otherwise some were issued before (REDO), and the items' tokens are read.
+    if (issued.length === items.reduce((units, item) => units + item.quantity, 0)) return issued;
     return this.ofOrderItems(
       ctx,
       items.map((i) => i.orderItemId),
@@ -70,11 +75,13 @@ export class TokenIssuerService {
     return this.tokens.ofOrderItems(ctx, orderItemIds);
   }
 
-  private async issueItem(ctx: RequestContext, purchaserId: number | null, item: DigitalItem): Promise<void> {
+  /** The item's tokens inserted now, by unit. */
+  private async issueItem(ctx: RequestContext, purchaserId: number | null, item: DigitalItem): Promise<TokenRow[]> {
     const terms = await this.termsOf(ctx, item.productMasterId);
     const status = item.gift ? TOKEN_TRANSITIONS.issueGift.to : terms.status;
     const owner = item.gift ? null : purchaserId;
     const days = terms.expiryDays;
+    const inserted: TokenRow[] = [];
     for (let first = 1; first <= item.quantity; first += CHUNK) {
       const units = Array.from({ length: Math.min(CHUNK, item.quantity - first + 1) }, (_, i) => first + i);
       const issued = await this.tokens.insertUnits(
@@ -94,8 +101,9 @@ export class TokenIssuerService {
           maximum_activations: terms.maximumActivations,
         })),
       );
+      inserted.push(...issued);
       if (owner === null) continue;
-      for (const id of issued) {
+      for (const { id } of issued) {
         await this.links.insert(ctx, {
           parent_table: CUSTOMER_TABLE,
           parent_id: owner,
@@ -105,6 +113,7 @@ export class TokenIssuerService {
         });
       }
     }
+    return inserted;
   }
 
   /** The template linked to the product (the newest link to a template of the app), or the defaults. */

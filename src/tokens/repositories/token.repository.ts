@@ -83,19 +83,19 @@ export class TokenRepository {
 
   /**
    * New tokens of the app, keyed by (order_item_id, item_unit): a unit that has its token already is
-   * skipped (ON CONFLICT DO NOTHING). The ids of the tokens inserted.
+   * skipped (ON CONFLICT DO NOTHING). The tokens inserted, by unit.
    */
-  async insertUnits(ctx: RequestContext, units: QueryDeepPartialEntity<Token>[]): Promise<number[]> {
+  async insertUnits(ctx: RequestContext, units: QueryDeepPartialEntity<Token>[]): Promise<TokenRow[]> {
     const result = await this.connection
       .repository(ctx, Token)
       .createQueryBuilder()
       .insert()
       .values(units.map((unit) => ({ ...unit, app_id: ctx.appId })))
       .orUpdate([], ['order_item_id', 'item_unit']) // ON CONFLICT (order_item_id, item_unit) DO NOTHING
-      .returning(['id'])
+      .returning([...TOKEN_ROW_COLUMNS, 'item_unit'])
       .updateEntity(false)
       .execute();
-    return (result.raw as { id: number }[]).map((r) => r.id);
+    return (result.raw as (TokenRow & { item_unit: number })[]).sort((a, b) => a.item_unit - b.item_unit).map(tokenRow);
   }
 
   /** activateToken's validation and increment: status pending or active, not expired by date, activations below the maximum. */
