@@ -215,6 +215,7 @@ const SETTLE_MAX_MS = Number(process.env.BENCH_SETTLE_MAX_MS ?? 1000);
  */
 export async function settle(): Promise<void> {
   if (SETTLE_MAX_MS <= 0) return;
+  settling.turns++;
   const deadline = Date.now() + SETTLE_MAX_MS;
   let before = machineTicks();
   while (Date.now() < deadline) {
@@ -224,7 +225,11 @@ export async function settle(): Promise<void> {
     if (total > 0 && now.busy - before.busy < SETTLE_BUSY * total) return;
     before = now;
   }
+  settling.unsettled++;
 }
+
+/** Turns after which `settle` waited, and those after which the machine was still busy when it stopped waiting (run.ts prints them). */
+export const settling = { turns: 0, unsettled: 0 };
 
 /** The machine's CPU time so far, in clock ticks of all cores (/proc/stat): busy (user, nice, system, irq, softirq) and all. */
 function machineTicks(): { busy: number; total: number } {

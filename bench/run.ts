@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { adminQuery, databaseUrl, ROOT, startService, verdicts } from './lib';
+import { adminQuery, databaseUrl, ROOT, settling, startService, verdicts } from './lib';
 import { scenarios } from './scenarios';
 import { BenchContext } from './scenarios/types';
 
@@ -47,6 +47,10 @@ async function main(): Promise<void> {
     }
     console.log('## Goals');
     for (const line of verdicts) console.log(`  ${line}`);
+    if (settling.turns)
+      console.log(
+        `  (after ${settling.unsettled} of ${settling.turns} interleaved turns the machine was still busy when the bench stopped waiting for it: other work was running)`,
+      );
   } finally {
     await service?.stop();
     await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
