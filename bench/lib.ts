@@ -204,7 +204,7 @@ export async function interleaved(
 /** The machine counts as idle again once less than this share of all its cores' time is busy over SETTLE_WINDOW_MS. */
 const SETTLE_BUSY = 0.2;
 const SETTLE_WINDOW_MS = 50;
-const SETTLE_MAX_MS = Number(process.env.BENCH_SETTLE_MAX_MS ?? 1000);
+const SETTLE_MAX_MS = Number(process.env.BENCH_SETTLE_MAX_MS ?? 3000);
 
 /**
  * Waits after a turn until the machine is idle again (at most SETTLE_MAX_MS): when autocannon stops, the
