@@ -35,9 +35,9 @@ export class TransactionalConnection {
    * `manager.query()` builds a QueryRunner, an EntityManager and an event broadcaster for the one statement
    * and runs it through two more async layers (measured under load: ~40 µs of CPU and garbage per statement,
    * a tenth of validateToken's); the pool, the tenant's share of it, prepared statements and TypeORM's
-   * QueryFailedError stay the same. Only for reads (SELECT): outside a transaction a read is not run for a
-   * request whose client has left (`scope.unwanted`, thrown instead), which a write must not be skipped for
-   * halfway; and `manager.query()` answers an UPDATE without RETURNING with its count as well.
+   * QueryFailedError stay the same. Only for reads (SELECT): a read is skipped for a request whose client has
+   * left (`scope.unwanted` is thrown instead), which must never happen to a write; and `manager.query()`
+   * answers an UPDATE without RETURNING with its count as well.
    */
   async query<Row = Record<string, unknown>>(scope: TransactionScope, sql: string, parameters?: unknown[]): Promise<Row[]> {
     if (scope.manager) return scope.manager.query(sql, parameters);
