@@ -68,11 +68,12 @@ export class RequestContext extends TransactionScope {
     if (!response) return undefined;
     if (!this.clientGoneSignal) {
       const controller = new AbortController();
-      const abortIfUnanswered = () => {
-        if (!response.writableFinished) controller.abort(new ApiError(499, CLIENT_CLOSED_REQUEST));
+      const abortIfUnwanted = () => {
+        const unwanted = this.unwanted;
+        if (unwanted) controller.abort(unwanted);
       };
-      if (response.destroyed) abortIfUnanswered();
-      else response.once('close', abortIfUnanswered);
+      if (response.destroyed) abortIfUnwanted();
+      else response.once('close', abortIfUnwanted);
       this.clientGoneSignal = controller.signal;
     }
     return this.clientGoneSignal;
