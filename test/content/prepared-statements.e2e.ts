@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
-import { MAX_PREPARED_PER_CONNECTION, prepared, PreparedStatementsClient } from '../../src/database/prepared-statements';
+import { MAX_PREPARED_PER_CONNECTION, prepared, preparedForJson, PreparedStatementsClient } from '../../src/database/prepared-statements';
 import { startTestApp, TestApp } from '../support/test-app';
 import { product, seedTenant, Tenant } from './content-helpers';
 
@@ -150,6 +150,31 @@ describe('prepared statements: getDataRows pages and validateToken', () => {
       expect(after[0].name).not.toBe(before.name);
     } finally {
       await t.dataSource.query('ALTER TABLE core_products ALTER COLUMN sku TYPE varchar(100)');
+    }
+  });
+
+  it('reads each statement’s rows with the parsers of its own description, and of its new one once its result type changed', async () => {
+    await t.dataSource.query('CREATE TABLE prepared_probe (n int, at timestamptz)');
+    try {
+      await t.dataSource.query(`INSERT INTO prepared_probe VALUES (7, '2026-01-02T03:04:05Z')`);
+      const at = new Date('2026-01-02T03:04:05Z');
+      const read = prepared('SELECT n, at FROM prepared_probe');
+      const readForJson = preparedForJson('SELECT n, at FROM prepared_probe');
+      // From the second execution on, the first one's description serves (the same connection, the pool has one).
+      for (let i = 0; i < 3; i++) {
+        expect(await t.dataSource.query(read)).toEqual([{ n: 7, at }]);
+        expect(await t.dataSource.query(readForJson)).toEqual([{ n: 7, at: at.toJSON() }]);
+      }
+      await t.dataSource.query('ALTER TABLE prepared_probe ALTER COLUMN n TYPE text');
+      expect(await t.dataSource.query(read)).toEqual([{ n: '7', at }]);
+      expect(await t.dataSource.query(readForJson)).toEqual([{ n: '7', at: at.toJSON() }]);
+      await t.dataSource.query('ALTER TABLE prepared_probe ADD COLUMN extra int DEFAULT 1');
+      const all = prepared('SELECT * FROM prepared_probe');
+      expect(await t.dataSource.query(all)).toEqual([{ n: '7', at, extra: 1 }]);
+      await t.dataSource.query('ALTER TABLE prepared_probe DROP COLUMN extra');
+      expect(await t.dataSource.query(all)).toEqual([{ n: '7', at }]);
+    } finally {
+      await t.dataSource.query('DROP TABLE prepared_probe');
     }
   });
 
