@@ -28,4 +28,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
 # The command line in a container: docker exec <container> node bin/cli.js <command> (or node dist/src/cli.js).
 # SERVICE_ENTRY and SERVICE_NODE_FLAGS (src/service-process.ts): the one-file build with a young generation that
 # fits a small container (docs/performance.md "Memory and start").
-CMD ["node", "--max-semi-space-size=16", "dist/bundle/main.js"]
+CMD ["node", "--max-semi-space-size=32", "dist/bundle/main.js"]

@@ -8,11 +8,11 @@
 export const SERVICE_ENTRY = 'dist/bundle/main.js';
 
 /**
- * A young generation of 16 MB semi-spaces instead of V8's default (up to 64 MB on a machine with plenty of
- * memory): under load the service then peaks at ~230 MB instead of ~480 MB; 8 MB would save ~25 MB more but
- * costs ~5–7 % of validateToken's rate in scavenges (docs/performance.md "Memory and start").
+ * A young generation of 32 MB semi-spaces instead of V8's default (up to 64 MB on a machine with plenty of
+ * memory): in the soak the service then peaks at ~250 MB instead of ~480 MB; 16 MB saves ~30 MB more but
+ * costs ~3–5 % of validateToken's CPU in scavenges, 8 MB ~8 % (docs/performance.md "Memory and start").
  */
-export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16'];
+export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32'];
 
 /**
  * Emitted on `process` by main.ts once the service has listened and served its first moments: the launcher
