@@ -69,7 +69,7 @@ interface QueryInternals {
  * made from the text and given its name and type parsers afterwards, as the config object would have.
  *
  * pg reads every RowDescription afresh (Result#addFields: a parser lookup per field, a null-prototype row
- * copied into the row template), ~8 µs of the ~145 µs a validateToken costs the service's thread. A prepared
+ * copied into the row template), ~5 % of validateToken's main thread in a CPU profile. A prepared
  * statement's description cannot change while it exists (PostgreSQL fails an execution whose result type
  * changed with 0A000, and the statement is prepared again under a new name), so the first execution's reader
  * serves every later one on the connection.
@@ -95,6 +95,7 @@ class NamedQuery extends Query {
     const self = this as unknown as QueryInternals;
     const result = self._result;
     const known = this.statement.rows;
+    // The column count costs nothing to compare: a description that disagrees is read afresh rather than trusted.
     if (known && known.fields.length === message.fields.length) {
       result.fields = known.fields;
       result._parsers = known.parsers;
