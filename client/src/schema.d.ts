@@ -2599,7 +2599,7 @@ export interface components {
             appID?: number;
             /** @description Encrypted order id (the `_id` createOrder answered) */
             _orderID: string;
-            /** @description Cents to refund; default the whole refundable remainder (paid total less what was refunded) */
+            /** @description Cents to refund; omit it for the whole refundable remainder (paid total less what was refunded). `null` is refused. */
             amount?: number;
             /** @description Shown in the refund mail and kept with the refund */
             reason?: string;

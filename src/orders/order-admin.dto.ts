@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { DateProperty, SuccessEnvelope } from '../common/api-responses';
 import { Transform } from 'class-transformer';
-import { IsIn, IsISO8601, IsOptional, IsString } from 'class-validator';
+import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Max, Min, ValidateBy, ValidateIf } from 'class-validator';
 import { IdField, TextField } from '../common/dto-fields';
 import { EncryptedOrderIdField, IntField } from './cart.dto';
 import { OrderStatus, PaymentStatus } from './entities';
@@ -16,6 +16,32 @@ const ORDER_STATUSES: OrderStatus[] = ['New', 'Paid', 'Ordered'];
 const PAYMENT_STATUSES: PaymentStatus[] = ['Success', 'Failed', 'Partially Refunded', 'Refunded'];
 export const MAX_PER_PAGE = 100;
 
+/**
+ * refundOrder's `amount`: a missing amount refunds the whole refundable remainder, but an explicit `null` is
+ * refused (400 naming amount). IntField reads null as absent, which made `{"amount": null}` refund everything.
+ */
+function RefundAmountField(): PropertyDecorator {
+  return (target, key) => {
+    ApiPropertyOptional({
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_ORDER_TOTAL,
+      description: 'Cents to refund; omit it for the whole refundable remainder (paid total less what was refunded). `null` is refused.',
+    })(target, key);
+    ValidateIf((_object, value) => value !== undefined)(target, key);
+    ValidateBy({
+      name: 'isNotNull',
+      validator: {
+        validate: (value: unknown) => value !== null,
+        defaultMessage: () => 'amount must be an integer; omit it to refund the whole remainder',
+      },
+    })(target, key);
+    IsInt({ message: 'amount must be an integer' })(target, key);
+    Min(1, { message: 'amount must be at least 1' })(target, key);
+    Max(MAX_ORDER_TOTAL, { message: `amount must be at most ${MAX_ORDER_TOTAL}` })(target, key);
+  };
+}
+
 export class RefundOrderRequest {
   @IdField('appID', { doc: { description: 'App id; the site-id header is preferred. Read from the body only outside production.' } })
   appID?: number;
@@ -23,9 +49,7 @@ export class RefundOrderRequest {
   @EncryptedOrderIdField('_orderID', { required: true })
   _orderID: number;
 
-  @IntField('amount', 1, MAX_ORDER_TOTAL, {
-    doc: { description: 'Cents to refund; default the whole refundable remainder (paid total less what was refunded)' },
-  })
+  @RefundAmountField()
   amount?: number;
 
   @TextField('reason', 500, { doc: { description: 'Shown in the refund mail and kept with the refund' } })

@@ -178,6 +178,16 @@ describe('refunds, failed payments, cancellation and the order list', () => {
         { refund_id: retried.body.data.refundID, amount: 2000, status: 'succeeded', source: 'api' },
       ]);
     });
+    it('an explicit "amount": null is refused with 400 naming amount and refunds nothing; a missing amount is the whole rest', async () => {
+      const order = await paidOrder(); // 5500
+      const refused = await refundOrder({ _orderID: order._id, amount: null });
+      expect(refused).toMatchObject({ status: 400, body: { status: 'Failed', errors: [{ field: 'amount' }] } });
+      expect(await refundRows(order.orderID)).toEqual([]);
+      expect(providerRefunded(order.intent.id)).toBe(0);
+      expect((await client.orderRow(order.orderID)).refunded_total).toBe(0);
+      const whole = await refundOrder({ _orderID: order._id });
+      expect(whole).toMatchObject({ status: 200, body: { data: { amount: 5500, refundedTotal: 5500, paymentStatus: 'Refunded' } } });
+    });
   });
 
   describe("the provider's refund events", () => {
