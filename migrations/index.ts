@@ -14,6 +14,7 @@ import { PaymentIntegrity1764001100000 } from './1764001100000-payment-integrity
 import { GiftTokens1764001200000 } from './1764001200000-gift-tokens';
 import { Refunds1764001300000 } from './1764001300000-refunds';
 import { OutboxTextPart1764001400000 } from './1764001400000-outbox-text-part';
+import { PaymentInbox1764001500000 } from './1764001500000-payment-inbox';
 
 /** Every migration, in order. A new migration is a new file here, never an edit of an applied one. */
 export const migrations = [
@@ -33,4 +34,5 @@ export const migrations = [
   GiftTokens1764001200000,
   Refunds1764001300000,
   OutboxTextPart1764001400000,
+  PaymentInbox1764001500000,
 ];

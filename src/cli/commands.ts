@@ -161,6 +161,25 @@ export const COMMANDS: CommandSpec[] = [
     database: true,
   },
   {
+    name: 'events:failed',
+    summary:
+      "list an app's payment provider events that failed for good after PAYMENT_EVENTS_MAX_ATTEMPTS tries (newest first); prints { appID, total, events }",
+    synopsis: '--app ID [--limit N]',
+    flags: [APP, { name: 'limit', value: 'N', help: 'at most this many (default 50)' }],
+    database: true,
+  },
+  {
+    name: 'events:retry',
+    summary: 'put failed payment events back in the inbox; the running service applies them within PAYMENT_EVENTS_POLL_MS; prints { appID, retried }',
+    synopsis: '--app ID (--id EVENT_ID | --all)',
+    flags: [
+      APP,
+      { name: 'id', value: 'EVENT_ID', help: "one event (the provider's event id, evt_…)" },
+      { name: 'all', help: 'every failed event of the app' },
+    ],
+    database: true,
+  },
+  {
     name: 'secrets:generate',
     summary: 'new secrets as .env lines (JWT, ENCRYPTION_*, IDP_COOKIE_PASSWORD, VAPID_*); no database',
     synopsis: '[--json]',
@@ -249,6 +268,8 @@ export type Parsed =
   | { command: 'user:password'; appId: number; email: string; password: PasswordSource; table: string }
   | { command: 'mail:failed'; appId: number; limit: number }
   | { command: 'mail:retry'; id?: number; appId?: number; all: boolean }
+  | { command: 'events:failed'; appId: number; limit: number }
+  | { command: 'events:retry'; appId: number; id?: string }
   | { command: 'secrets:generate'; json: boolean }
   | { command: 'payment:double'; port: number; host: string; webhook?: { url: string; secret: string } };
 
@@ -360,6 +381,19 @@ export function parseCommand(argv: string[]): Parsed {
       if (mailId === undefined && !all) fail('give --id N (one mail) or --app ID --all (every failed mail of the app)');
       if (all && appId === undefined) fail('--all needs --app ID');
       return { command: 'mail:retry', id: mailId, appId, all };
+    }
+    case 'events:failed': {
+      const limit = id('limit') ?? 50;
+      if (limit > 10_000) fail('--limit must be at most 10000');
+      return { command: 'events:failed', appId: id('app', required('app'))!, limit };
+    }
+    case 'events:retry': {
+      const eventId = text('id');
+      const all = values.all === true;
+      if (eventId !== undefined && all) fail('give --id EVENT_ID or --all, not both');
+      if (eventId === undefined && !all) fail('give --id EVENT_ID (one event) or --all (every failed event of the app)');
+      if (eventId !== undefined && !/^[\x21-\x7e]{1,255}$/.test(eventId)) fail('--id must be an event id (evt_…)');
+      return { command: 'events:retry', appId: id('app', required('app'))!, id: eventId };
     }
     case 'secrets:generate':
       return { command: 'secrets:generate', json: values.json === true };

@@ -8,9 +8,10 @@ import { withDevSecrets } from '../config/dev-secrets';
 import { openDatabase } from '../database/embedded-database';
 import { migrate } from '../database/migrate';
 import { CommandEdge } from './command-edge';
-import { Parsed } from './commands';
+import { CommandError, Parsed } from './commands';
 import { migrationStatus, revertMigrations } from './migrations';
 import { OutboxService } from './outbox.service';
+import { PaymentEventsAdmin } from '../orders';
 import { TenantService } from './tenant.service';
 import { checkEmail, checkNewAccount, checkPassword, UserService } from './user.service';
 
@@ -43,6 +44,7 @@ export async function runDatabaseCommand(parsed: DatabaseCommand, input: Command
     database: { ...loaded.database, statementTimeoutMs: 0 },
     notifications: { ...loaded.notifications, senderEnabled: false },
     content: { ...loaded.content, expiryTickMs: 0 },
+    payments: { ...loaded.payments, eventsPollMs: 0, reconcileTickMs: 0, systemPoolSize: 1 },
     siteCacheMs: 0,
   };
   const database = await openDatabase(config, { holder: parsed.command });
@@ -101,6 +103,17 @@ async function run(
       // With --id the mail names its app (an --app given too is checked against it, not looked up).
       const ctx = parsed.id === undefined ? await edge.appContext(parsed.appId!) : edge.context();
       return edge.write(ctx, () => app.get(OutboxService).retry(ctx, { id: parsed.id, appId: parsed.appId }));
+    }
+    case 'events:failed': {
+      const ctx = await edge.appContext(parsed.appId);
+      return { appID: ctx.appId, ...(await app.get(PaymentEventsAdmin).failed(ctx, parsed.limit)) };
+    }
+    case 'events:retry': {
+      const ctx = await edge.appContext(parsed.appId);
+      const retried = await edge.write(ctx, () => app.get(PaymentEventsAdmin).retry(ctx, parsed.id));
+      if (parsed.id !== undefined && retried.length === 0)
+        throw new CommandError(`No failed payment event ${parsed.id} in app ${parsed.appId}: nothing to retry`);
+      return { appID: ctx.appId, retried };
     }
   }
 }

@@ -10,6 +10,7 @@ import { DatabaseHandle, poolSize } from './embedded-database';
 import { PoolDrain } from './pool-drain';
 import { PreparedStatementsClient } from './prepared-statements';
 import { SchemaCatalogService } from './schema-catalog.service';
+import { SystemPool } from './system-pool';
 import { registerEntitySecrets } from './table-policy';
 import { tenantSharedDriver } from './tenant-pool';
 import { TenantShare } from './tenant-share';
@@ -70,6 +71,12 @@ export class DatabaseModule {
         }),
       ],
       providers: [
+        {
+          provide: SystemPool,
+          inject: [getDataSourceToken(), APP_CONFIG],
+          useFactory: (requestPool: DataSource, config: AppConfig) =>
+            SystemPool.open(requestPool, config.payments.systemPoolSize, database.embedded),
+        },
         TransactionalConnection,
         SchemaCatalogService,
         DatabaseHealth,

@@ -3,8 +3,12 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
 import { DataSource, EntityManager, EntityTarget, ObjectLiteral, QueryFailedError, Repository } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { SystemPool } from './system-pool';
 import { inTransaction } from './transaction';
 import { TransactionScope } from './transaction-scope';
+
+/** Where a transaction runs: the request pool, or the system pool of payment events and jobs (system-pool.ts). */
+export type PoolRole = 'request' | 'system';
 
 /**
  * The one way services reach the database (Vendure's TransactionalConnection): the scope's transaction
@@ -13,7 +17,15 @@ import { TransactionScope } from './transaction-scope';
  */
 @Injectable()
 export class TransactionalConnection {
-  constructor(@InjectDataSource() readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() readonly dataSource: DataSource,
+    private readonly systemPool: SystemPool,
+  ) {}
+
+  /** The system pool's DataSource (the request pool's on the embedded database). */
+  get systemDataSource(): DataSource {
+    return this.systemPool.dataSource;
+  }
 
   manager(scope: TransactionScope): EntityManager {
     return scope.manager ?? this.dataSource.manager;
@@ -83,11 +95,13 @@ export class TransactionalConnection {
 
   /**
    * Runs `work` in the scope's transaction: joins the open one, or opens one (retried on serialization
-   * failure or deadlock) and, once it committed, runs the effects queued with `scope.afterCommit`.
+   * failure or deadlock) on the pool `role` names and, once it committed, runs the effects queued with
+   * `scope.afterCommit`.
    */
-  async inTransaction<T>(scope: TransactionScope, work: (em: EntityManager) => Promise<T>): Promise<T> {
+  async inTransaction<T>(scope: TransactionScope, work: (em: EntityManager) => Promise<T>, role: PoolRole = 'request'): Promise<T> {
     if (scope.manager) return work(scope.manager);
-    const result = await inTransaction(this.dataSource, async (em) => {
+    const dataSource = role === 'system' ? this.systemPool.dataSource : this.dataSource;
+    const result = await inTransaction(dataSource, async (em) => {
       scope.manager = em;
       scope.takePending(); // a retried attempt starts with no effects queued by the failed one
       try {

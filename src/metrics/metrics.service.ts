@@ -5,8 +5,8 @@ import { DataSource } from 'typeorm';
 import { TransactionalConnection } from '../database/transactional-connection';
 
 /** The background jobs whose runs are counted (job label). */
-export type JobName = 'notification_sender' | 'content_expiry';
-const JOBS: JobName[] = ['notification_sender', 'content_expiry'];
+export type JobName = 'notification_sender' | 'content_expiry' | 'payment_events' | 'payment_reconcile';
+const JOBS: JobName[] = ['notification_sender', 'content_expiry', 'payment_events', 'payment_reconcile'];
 
 /** Why a request was refused with 429 (reason label): `requests` is the global limit per tenant and client address. */
 export type RateLimitReason = 'requests';
@@ -22,6 +22,15 @@ export interface OutboxState {
   pending: number;
   /** Seconds since the oldest Pending row was queued; 0 when none is. */
   oldestAgeSeconds: number;
+}
+
+/** The payment events' inbox as read at scrape time (README "Payment events"). */
+export interface PaymentEventsState {
+  pending: number;
+  /** Seconds since the oldest pending event was received; 0 when none is. */
+  oldestPendingSeconds: number;
+  /** Events given up after PAYMENT_EVENTS_MAX_ATTEMPTS tries: someone has to look at them. */
+  failed: number;
 }
 
 /** A scrape does not wait longer than this for the outbox query (the pool may be saturated): its gauges read NaN then. */
@@ -95,6 +104,17 @@ export class MetricsService {
     help: 'Age of the oldest Pending row of core_notification_log (0 when none); the whole database',
     registers: [this.registry],
   });
+  private readonly paymentEvents = {
+    pending: this.gauge(
+      'payment_events_pending',
+      'Payment provider events recorded and not applied yet (core_payment_events pending); the whole database',
+    ),
+    oldest: this.gauge('payment_events_oldest_pending_age_seconds', 'Age of the oldest pending payment event (0 when none)'),
+    failed: this.gauge(
+      'payment_events_failed',
+      'Payment events given up after PAYMENT_EVENTS_MAX_ATTEMPTS tries (npm run cli -- events:failed); alert when above 0',
+    ),
+  };
   private readonly pool = {
     total: this.gauge('db_pool_connections', 'Connections the database pool holds (idle and in use)'),
     idle: this.gauge('db_pool_idle_connections', 'Connections of the database pool that are idle'),
@@ -103,6 +123,7 @@ export class MetricsService {
   };
   private readonly unmatched: RouteRecorder;
   private outboxReader: (() => Promise<OutboxState>) | null = null;
+  private paymentEventsReader: (() => Promise<PaymentEventsState>) | null = null;
   private defaultMetrics = false;
 
   constructor(
@@ -160,6 +181,11 @@ export class MetricsService {
     this.outboxReader = reader;
   }
 
+  /** How the payment events' inbox is read at scrape time (the orders module owns the table). */
+  readPaymentEventsWith(reader: () => Promise<PaymentEventsState>): void {
+    this.paymentEventsReader = reader;
+  }
+
   /** The exposition text: the outbox read first, then every metric collected. */
   async scrape(): Promise<string> {
     if (!this.defaultMetrics) {
@@ -170,6 +196,7 @@ export class MetricsService {
     }
     this.readDatabase(); // first: the outbox query may wait for a connection
     await this.readOutbox();
+    await this.readPaymentEvents();
     return this.registry.metrics();
   }
 
@@ -190,21 +217,32 @@ export class MetricsService {
   }
 
   private async readOutbox(): Promise<void> {
-    if (!this.outboxReader) return;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const state = await Promise.race([
-        this.outboxReader(),
-        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('outbox read timed out')), PROBE_TIMEOUT_MS))),
-      ]);
-      this.outboxPending.set(state.pending);
-      this.outboxOldestAge.set(state.oldestAgeSeconds);
-    } catch {
-      // Unknown this time (database down or busy): NaN rather than a stale value.
-      this.outboxPending.set(Number.NaN);
-      this.outboxOldestAge.set(Number.NaN);
-    } finally {
-      clearTimeout(timer);
-    }
+    const state = this.outboxReader ? await probe(this.outboxReader) : undefined;
+    if (state === undefined) return;
+    this.outboxPending.set(state?.pending ?? Number.NaN);
+    this.outboxOldestAge.set(state?.oldestAgeSeconds ?? Number.NaN);
+  }
+
+  private async readPaymentEvents(): Promise<void> {
+    const state = this.paymentEventsReader ? await probe(this.paymentEventsReader) : undefined;
+    if (state === undefined) return;
+    this.paymentEvents.pending.set(state?.pending ?? Number.NaN);
+    this.paymentEvents.oldest.set(state?.oldestPendingSeconds ?? Number.NaN);
+    this.paymentEvents.failed.set(state?.failed ?? Number.NaN);
+  }
+}
+
+/** What `reader` answers within PROBE_TIMEOUT_MS, or null (database down or busy: the gauges read NaN rather than a stale value). */
+async function probe<T>(reader: () => Promise<T>): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      reader(),
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('read timed out')), PROBE_TIMEOUT_MS))),
+    ]);
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -7,6 +7,8 @@ import { CartService } from './cart.service';
 import { CheckoutController } from './checkout.controller';
 import { CheckoutService } from './checkout.service';
 import { ORDER_ENTITIES } from './entities';
+import { PaymentEventsFlow } from './flows/payment-events.flow';
+import { PaymentEventsWorker } from './flows/payment-events.worker';
 import { OrderAccessService } from './order-access.service';
 import { OrderAdminController } from './order-admin.controller';
 import { OrderAdminService } from './order-admin.service';
@@ -16,6 +18,7 @@ import { OrderStatusController } from './order-status.controller';
 import { OrderStatusService } from './order-status.service';
 import { OrdersController } from './orders.controller';
 import { OrdersService } from './orders.service';
+import { PaymentEventsAdmin } from './payment-events-admin.service';
 import { PaymentWebhookController } from './payment-webhook.controller';
 import { PaymentWebhookService } from './payment-webhook.service';
 import { PaymentGatewayService } from './payments/payment-gateway.service';
@@ -40,9 +43,13 @@ import { RefundRepository } from './repositories/refund.repository';
     OrderCompletionService,
     CheckoutService,
     PaymentWebhookService,
+    PaymentEventsFlow,
+    PaymentEventsWorker,
+    PaymentEventsAdmin,
     OrderStatusService,
     RefundsService,
     OrderAdminService,
   ],
+  exports: [PaymentEventsAdmin],
 })
 export class OrdersModule {}

@@ -3,8 +3,7 @@ import { ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nest
 import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
 import { WebhookReceived } from './checkout.dto';
 import { Ctx, NoAppContext, RequestContext, RequestWithContext } from '../common/request-context';
-import { isDatabaseUnavailable } from '../database/connection-errors';
-import { TransactionalConnection } from '../database/transactional-connection';
+import { PaymentEventsFlow } from './flows/payment-events.flow';
 import { PaymentWebhookService } from './payment-webhook.service';
 
 /**
@@ -18,19 +17,20 @@ export class PaymentWebhookController {
   private readonly logger = new Logger(PaymentWebhookController.name);
 
   constructor(
-    private readonly connection: TransactionalConnection,
     private readonly webhooks: PaymentWebhookService,
+    private readonly events: PaymentEventsFlow,
   ) {}
 
   @Post(['payment-webhook', 'payment-webhook/:appID'])
   @HttpCode(200)
   @NoAppContext()
   @ApiOperation({
-    summary: 'Payment provider webhook: payment_intent.succeeded completes the order (once per event id)',
+    summary: 'Payment provider webhook: payment_intent.succeeded completes the order (once per app and event id)',
     description:
       "Signed by the provider (`stripe-signature` header) with the app's payment_webhook_secret; the app is the one named by the payment intent's metadata.appID " +
-      "(the legacy path's :appID must be the same app). After a valid signature the answer is always 200 { received: true }: errors go to the server log, " +
-      'except a database that cannot be reached: 503, so that the provider delivers the event again (it is processed once).',
+      "(the legacy path's :appID must be the same app). A verified event the service acts on is recorded in the inbox (core_payment_events) before it is answered: " +
+      '200 { received: true } once it is recorded (it is then applied once, at once or by the inbox worker with retries), 503 with Retry-After when it could not be recorded, ' +
+      'so that the provider delivers it again. Other verified events: 200, nothing recorded.',
   })
   @ApiHeader({
     name: 'stripe-signature',
@@ -40,7 +40,7 @@ export class PaymentWebhookController {
   @ApiParam({ name: 'appID', required: false, description: 'Legacy route: the app, which must be the app the event names' })
   @ApiAccess('webhook-signature')
   @ApiOkResponse({ type: WebhookReceived, description: '{ received: true }' })
-  @ApiFailureResponse(503, 'Database unavailable (Retry-After): nothing was recorded, the provider delivers the event again')
+  @ApiFailureResponse(503, 'The payment event could not be recorded: deliver it again (Retry-After): nothing was recorded, the provider delivers the event again')
   @ApiFailureResponse(
     400,
     "Invalid payment webhook signature (missing, malformed, expired or future-dated, another app's, an altered body, no app named) / Invalid payment webhook payload / Payments are not configured for this app (payment_webhook_secret is not set)",
@@ -53,24 +53,13 @@ export class PaymentWebhookController {
   ) {
     const { site, event } = await this.webhooks.verify(ctx, request.rawBody, signature, pathAppId);
     ctx.site = site;
-    try {
-      const action = await this.webhooks.prepare(ctx, event); // outside the transaction: it may ask the provider
-      if (action) {
-        // The delivery's one transaction: the event's row and its effects commit together, or neither does
-        // (a failed handler rolls both back, so a redelivery acts again).
-        const outcome = await this.connection.inTransaction(ctx, () => this.webhooks.act(ctx, action));
-        this.webhooks.report(ctx, action, outcome);
-      }
-    } catch (error) {
-      // Nothing was recorded (the event's transaction did not commit): 503, so the provider delivers it again
-      // rather than a 200 that would leave a paid order unpaid.
-      if (isDatabaseUnavailable(error)) throw error;
-      // The signature was valid: the provider gets 200 so it does not redeliver (SPEC); the failure is logged.
-      this.logger.error(
-        { appId: site.id, eventId: event.id, type: event.type, err: (error as Error)?.message, stack: (error as Error)?.stack },
-        'payment webhook processing failed',
-      );
+    if (!this.events.records(event.type)) {
+      this.logger.log({ appId: site.id, eventId: event.id, type: event.type }, 'payment webhook: event ignored');
+      return { received: true } satisfies WebhookReceived;
     }
+    await this.events.record(ctx, event); // 503 when it cannot be recorded: the provider delivers it again
+    // Recorded: the answer is 200 whatever applying it does now (a failed try is retried by the inbox worker).
+    await this.events.apply(site, event, ctx.requestId);
     return { received: true } satisfies WebhookReceived;
   }
 }

@@ -10,17 +10,17 @@ import { PaidIntent } from './payment-match';
 import { INTENT_ID, PaymentGatewayService, refundViewOf, RefundView } from './payments';
 import { RefundOutcome, RefundsService } from './refunds.service';
 import { OrderRepository } from './repositories/order.repository';
-import { PaymentEventRepository } from './repositories/payment-event.repository';
 
-/** The events the service acts on (SPEC "Inbound: payment_intent.succeeded"; README "Refunds and cancellation"). */
+/** The events the service acts on (SPEC "Inbound: payment_intent.succeeded"; README "Refunds and cancellation"): the inbox records these. */
 export const PAYMENT_SUCCEEDED = 'payment_intent.succeeded';
 export const PAYMENT_FAILED = 'payment_intent.payment_failed';
 export const PAYMENT_CANCELED = 'payment_intent.canceled';
 export const CHARGE_REFUNDED = 'charge.refunded';
 export const REFUND_EVENTS: ReadonlySet<string> = new Set(['refund.created', 'refund.updated']);
+export const ACTED_ON: ReadonlySet<string> = new Set([PAYMENT_SUCCEEDED, PAYMENT_FAILED, PAYMENT_CANCELED, CHARGE_REFUNDED, ...REFUND_EVENTS]);
 
 /** What a verified delivery led to (also core_payment_events.outcome). */
-export type WebhookOutcome = CompletionOutcome | RefundOutcome | 'payment_failed' | 'ignored' | 'duplicate' | 'not_this_app';
+export type WebhookOutcome = CompletionOutcome | RefundOutcome | 'payment_failed' | 'ignored';
 
 /** The outcomes of an event that did not apply (logged as errors: someone has to look at the payment). */
 const NOT_APPLIED: ReadonlySet<WebhookOutcome> = new Set([
@@ -50,10 +50,8 @@ export interface WebhookAction {
  * which must then agree with it. Only after the SDK verified the signature on the exact bytes received is
  * anything read as true.
  *
- * Each verified event acts once per event id, in the one transaction its controller opens (`act`): the
- * event is inserted into core_payment_events (ON CONFLICT DO NOTHING: a redelivery, even a concurrent one,
- * finds the id taken and stops) and what the event means is done, so the event is recorded exactly when its
- * effects are:
+ * A verified event is recorded in the inbox first and applied afterwards, once per app and event id
+ * (flows/payment-events.flow.ts); what applying it means (`act`):
  * - payment_intent.succeeded: the order completion;
  * - payment_intent.payment_failed / .canceled: a New order's payment_status Failed and payment_error;
  * - charge.refunded, refund.created / refund.updated: each refund recorded once (RefundsService.record).
@@ -64,7 +62,6 @@ export class PaymentWebhookService {
 
   constructor(
     private readonly orders: OrderRepository,
-    private readonly events: PaymentEventRepository,
     private readonly sites: SitesService,
     private readonly gateway: PaymentGatewayService,
     private readonly completion: OrderCompletionService,
@@ -129,25 +126,12 @@ export class PaymentWebhookService {
   }
 
   /**
-   * In the edge's transaction: records the event and does what it means, once per event id: a redelivered
-   * or concurrent copy finds the id taken and does nothing (`duplicate`). Never throws for the event's
-   * content (the caller answers 200 regardless).
+   * In the transaction PaymentEventsFlow opened for the recorded event: does what it means (the caller marks
+   * the event processed in the same transaction, so its effects happen exactly once). Never throws for the
+   * event's content; an error (a database failure) rolls the try back, and the event is tried again.
    */
   async act(ctx: RequestContext, action: WebhookAction): Promise<WebhookOutcome> {
-    const { event } = action;
-    const eventId = event.id.slice(0, 255);
-    const recorded = await this.events.insertOnce(ctx, {
-      event_id: eventId,
-      type: event.type.slice(0, 100),
-      order_id: action.orderId,
-      payment_intent_id: action.intentId?.slice(0, 255) ?? null,
-      outcome: 'completed',
-    });
-    if (!recorded) return 'duplicate';
-    const result = action.intent ? await this.paymentEvent(ctx, action, action.intent) : await this.refundEvent(ctx, action.refunds ?? []);
-    // Written as `completed`, what nearly every event does; corrected in the same transaction otherwise.
-    if (result !== 'completed') await this.events.setOutcome(ctx, eventId, result);
-    return result;
+    return action.intent ? this.paymentEvent(ctx, action, action.intent) : this.refundEvent(ctx, action.refunds ?? []);
   }
 
   /** Logs what a delivery did, once its transaction committed. */

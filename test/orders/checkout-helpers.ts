@@ -174,7 +174,10 @@ export class ShopClient {
   }
 
   eventRows(orderID: number): Promise<Record<string, any>[]> {
-    return this.t.dataSource.query('SELECT * FROM core_payment_events WHERE order_id = $1 ORDER BY received', [orderID]);
+    return this.t.dataSource.query(
+      'SELECT event_id, app_id, type, order_id, payment_intent_id, status, outcome, received FROM core_payment_events WHERE order_id = $1 ORDER BY received',
+      [orderID],
+    );
   }
 }
 

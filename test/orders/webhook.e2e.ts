@@ -48,6 +48,7 @@ describe('payment webhook', () => {
         type: 'payment_intent.succeeded',
         order_id: order.orderID,
         payment_intent_id: order.intent.id,
+        status: 'processed',
         outcome: 'completed',
         received: expect.any(Date),
       },
