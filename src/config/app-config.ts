@@ -18,15 +18,19 @@ export interface AppConfig {
   /**
    * The request pool and each tenant's share of it (README "Fair shares and timeouts"): its size
    * (DB_POOL_SIZE), the statement timeout of its connections (DB_STATEMENT_TIMEOUT_MS, 0 = none), the most
-   * connections one tenant holds at once (DB_TENANT_MAX_CONNECTIONS, per instance and, with REDIS_URL, across
-   * instances), and how many of a tenant's requests may wait for one (DB_TENANT_QUEUE) and how long
-   * (DB_TENANT_QUEUE_WAIT_MS); whether the hot /getDataRows statements run as named prepared statements on its
+   * connections one tenant holds at once however few are active (DB_TENANT_MAX_CONNECTIONS, per instance and,
+   * with REDIS_URL, across instances), the connections kept free for a tenant arriving while others are active
+   * (DB_TENANT_HEADROOM: each active tenant's share is min(cap, max(1, floor((pool − headroom) / active)))),
+   * those anonymous requests never take (DB_PRIORITY_CONNECTIONS, for authenticated ones), and how many of a
+   * tenant's requests may wait for one (DB_TENANT_QUEUE) and how long (DB_TENANT_QUEUE_WAIT_MS); whether the hot /getDataRows statements run as named prepared statements on its
    * connections (DB_PREPARED_STATEMENTS; off behind a transaction-mode pooler that cannot carry them).
    */
   database: {
     poolSize: number;
     statementTimeoutMs: number;
     tenantMaxConnections: number;
+    tenantHeadroom: number;
+    priorityConnections: number;
     tenantQueue: number;
     tenantQueueWaitMs: number;
     preparedStatements: boolean;
@@ -57,6 +61,20 @@ export interface AppConfig {
   /** Swagger UI and the OpenAPI document at /docs (DOCS_ENABLED; default on outside production only). */
   docsEnabled: boolean;
   paymentApiUrl: string | null;
+  /**
+   * The payment provider's events and the jobs that settle money (README "Payment events"): the system pool's
+   * size (DB_SYSTEM_POOL_SIZE, connections no tenant's requests can take), how often the inbox worker looks for
+   * events due again (PAYMENT_EVENTS_POLL_MS), how many tries an event gets before it is Failed
+   * (PAYMENT_EVENTS_MAX_ATTEMPTS), and how long after its checkout an open payment intent is asked about at the
+   * provider (PAYMENT_RECONCILE_AFTER_MS), by a tick every PAYMENT_RECONCILE_TICK_MS (0 = off).
+   */
+  payments: {
+    systemPoolSize: number;
+    eventsPollMs: number;
+    eventsMaxAttempts: number;
+    reconcileAfterMs: number;
+    reconcileTickMs: number;
+  };
   vapid: { publicKey: string | null; privateKey: string | null; subject: string | null };
   /** The notification sender and the SQL merge source (docs/messaging.md). */
   notifications: {
@@ -364,7 +382,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     database: {
       poolSize,
       statementTimeoutMs: r.int('DB_STATEMENT_TIMEOUT_MS', 5000, 0, 3_600_000),
-      tenantMaxConnections: r.int('DB_TENANT_MAX_CONNECTIONS', Math.max(1, Math.floor(poolSize / 2)), 1, poolSize),
+      tenantMaxConnections: r.int('DB_TENANT_MAX_CONNECTIONS', poolSize, 1, poolSize),
+      // A fifth of the pool each (2 of 10), at least 1, and never the whole pool.
+      tenantHeadroom: r.int('DB_TENANT_HEADROOM', Math.min(poolSize - 1, Math.max(1, Math.round(poolSize / 5))), 0, poolSize - 1),
+      priorityConnections: r.int('DB_PRIORITY_CONNECTIONS', Math.min(poolSize - 1, Math.max(1, Math.round(poolSize / 5))), 0, poolSize - 1),
       tenantQueue: r.int('DB_TENANT_QUEUE', 100, 0, 100_000),
       tenantQueueWaitMs: r.int('DB_TENANT_QUEUE_WAIT_MS', 5000, 0, 600_000),
       preparedStatements: r.bool('DB_PREPARED_STATEMENTS', true),
@@ -384,6 +405,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
     cors: readCors(r),
     docsEnabled: r.bool('DOCS_ENABLED', !production),
     paymentApiUrl: r.url('PAYMENT_API_URL', ['http:', 'https:']),
+    payments: {
+      systemPoolSize: r.int('DB_SYSTEM_POOL_SIZE', 3, 1, 100),
+      eventsPollMs: r.int('PAYMENT_EVENTS_POLL_MS', 5000, 0, 3_600_000),
+      eventsMaxAttempts: r.int('PAYMENT_EVENTS_MAX_ATTEMPTS', 12, 1, 1000),
+      reconcileAfterMs: r.int('PAYMENT_RECONCILE_AFTER_MS', 600_000, 0, 30 * 86_400_000),
+      reconcileTickMs: r.int('PAYMENT_RECONCILE_TICK_MS', 60_000, 0, 86_400_000),
+    },
     vapid: {
       publicKey: r.str('VAPID_PUBLIC_KEY'),
       privateKey: r.str('VAPID_PRIVATE_KEY'),
