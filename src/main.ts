@@ -2,6 +2,9 @@ import './compile-cache';
 import { EventEmitter } from 'node:events';
 import 'reflect-metadata';
 import { closeApp, createApp } from './app.factory';
+import { SitesService } from './app-context';
+import { publishedSamplesMessage } from './app-context/published-secrets';
+import { RequestContext } from './common/request-context';
 import { flushLogs } from './common/logging';
 import { ConfigError, loadConfig } from './config/app-config';
 import { withDevSecrets } from './config/dev-secrets';
@@ -22,10 +25,16 @@ async function main(): Promise<void> {
   const { app, logger } = await createApp(config, database).catch((error: unknown) => {
     throw isDatabaseUnavailable(error) ? new DatabaseConnectError(database.url, error) : error;
   });
+  if (config.production) {
+    // A tenant holding a payment key or webhook secret this repository publishes (fixtures/demo.json's
+    // whsec_demo…) would let anyone sign its payment events: the start stops, naming the app and column.
+    const samples = await app.get(SitesService).withPublishedSampleKeys(RequestContext.background('start', true));
+    if (samples.length) throw new StartError(publishedSamplesMessage(samples));
+  }
   for (const warning of config.warnings) logger.warn(warning);
   if (applied.length) logger.info({ migrations: applied }, 'Applied migrations');
 
-  const demo = database.embedded ? await seedDemoTenantOnce(app) : null;
+  const demo = database.embedded && !config.production ? await seedDemoTenantOnce(app) : null;
 
   let closing = false;
   const shutdown = async (signal: string) => {

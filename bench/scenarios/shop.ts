@@ -134,11 +134,13 @@ interface Shop {
   ebook: number;
 }
 
-/** Two published products (one digital), the admin as order-mail recipient; the fixture's webhook secret. */
+/**
+ * Two published products (one digital), the admin as order-mail recipient; a webhook secret of this run
+ * (fixtures/bench.json carries none: a production instance refuses a secret published in the repository).
+ */
 export async function prepareShop(db: Client, appId: number): Promise<Shop> {
-  const [{ payment_webhook_secret: secret }] = (await db.query('SELECT payment_webhook_secret FROM core_sites WHERE id = $1', [appId]))
-    .rows;
-  if (!secret) throw new Error('fixtures/bench.json has no payment_webhook_secret');
+  const secret = `whsec_${randomBytes(24).toString('hex')}`;
+  await db.query('UPDATE core_sites SET payment_webhook_secret = $2 WHERE id = $1', [appId, secret]);
   const [{ id: adminId }] = (await db.query(`SELECT id FROM core_users WHERE app_id = $1 ORDER BY id LIMIT 1`, [appId])).rows;
   const [{ id: customerId }] = (await db.query(`SELECT id FROM core_customers WHERE app_id = $1 ORDER BY id LIMIT 1`, [appId])).rows;
   // email_from of the bench fixture is a bare domain: give the mails a real sender and recipient.

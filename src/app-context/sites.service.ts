@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../common/request-context';
 import { TransactionScope } from '../database/transaction-scope';
 import { Site } from './entities/site.entity';
+import { PAYMENT_KEY_COLUMNS, PaymentKeyColumn, sampleKeysOf } from './published-secrets';
 import { SiteRepository } from './repositories/site.repository';
 import { SiteCache } from './site-cache';
 
@@ -80,6 +81,19 @@ export class SitesService {
       );
     }
     return result;
+  }
+
+  /**
+   * The tenants whose payment keys hold a sample published in this repository (published-secrets.ts), with
+   * those columns: what a production start refuses. One read of every tenant's keys, at start only.
+   */
+  async withPublishedSampleKeys(ctx: RequestContext): Promise<{ id: number; domain: string; columns: PaymentKeyColumn[] }[]> {
+    const found: { id: number; domain: string; columns: PaymentKeyColumn[] }[] = [];
+    for (const row of await this.sites.columnValues(ctx, PAYMENT_KEY_COLUMNS)) {
+      const columns = sampleKeysOf(row);
+      if (columns.length) found.push({ id: Number(row.id), domain: String(row.domain), columns });
+    }
+    return found;
   }
 
   /**

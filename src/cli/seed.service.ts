@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { NewSite, SitesService, UnknownColumnError } from '../app-context';
+import { sampleKeysOf } from '../app-context/published-secrets';
 import { PasswordHasherService } from '../auth';
 import { RequestContext } from '../common/request-context';
 import { insertRow, syncIdSequence } from '../database/insert-row';
@@ -42,6 +43,7 @@ export class SeedService {
   async load(ctx: RequestContext, fixture: unknown): Promise<SeedResult> {
     const em = this.connection.transactionManager(ctx);
     const checked = checkShape(fixture);
+    if (ctx.production) refusePublishedSamples(checked.site);
     const knownTables = await this.catalog.tableNames(ctx);
     if (checked.site.id !== undefined) {
       if (await this.sites.findById(ctx, checked.site.id)) throw new FixtureError(`core_sites row ${checked.site.id} already exists`);
@@ -116,6 +118,20 @@ function checkShape(fixture: unknown): Fixture {
     }
   }
   return fixture as unknown as Fixture;
+}
+
+/**
+ * A production instance refuses a fixture whose site holds a payment key or webhook secret published in this
+ * repository (fixtures/demo.json's sk_test_demo, whsec_demo…): anyone could sign the app's payment events.
+ */
+function refusePublishedSamples(site: Fixture['site']): void {
+  const columns = sampleKeysOf(site);
+  if (!columns.length) return;
+  throw new FixtureError(
+    `site.${columns.join(', site.')} ${columns.length > 1 ? 'hold published sample values' : 'holds a published sample value'} ` +
+      "(README, fixtures/), which a production instance refuses: seed a copy of the fixture with the app's own keys from the " +
+      'payment provider, or without them and set them with tenant:update',
+  );
 }
 
 /** A fixture value as a column takes it: objects and arrays (json columns) as JSON text. */

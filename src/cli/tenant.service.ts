@@ -2,6 +2,7 @@ import { createECDH } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { isEmail } from 'class-validator';
 import { Site, SiteChanges, SitesService } from '../app-context';
+import { isPublishedSample } from '../app-context/published-secrets';
 import { AccountsService } from '../auth';
 import { IdCipherService } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
@@ -172,6 +173,10 @@ export class TenantService {
         const format = KEY_FORMATS[column];
         // The value of a secret is never repeated in a message.
         if (format && !format.pattern.test(value)) throw new CommandError(`${flag} must be ${format.text}`);
+        if (format && ctx.production && isPublishedSample(value))
+          throw new CommandError(
+            `${flag} is a published sample value (README, fixtures/), which a production instance refuses: set the app's own key from the payment provider's dashboard`,
+          );
         return value;
       }
     }

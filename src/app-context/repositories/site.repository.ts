@@ -51,6 +51,13 @@ export class SiteRepository {
     return query.getRawMany<Record<string, unknown>>();
   }
 
+  /** Every tenant's id and domain with the values of `columns` (secret ones included), by id. */
+  columnValues(scope: TransactionScope, columns: readonly string[]): Promise<Record<string, unknown>[]> {
+    const query = this.connection.repository(scope, Site).createQueryBuilder('s').select('s.id', 'id').addSelect('s.domain', 'domain');
+    for (const name of columns) query.addSelect(`s.${name}`, name);
+    return query.orderBy('s.id').getRawMany<Record<string, unknown>>();
+  }
+
   /** Changes columns through the entity (`updated` set by TypeORM); whether the row existed. */
   async update(scope: TransactionScope, id: number, changes: Partial<Site>): Promise<boolean> {
     const result = await this.connection.repository(scope, Site).update({ id }, changes);
