@@ -170,7 +170,8 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'events:retry',
-    summary: 'put failed payment events back in the inbox; the running service applies them within PAYMENT_EVENTS_POLL_MS; prints { appID, retried }',
+    summary:
+      'put failed payment events back in the inbox; the running service applies them within PAYMENT_EVENTS_POLL_MS; prints { appID, retried }',
     synopsis: '--app ID (--id EVENT_ID | --all)',
     flags: [
       APP,

@@ -40,7 +40,10 @@ export class PaymentWebhookController {
   @ApiParam({ name: 'appID', required: false, description: 'Legacy route: the app, which must be the app the event names' })
   @ApiAccess('webhook-signature')
   @ApiOkResponse({ type: WebhookReceived, description: '{ received: true }' })
-  @ApiFailureResponse(503, 'The payment event could not be recorded: deliver it again (Retry-After): nothing was recorded, the provider delivers the event again')
+  @ApiFailureResponse(
+    503,
+    'The payment event could not be recorded: deliver it again (Retry-After): nothing was recorded, the provider delivers the event again',
+  )
   @ApiFailureResponse(
     400,
     "Invalid payment webhook signature (missing, malformed, expired or future-dated, another app's, an altered body, no app named) / Invalid payment webhook payload / Payments are not configured for this app (payment_webhook_secret is not set)",

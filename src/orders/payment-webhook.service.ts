@@ -17,7 +17,13 @@ export const PAYMENT_FAILED = 'payment_intent.payment_failed';
 export const PAYMENT_CANCELED = 'payment_intent.canceled';
 export const CHARGE_REFUNDED = 'charge.refunded';
 export const REFUND_EVENTS: ReadonlySet<string> = new Set(['refund.created', 'refund.updated']);
-export const ACTED_ON: ReadonlySet<string> = new Set([PAYMENT_SUCCEEDED, PAYMENT_FAILED, PAYMENT_CANCELED, CHARGE_REFUNDED, ...REFUND_EVENTS]);
+export const ACTED_ON: ReadonlySet<string> = new Set([
+  PAYMENT_SUCCEEDED,
+  PAYMENT_FAILED,
+  PAYMENT_CANCELED,
+  CHARGE_REFUNDED,
+  ...REFUND_EVENTS,
+]);
 
 /** What a verified delivery led to (also core_payment_events.outcome). */
 export type WebhookOutcome = CompletionOutcome | RefundOutcome | 'payment_failed' | 'ignored';

@@ -200,10 +200,11 @@ export interface ShopHarness {
   client: ShopClient;
 }
 
-export async function startShopHarness(): Promise<ShopHarness> {
+/** The shop's app with the payment double and the SMTP peer; `env` adds to (or overrides) its environment. */
+export async function startShopHarness(env: Record<string, string> = {}): Promise<ShopHarness> {
   const peer = await PaymentPeer.start();
   const smtp = await SmtpPeer.start();
-  const t = await startTestApp({ PAYMENT_API_URL: peer.url, SMTP_URL: smtp.url, NOTIFY_SENDER_ENABLED: 'false' });
+  const t = await startTestApp({ PAYMENT_API_URL: peer.url, SMTP_URL: smtp.url, NOTIFY_SENDER_ENABLED: 'false', ...env });
   const shop = await seedShop(t);
   return { peer, smtp, t, shop, other: await seedShop(t), client: new ShopClient(t, peer, shop) };
 }

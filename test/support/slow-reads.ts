@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 
 /**
- * `count` published core_products of the app, with their core_data rows, straight through SQL (on a
+ * `count` more published core_products of the app (beside those it has), with their core_data rows, straight through SQL (on a
  * connection of its own: the service's statement timeout is for requests) and analyzed, as the bench seeds.
  */
 export async function seedManyProducts(url: string, appId: number, count: number): Promise<void> {
@@ -16,7 +16,8 @@ export async function seedManyProducts(url: string, appId: number, count: number
     );
     await client.query(
       `INSERT INTO core_data ("Shop_ID", "Source_Table", "Current_ID", "Master_ID", "IsCurrent", "Status", "Published", "Staged", "Title", "Publish_Set_Date")
-       SELECT app_id, 'core_products', id, id, 1, 'Published', 1, 1, title, now() - interval '1 day' FROM core_products WHERE app_id = $1`,
+       SELECT app_id, 'core_products', id, id, 1, 'Published', 1, 1, title, now() - interval '1 day' FROM core_products p
+        WHERE app_id = $1 AND NOT EXISTS (SELECT 1 FROM core_data d WHERE d."Source_Table" = 'core_products' AND d."Current_ID" = p.id)`,
       [appId],
     );
     await client.query('COMMIT');

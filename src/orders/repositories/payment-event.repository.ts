@@ -43,7 +43,12 @@ export class PaymentEventRepository {
       .createQueryBuilder()
       .insert()
       .into(PaymentEvent)
-      .values({ ...event, app_id: ctx.appId, status: 'pending', next_attempt_at: () => `now() + make_interval(secs => ${firstTryInMs / 1000})` })
+      .values({
+        ...event,
+        app_id: ctx.appId,
+        status: 'pending',
+        next_attempt_at: () => `now() + make_interval(secs => ${firstTryInMs / 1000})`,
+      })
       .orIgnore()
       .returning(['event_id'])
       .updateEntity(false)
