@@ -21,6 +21,9 @@ async function main(): Promise<void> {
     ENCRYPTION_IV: '0f1e2d3c4b5a69788796a5b4c3d2e1f0',
     RATE_LIMIT_WINDOW_MS: '60000',
     RATE_LIMIT_MAX_REQUESTS: '100000000',
+    // The messaging scenario sends one template to one address thousands of times a second without a bearer.
+    NOTIFY_ANON_PER_RECIPIENT: '0',
+    NOTIFY_ANON_PER_TEMPLATE: '0',
     // No mail or SMS gateway here (scenarios that send start their own SMTP server): files, as production must be told.
     MAIL_TO_FILES: 'true',
     SMS_TO_FILES: 'true',

@@ -4137,7 +4137,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description SQL merges of this app busy: its queue is full (NOTIFY_SQL_QUEUE) or the wait ran out (NOTIFY_SQL_QUEUE_WAIT_MS); Retry-After */
+            /** @description Without an app admin's bearer, the caps per app and window (NOTIFY_ANON_WINDOW_MS) reached: mails to this address (NOTIFY_ANON_PER_RECIPIENT: `Too many notifications to this address, try again later`) or of this event's template (NOTIFY_ANON_PER_TEMPLATE: `Too many notifications of this event, try again later`); nothing is queued. Or SQL merges of this app busy: its queue is full (NOTIFY_SQL_QUEUE) or the wait ran out (NOTIFY_SQL_QUEUE_WAIT_MS). Retry-After */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again */

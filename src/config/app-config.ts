@@ -92,6 +92,14 @@ export interface AppConfig {
     sqlPerApp: number;
     sqlQueue: number;
     sqlQueueWaitMs: number;
+    /**
+     * Caps on /message/notification sends without an app admin's bearer (docs/messaging.md "Caps on sends"): mails
+     * to one address (NOTIFY_ANON_PER_RECIPIENT) and of one template (NOTIFY_ANON_PER_TEMPLATE) per app and
+     * window (NOTIFY_ANON_WINDOW_MS); 0 turns a cap off.
+     */
+    anonPerRecipient: number;
+    anonPerTemplate: number;
+    anonWindowMs: number;
   };
   /** Trust any TLS certificate of push services: tests only, refused in production (PUSH_INSECURE_TLS). */
   pushInsecureTls: boolean;
@@ -431,6 +439,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
       sqlPerApp: r.int('NOTIFY_SQL_PER_APP', 1, 1, 50),
       sqlQueue: r.int('NOTIFY_SQL_QUEUE', 4, 0, 1000),
       sqlQueueWaitMs: r.int('NOTIFY_SQL_QUEUE_WAIT_MS', 5000, 10, 600000),
+      anonPerRecipient: r.int('NOTIFY_ANON_PER_RECIPIENT', 3, 0, 1_000_000),
+      anonPerTemplate: r.int('NOTIFY_ANON_PER_TEMPLATE', 100, 0, 100_000_000),
+      anonWindowMs: r.int('NOTIFY_ANON_WINDOW_MS', 3_600_000, 1000, 86_400_000),
     },
     pushInsecureTls: r.bool('PUSH_INSECURE_TLS', false),
     jwt: {

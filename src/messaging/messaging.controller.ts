@@ -72,15 +72,25 @@ export class MessagingController {
   )
   @ApiFailureResponse(
     429,
-    'SQL merges of this app busy: its queue is full (NOTIFY_SQL_QUEUE) or the wait ran out (NOTIFY_SQL_QUEUE_WAIT_MS); Retry-After',
+    "Without an app admin's bearer, the caps per app and window (NOTIFY_ANON_WINDOW_MS) reached: mails to this address " +
+      "(NOTIFY_ANON_PER_RECIPIENT: `Too many notifications to this address, try again later`) or of this event's template " +
+      '(NOTIFY_ANON_PER_TEMPLATE: `Too many notifications of this event, try again later`); nothing is queued. Or SQL merges of this app ' +
+      'busy: its queue is full (NOTIFY_SQL_QUEUE) or the wait ran out (NOTIFY_SQL_QUEUE_WAIT_MS). Retry-After',
     { headers: RETRY_AFTER },
   )
   async notification(@Ctx() ctx: RequestContext, @Body() body: SendNotificationRequest): Promise<MessagingSuccess | NotificationsDisabled> {
     const mail = await this.notifications.prepare(ctx, body);
     if (!mail) return { status: 'Failed', message: 'Notifications are disabled' };
-    // This route is the edge, but its transaction holds the writes only (not @Transactional()): the SQL merge in
-    // prepare may take seconds and, on the embedded database, needs the one connection itself.
-    await this.connection.inTransaction(ctx, () => this.notifications.record(ctx, mail));
+    // Counted before the write (429 over a cap, nothing written), taken back when the write fails.
+    const takeBack = await this.notifications.countCapped(ctx, mail);
+    try {
+      // This route is the edge, but its transaction holds the writes only (not @Transactional()): the SQL merge in
+      // prepare may take seconds and, on the embedded database, needs the one connection itself.
+      await this.connection.inTransaction(ctx, () => this.notifications.record(ctx, mail));
+    } catch (error) {
+      await takeBack();
+      throw error;
+    }
     return { status: 'Success' };
   }
 

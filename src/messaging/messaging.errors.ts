@@ -11,4 +11,8 @@ export const messagingError = errorTable({
   AUTHENTICATION_FAILED: { status: 401, message: (message) => message, envelope: 'Error' },
   /** The app's queue of SQL merges is full, or a merge waited too long for its turn or a connection (Retry-After). */
   SQL_MERGES_BUSY: { status: 429, message: 'Too many SQL merges at once, try again later' },
+  /** NOTIFY_ANON_PER_RECIPIENT mails to this address were queued in the window without an app admin's bearer (Retry-After). */
+  TOO_MANY_TO_RECIPIENT: { status: 429, message: 'Too many notifications to this address, try again later' },
+  /** NOTIFY_ANON_PER_TEMPLATE mails of this template were queued in the window without an app admin's bearer (Retry-After). */
+  TOO_MANY_OF_TEMPLATE: { status: 429, message: 'Too many notifications of this event, try again later' },
 });

@@ -1,11 +1,14 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Site } from '../app-context';
 import { isAppAdmin } from '../common/access-guards';
 import { ApiError } from '../common/api-error';
 import { RequestContext } from '../common/request-context';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
 import { SchemaCatalogService } from '../database/schema-catalog.service';
 import { TablePolicy } from '../database/table-policy';
 import { TransactionalConnection } from '../database/transactional-connection';
+import { RateLimitStorage, refusedHit } from '../rate-limit';
 import { RelatedLinksService } from '../related';
 import { MailOutboxService } from './mail-outbox.service';
 import { messagingError } from './messaging.errors';
@@ -36,6 +39,8 @@ export class NotificationService {
     private readonly outbox: MailOutboxService,
     private readonly recipients: MessagingRecipients,
     private readonly templates: NotificationTemplateRepository,
+    private readonly limits: RateLimitStorage,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** The merged mail of `request`, or null when the app has notifications disabled. */
@@ -72,6 +77,33 @@ export class NotificationService {
       text_body: null,
       content_type: 'html',
     };
+  }
+
+  /**
+   * Counts a prepared mail against the caps on sends without an app admin's bearer (docs/messaging.md "Caps on
+   * sends"): mails to its To address, then mails of its template, per app and NOTIFY_ANON_WINDOW_MS, on the
+   * rate limit's storage (Redis with REDIS_URL, else this process), whose increment is atomic: concurrent
+   * sends each get their own count and never more than the cap pass. Over a cap: 429 with Retry-After, and a
+   * hit already counted for this mail is taken back. Answers the function that takes the mail's hits back, for
+   * a mail that is then not written. An app admin's bearer is not capped (the request limit still applies).
+   */
+  async countCapped(ctx: RequestContext, mail: PendingMail): Promise<() => Promise<void>> {
+    if (ctx.principal && isAppAdmin(ctx.principal)) return async () => undefined;
+    const { anonPerRecipient, anonPerTemplate, anonWindowMs } = this.config.notifications;
+    const counted: string[] = [];
+    const takeBack = async () => void (await Promise.all(counted.map((key) => this.limits.decrement(key))));
+    const hit = async (key: string, limit: number, refused: 'TOO_MANY_TO_RECIPIENT' | 'TOO_MANY_OF_TEMPLATE') => {
+      const record = await this.limits.increment(key, anonWindowMs, limit, anonWindowMs, 'notify');
+      if (record.isBlocked) {
+        await takeBack();
+        throw refusedHit(record, (options) => messagingError(refused, options));
+      }
+      counted.push(key);
+    };
+    if (anonPerRecipient > 0 && mail.email !== null)
+      await hit(`notify:recipient:${ctx.appId}:${mail.email.trim().toLowerCase()}`, anonPerRecipient, 'TOO_MANY_TO_RECIPIENT');
+    if (anonPerTemplate > 0) await hit(`notify:template:${ctx.appId}:${mail.notification_id}`, anonPerTemplate, 'TOO_MANY_OF_TEMPLATE');
+    return takeBack;
   }
 
   /** Writes a prepared mail and its link to the record it is about, in the caller's transaction; the log row's id. */

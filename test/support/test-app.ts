@@ -17,6 +17,9 @@ export const TEST_ENV: Record<string, string> = {
   ENCRYPTION_IV: 'f0e0d0c0b0a090807060504030201000',
   RATE_LIMIT_WINDOW_MS: '60000',
   RATE_LIMIT_MAX_REQUESTS: '100000',
+  // Tests send many notifications to one address without an admin's bearer; test/messaging/notification-caps.e2e.ts sets the caps.
+  NOTIFY_ANON_PER_RECIPIENT: '0',
+  NOTIFY_ANON_PER_TEMPLATE: '0',
   BCRYPT_COST: '10',
   LOG_LEVEL: 'silent',
   // Tests change core_sites with SQL and send the next request at once, before the change notification can
