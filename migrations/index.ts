@@ -15,6 +15,7 @@ import { GiftTokens1764001200000 } from './1764001200000-gift-tokens';
 import { Refunds1764001300000 } from './1764001300000-refunds';
 import { OutboxTextPart1764001400000 } from './1764001400000-outbox-text-part';
 import { PaymentInbox1764001500000 } from './1764001500000-payment-inbox';
+import { PaymentIntents1764001600000 } from './1764001600000-payment-intents';
 
 /** Every migration, in order. A new migration is a new file here, never an edit of an applied one. */
 export const migrations = [
@@ -35,4 +36,5 @@ export const migrations = [
   Refunds1764001300000,
   OutboxTextPart1764001400000,
   PaymentInbox1764001500000,
+  PaymentIntents1764001600000,
 ];

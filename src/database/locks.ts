@@ -21,6 +21,8 @@ export enum DatabaseLock {
   FolderInvite = 0x494e5654,
   /** One notification claim at a time across instances (the sending itself runs in parallel) ("NCLM"). */
   NotificationClaim = 0x4e434c4d,
+  /** The payment reconciliation tick: one instance asks the provider about open intents ("PRCN"). */
+  PaymentReconcileTick = 0x5052434e,
 }
 
 // Every advisory-lock statement of the service is below. Raw SQL: advisory locks are PostgreSQL functions, not tables.

@@ -124,6 +124,7 @@ export class CheckoutController {
   @ApiFailureResponse(401, 'REDO without a bearer, or an invalid bearer')
   @ApiFailureResponse(403, 'REDO (or Order Only of an order with digital items) by someone who is not an admin of the app')
   @ApiFailureResponse(404, ORDER_FAILURES)
+  @ApiFailureResponse(409, 'The order has no items to submit (Order Only of an order whose items were all removed or cancelled)')
   async submitOrder(@Ctx() ctx: RequestContext, @Body() body: SubmitOrderRequest): Promise<SubmitOrderAnswer> {
     const data = await this.checkouts.submitOrder(ctx, this.access.refOf(ctx, body), body.paymentMethod, body.notes);
     return success({ message: body.paymentMethod === 'REDO' ? 'Order completion re-run' : 'Order submitted', data });

@@ -6,6 +6,7 @@ import { RequestContext } from '../common/request-context';
 import { BILLING_FIELDS, BillingData, BillingField, SubmitMethod } from './checkout.dto';
 import { Order } from './entities';
 import { OrderAccessService, OrderRef } from './order-access.service';
+import { PaymentIntentsFlow } from './flows/payment-intents.flow';
 import { CompletionResult, OrderCompletionService } from './order-completion.service';
 import { counts, orderTotal } from './order-totals';
 import { allows, isOutcomeOf, orderMachine, requireTransition } from './order-transitions';
@@ -61,6 +62,7 @@ export class CheckoutService {
     private readonly access: OrderAccessService,
     private readonly gateway: PaymentGatewayService,
     private readonly completion: OrderCompletionService,
+    private readonly intents: PaymentIntentsFlow,
   ) {}
 
   /**
@@ -108,8 +110,9 @@ export class CheckoutService {
   }
 
   /**
-   * Steps 2 and 3, outside any transaction: the provider creates the intent for the order as step 1 priced
-   * it, and its id is stored while the order can still be paid.
+   * Steps 2 to 4, outside any transaction: the provider creates the intent for the order as step 1 priced
+   * it, it is recorded and its id stored while the order can still be paid, and the order's earlier open
+   * intents are cancelled at the provider (a changed cart leaves no old amount payable).
    */
   async openIntent(ctx: RequestContext, order: Order, payment: PaymentRequest, plan: PaymentPlan): Promise<IntentAnswer> {
     const site = ctx.app;
@@ -130,7 +133,10 @@ export class CheckoutService {
       // the provider refuses.
       idempotencyKey: `order-${site.id}-${order.id}-v${order.cart_version}-${payment.amount}-${currency}-${order.customer_id ?? 0}`,
     });
+    await this.intents.opened(ctx, order, intent, plan.live);
     await this.orders.setWhileIn(ctx, order.id, PAYABLE, { payment_intent_id: intent.id });
+    // Step 4: the intents of earlier checkouts of the order can no longer be paid.
+    await this.intents.cancelSuperseded(ctx, order.id, intent.id);
     return { clientSecret: intent.clientSecret, paymentIntentID: intent.id };
   }
 
@@ -190,6 +196,8 @@ export class CheckoutService {
     }
     if (isSubmittedOrderOnly(order)) return statusOf(order); // a retried submit
     requireTransition('submitOrderOnly', order.orderstatus);
+    // Nothing to order (every item removed or Cancelled): completing it would send mails for nothing.
+    if (!(await this.orders.itemsOf(ctx, order.id)).some(counts)) throw ordersError('NOTHING_TO_SUBMIT');
     const result = await this.completion.complete(ctx, order.id, { method: 'Order Only', allowDigital: admin, notes });
     if (result.outcome === 'already_complete' && result.order && isSubmittedOrderOnly(result.order)) return statusOf(result.order);
     return this.answer(result, order, 'submitOrderOnly');

@@ -17,7 +17,8 @@ import {
   RefundOrderRequest,
 } from './order-admin.dto';
 import { OrderAdminService } from './order-admin.service';
-import { RefundAnswer, RefundsService } from './refunds.service';
+import { ordersError } from './orders.errors';
+import { RefundAnswer, RefundReservation, RefundsService } from './refunds.service';
 
 const NOT_FOUND = "Order not found (an unknown, tampered or another app's encrypted id)";
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -91,7 +92,9 @@ export class OrderAdminController {
   @ApiOperation({
     summary: 'Cancel an order: its items become Cancelled and its access tokens expire; a Paid order is refunded in full first',
     description:
-      'A New order stays New with an empty total; a Paid order keeps its total and status (paymentStatus Refunded); an Ordered (Order Only) order is cancelled without a refund.',
+      "A New order's open payment intents are cancelled at the provider first (one that succeeded or is processing: 409, nothing cancelled), then it stays New with an empty total; " +
+      'a Paid order has its whole paid rest refunded first (refunds already in flight settle on their own), then keeps its total and status (paymentStatus Refunded); ' +
+      'an Ordered (Order Only) order is cancelled without a refund.',
   })
   @ApiOkResponse({
     type: CancelOrderAnswer,
@@ -101,13 +104,29 @@ export class OrderAdminController {
   @ApiFailureResponse(401, NOT_ADMIN)
   @ApiFailureResponse(403, NOT_ADMIN)
   @ApiFailureResponse(404, NOT_FOUND)
-  @ApiFailureResponse(502, 'Payment provider error: … (the refund failed: nothing was cancelled)')
+  @ApiFailureResponse(
+    409,
+    'A payment of this order is in flight (pi_…): it completes the order; cancel the order once it is Paid, which refunds it (a New order whose payment intent succeeded or is processing: nothing was cancelled) / ' +
+      'The order is being paid or refunded right now: try again shortly',
+  )
+  @ApiFailureResponse(
+    502,
+    'Payment provider error: … (the refund, or the cancellation of an open payment intent, failed: nothing was cancelled)',
+  )
   async cancelOrder(@Ctx() ctx: RequestContext, @Body() body: CancelOrderRequest): Promise<CancelOrderAnswer> {
     const ref = this.access.refOf(ctx, body);
     const reason = body.reason?.trim() || null;
-    // A Paid order is refunded in full first (a failed refund cancels nothing), then cancelled in one transaction.
-    const refund = (await this.refunds.hasRemainder(ctx, ref)) ? await this.refund(ctx, ref, undefined, reason, null) : null;
-    return successData(await this.connection.inTransaction(ctx, () => this.admin.cancel(ctx, ref, refund)));
+    // A Paid order's whole rest is refunded first (a failed refund cancels nothing), then it is cancelled in
+    // one transaction, which cancels a New order's open intents at the provider first. An order paid between
+    // the two (the customer's payment completed meanwhile) is refunded, then cancelled, on the next turn.
+    let refund: RefundAnswer | null = null;
+    for (let turn = 0; turn < 3; turn++) {
+      const rest = await this.connection.inTransaction(ctx, () => this.refunds.reserveRest(ctx, ref, reason));
+      if (rest) refund = await this.send(ctx, rest);
+      const cancelled = await this.connection.inTransaction(ctx, () => this.admin.cancel(ctx, ref, refund));
+      if (cancelled) return successData(cancelled);
+    }
+    throw ordersError('ORDER_BUSY');
   }
 
   @Post('listOrders')
@@ -139,6 +158,11 @@ export class OrderAdminController {
     requestKey: string | null,
   ): Promise<RefundAnswer> {
     const reserved = await this.connection.inTransaction(ctx, () => this.refunds.reserve(ctx, ref, amount, reason, requestKey));
+    return this.send(ctx, reserved);
+  }
+
+  /** Steps 2 and 3 of a refund reserved: the provider's refund (no transaction), then recorded (a transaction). */
+  private async send(ctx: RequestContext, reserved: RefundReservation): Promise<RefundAnswer> {
     const refund = await this.refunds.requestRefund(ctx, reserved);
     await this.connection.inTransaction(ctx, () => this.refunds.record(ctx, refund, 'api', reserved.reservation.id));
     return this.refunds.answer(ctx, reserved.order.id, refund);

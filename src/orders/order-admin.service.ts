@@ -2,11 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../common/request-context';
 import { TokenIssuerService } from '../tokens';
 import { OrderStatus, PaymentStatus } from './entities';
+import { PaymentIntentsFlow } from './flows/payment-intents.flow';
 import { OrderAccessService, OrderRef } from './order-access.service';
 import { itemMachine } from './order-item-transitions';
 import { allows, requireTransition } from './order-transitions';
 import { orderNumberOf } from './orders.service';
-import { RefundAnswer } from './refunds.service';
+import { RefundAnswer, RefundsService } from './refunds.service';
 import { OrderRepository } from './repositories/order.repository';
 
 export interface CancelAnswer {
@@ -50,17 +51,25 @@ export class OrderAdminService {
     private readonly orders: OrderRepository,
     private readonly access: OrderAccessService,
     private readonly tokens: TokenIssuerService,
+    private readonly intents: PaymentIntentsFlow,
+    private readonly refunds: RefundsService,
   ) {}
 
   /**
    * cancelOrder, in the edge's transaction, after the refund of a Paid order (`refund`: what is left of it,
-   * refunded in full): under the order's lock, every item not Cancelled becomes Cancelled and every token of
-   * the order expires. A New order's total becomes 0 (its cart is empty); a Paid or Ordered order keeps its
+   * refunded in full): under the order's lock, a New order's open payment intents are cancelled at the
+   * provider (PaymentIntentsFlow.cancelAllOpen: 409 for a payment in flight), then every item not Cancelled
+   * becomes Cancelled and every token of the order expires. Null, with nothing done, when the order holds
+   * payment not refunded yet (paid after the refund step looked): the caller refunds it and cancels again. A New order's total becomes 0 (its cart is empty); a Paid or Ordered order keeps its
    * total (what was paid) and its status.
    */
-  async cancel(ctx: RequestContext, ref: OrderRef, refund: RefundAnswer | null): Promise<CancelAnswer> {
+  async cancel(ctx: RequestContext, ref: OrderRef, refund: RefundAnswer | null): Promise<CancelAnswer | null> {
     const order = await this.access.load(ctx, ref, { lock: true });
     requireTransition('cancel', order.orderstatus);
+    // A New order can still be paid: nothing is cancelled before none of its intents can take money.
+    if (allows('emptyCart', order.orderstatus)) await this.intents.cancelAllOpen(ctx, order.id);
+    // Paid since the refund step looked (a payment completed in between): its money must go back first.
+    else if ((await this.refunds.unrefundedRest(ctx, order)) > 0) return null;
     const cancelled = await this.orders.setItemStatus(ctx, order.id, itemMachine.from('cancel'), itemMachine.transitions.cancel.to!);
     if (allows('emptyCart', order.orderstatus)) await this.orders.recomputeTotal(ctx, order.id);
     else await this.tokens.expireOrderTokens(ctx, order.id);

@@ -36,6 +36,16 @@ export const ordersError = errorTable({
   PAYMENT_MODE_MISMATCH: { status: 400, message: 'Payment mode (test or live) is not accepted for this app' },
   /** paymentComplete: the cart changed after the checkout that made the intent (same amount, other items). */
   PAYMENT_CART_CHANGED: { status: 409, message: 'The cart changed after this payment was made: check out again' },
+  /** submitOrder `Order Only` of an order none of whose items counts (all removed or Cancelled). */
+  NOTHING_TO_SUBMIT: { status: 409, message: 'The order has no items to submit' },
+  /** cancelOrder of a New order one of whose payment intents took or is taking money (detail: the intent id). */
+  PAYMENT_IN_FLIGHT: {
+    status: 409,
+    message: (detail) =>
+      `A payment of this order is in flight (${detail}): it completes the order; cancel the order once it is Paid, which refunds it`,
+  },
+  /** cancelOrder found the order paid again each time it had refunded it (three turns): someone keeps paying it. */
+  ORDER_BUSY: { status: 409, message: 'The order is being paid or refunded right now: try again shortly' },
   /** refundOrder: the order is not Paid by card, or nothing of its payment is left to refund. */
   ORDER_NOT_PAID: { status: 409, message: 'Order is not paid' },
 });

@@ -9,6 +9,9 @@ import { CheckoutService } from './checkout.service';
 import { ORDER_ENTITIES } from './entities';
 import { PaymentEventsFlow } from './flows/payment-events.flow';
 import { PaymentEventsWorker } from './flows/payment-events.worker';
+import { PaymentIntentsFlow } from './flows/payment-intents.flow';
+import { PaymentReconcileJob } from './flows/payment-reconcile.job';
+import { StrayPaymentsFlow } from './flows/stray-payments.flow';
 import { OrderAccessService } from './order-access.service';
 import { OrderAdminController } from './order-admin.controller';
 import { OrderAdminService } from './order-admin.service';
@@ -25,6 +28,7 @@ import { PaymentGatewayService } from './payments/payment-gateway.service';
 import { RefundsService } from './refunds.service';
 import { OrderRepository } from './repositories/order.repository';
 import { PaymentEventRepository } from './repositories/payment-event.repository';
+import { PaymentIntentRepository } from './repositories/payment-intent.repository';
 import { RefundRepository } from './repositories/refund.repository';
 
 /** Orders, cart, checkout, the payment webhook, order completion and QR codes (SPEC "Orders and cart"). */
@@ -34,6 +38,7 @@ import { RefundRepository } from './repositories/refund.repository';
   providers: [
     OrderRepository,
     PaymentEventRepository,
+    PaymentIntentRepository,
     RefundRepository,
     PaymentGatewayService,
     OrderAccessService,
@@ -46,6 +51,9 @@ import { RefundRepository } from './repositories/refund.repository';
     PaymentEventsFlow,
     PaymentEventsWorker,
     PaymentEventsAdmin,
+    PaymentIntentsFlow,
+    StrayPaymentsFlow,
+    PaymentReconcileJob,
     OrderStatusService,
     RefundsService,
     OrderAdminService,

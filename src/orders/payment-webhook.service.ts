@@ -3,6 +3,8 @@ import type Stripe from 'stripe';
 import { SitesService } from '../app-context';
 import { idFromText } from '../common/id-cipher.service';
 import { RequestContext, TenantSite } from '../common/request-context';
+import { PaymentIntentsFlow } from './flows/payment-intents.flow';
+import { StrayPaymentsFlow } from './flows/stray-payments.flow';
 import { CompletionOutcome, OrderCompletionService } from './order-completion.service';
 import { allows } from './order-transitions';
 import { ordersError } from './orders.errors';
@@ -38,6 +40,15 @@ const NOT_APPLIED: ReadonlySet<WebhookOutcome> = new Set([
   'cart_changed',
 ]);
 
+/** The completion outcomes of a payment the order cannot take, and why, as the admin's notice says it. */
+const STRAY_REASON: Partial<Record<WebhookOutcome, string>> = {
+  amount_mismatch: 'its amount is not the order total (the order was cancelled or its cart changed)',
+  cart_changed: 'the cart changed after the checkout that made this payment',
+  currency_mismatch: "its currency is not the order's",
+  mode_mismatch: 'it was made in a mode (test or live) the app does not take',
+};
+const CANNOT_TAKE: ReadonlySet<WebhookOutcome> = new Set(Object.keys(STRAY_REASON) as WebhookOutcome[]);
+
 /** A verified event the service acts on, with everything it needs from the provider gathered before the transaction. */
 export interface WebhookAction {
   event: Stripe.Event;
@@ -72,6 +83,8 @@ export class PaymentWebhookService {
     private readonly gateway: PaymentGatewayService,
     private readonly completion: OrderCompletionService,
     private readonly refunds: RefundsService,
+    private readonly intents: PaymentIntentsFlow,
+    private readonly strays: StrayPaymentsFlow,
   ) {}
 
   /**
@@ -147,29 +160,39 @@ export class PaymentWebhookService {
     else this.logger.log(log, 'payment webhook processed');
   }
 
-  /** payment_intent.succeeded completes the order; .payment_failed and .canceled note the failure. */
+  /**
+   * payment_intent.succeeded completes the order, unless the order cannot take that payment (cancelled, its
+   * cart changed, another amount, currency or mode, paid otherwise already): then the money goes back
+   * (StrayPaymentsFlow). .payment_failed and .canceled note the failure of the order's current intent.
+   */
   private async paymentEvent(
     ctx: RequestContext,
     { event, orderId }: WebhookAction,
     intent: Stripe.PaymentIntent,
   ): Promise<WebhookOutcome> {
+    if (event.type === PAYMENT_CANCELED) await this.intents.reported(ctx, intent.id, 'canceled');
     if (orderId === null) return 'order_not_found';
     if (event.type !== PAYMENT_SUCCEEDED) return this.paymentFailed(ctx, orderId, intent, event.type === PAYMENT_CANCELED);
-    const result = await this.completion.complete(ctx, orderId, { method: 'Card', intent: paidIntentOf(intent) });
-    if (result.outcome === 'already_complete' && result.order && result.order.AuthCode !== intent.id) {
-      // Completed otherwise (Order Only, or paid with another intent): this payment is attached to nothing.
-      this.logger.error(
-        { appId: ctx.appId, orderId, intentId: intent.id, orderStatus: result.order.orderstatus, authCode: result.order.AuthCode },
-        'payment for an order already completed otherwise: refund it or attach it by hand',
-      );
+    await this.intents.reported(ctx, intent.id, 'succeeded');
+    const paid = paidIntentOf(intent);
+    const result = await this.completion.complete(ctx, orderId, { method: 'Card', intent: paid });
+    const order = result.order;
+    if (order && (CANNOT_TAKE.has(result.outcome) || (result.outcome === 'already_complete' && order.AuthCode !== intent.id))) {
+      // Completed otherwise (Order Only, or paid with another intent), or not payable so: this money buys nothing.
+      const why =
+        result.outcome === 'already_complete'
+          ? `the order is already ${order.orderstatus} otherwise`
+          : (STRAY_REASON[result.outcome] ?? result.outcome);
+      await this.strays.refund(ctx, order, paid, why);
     }
     return result.outcome;
   }
 
-  /** Each refund recorded once; `known` when none changed anything. */
+  /** Each refund recorded once (an automatic refund's on its own row); `known` when none changed anything. */
   private async refundEvent(ctx: RequestContext, refunds: RefundView[]): Promise<RefundOutcome> {
     let outcome: RefundOutcome = 'known';
     for (const refund of refunds) {
+      if (await this.strays.settleReported(ctx, refund)) continue;
       const recorded = await this.refunds.record(ctx, refund, 'provider');
       if (recorded !== 'known') outcome = recorded;
     }
@@ -177,8 +200,9 @@ export class PaymentWebhookService {
   }
 
   /**
-   * payment_intent.payment_failed / .canceled for a New order of the app: payment_status Failed and the
-   * provider's reason in payment_error (orderStatus shows it). A later successful payment still completes it.
+   * payment_intent.payment_failed / .canceled of the current intent of a New order of the app: payment_status
+   * Failed and the provider's reason in payment_error (orderStatus shows it). A later successful payment still
+   * completes it.
    */
   private async paymentFailed(
     ctx: RequestContext,
@@ -189,6 +213,8 @@ export class PaymentWebhookService {
     const order = await this.orders.findOne(ctx, orderId, true);
     if (!order) return 'order_not_found';
     if (!allows('recordPaymentFailure', order.orderstatus)) return 'already_complete';
+    // An intent a later checkout superseded (and cancelled) says nothing about the order's payment now.
+    if (order.payment_intent_id !== null && order.payment_intent_id !== intent.id) return 'ignored';
     const reason = canceled
       ? `Payment canceled${intent.cancellation_reason ? ` (${intent.cancellation_reason})` : ''}`
       : (intent.last_payment_error?.message ?? 'Payment failed');

@@ -4,7 +4,7 @@ import { ApiError } from '../common/api-error';
 import { idFromText } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
 import { TokenIssuerService } from '../tokens';
-import { Order, PaymentStatus, Refund, RefundSource } from './entities';
+import { HELD_REFUND_STATUSES, Order, PaymentStatus, Refund, RefundSource } from './entities';
 import { OrderAccessService, OrderRef } from './order-access.service';
 import { OrderMailsService } from './order-mails.service';
 import { allows } from './order-transitions';
@@ -126,9 +126,38 @@ export class RefundsService {
     };
   }
 
-  /** cancelOrder: whether the order is Paid with money left to refund (then it is refunded in full first). */
-  async hasRemainder(ctx: RequestContext, ref: OrderRef): Promise<boolean> {
-    return isRefundable(await this.access.load(ctx, ref));
+  /** What of a locked order's payment is neither refunded nor being refunded (0 for an order not paid by card). */
+  async unrefundedRest(ctx: RequestContext, locked: Order): Promise<number> {
+    if (!isRefundable(locked)) return 0;
+    const held = await this.refunds.heldOfOrder(ctx, locked.id);
+    return locked.total - locked.refunded_total - held.reduce((sum, row) => sum + row.amount, 0);
+  }
+
+  /**
+   * cancelOrder's refund, step 1, in the edge's transaction: the whole paid rest of a Paid order (paid −
+   * refunded − refunds still in flight, which settle on their own) reserved under the order's lock; null when
+   * nothing is left. A retried cancel resumes the reservation an earlier one left unanswered (the same key at
+   * the provider), so the rest is refunded once.
+   */
+  async reserveRest(ctx: RequestContext, ref: OrderRef, reason: string | null): Promise<RefundReservation | null> {
+    const locked = await this.access.load(ctx, ref, { lock: true });
+    if (!isRefundable(locked)) return null;
+    const key = `cancel-${locked.refunded_total}`;
+    const prior = await this.refunds.findByRequestKey(ctx, locked.id, key);
+    if (prior && HELD_REFUND_STATUSES.includes(prior.status)) return { order: locked, reservation: prior };
+    const rest = await this.unrefundedRest(ctx, locked);
+    if (rest < 1) return null;
+    const id = await this.refunds.insert(ctx, {
+      order_id: locked.id,
+      payment_intent_id: locked.AuthCode!,
+      amount: rest,
+      currency: locked.currency,
+      status: 'reserved',
+      source: 'api',
+      reason,
+      request_key: prior ? `${key}-${prior.id}` : key,
+    });
+    return { order: locked, reservation: await this.refunds.findOneOrFail(ctx, id) };
   }
 
   /**

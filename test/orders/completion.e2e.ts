@@ -290,12 +290,22 @@ describe('order completion', () => {
       expect(again.body.data.orderStatus).toBe('Ordered');
       expect(await client.mailRows(order.orderID)).toHaveLength(2);
 
-      // An Ordered order is not paid by card afterwards.
+      // An Ordered order is not paid by card afterwards: money that still arrives goes back, and the admins are told.
       const intent = peer.intents.get((await client.orderRow(order.orderID)).payment_intent_id)!;
       expect((await client.deliver(client.paid(intent))).status).toBe(200);
-      expect(await client.orderRow(order.orderID)).toMatchObject({ orderstatus: 'Ordered', AuthCode: null });
+      expect(await client.orderRow(order.orderID)).toMatchObject({ orderstatus: 'Ordered', AuthCode: null, refunded_total: 0 });
       expect((await client.eventRows(order.orderID)).map((e) => e.outcome)).toEqual(['already_complete']);
-      expect(await client.mailRows(order.orderID)).toHaveLength(2);
+      expect((await client.mailRows(order.orderID)).map((m) => m.event)).toEqual([
+        'order_admin',
+        'order_confirmation',
+        'order_admin_notice',
+      ]);
+      expect(
+        await client.t.dataSource.query('SELECT source, status, amount, payment_intent_id FROM core_refunds WHERE order_id = $1', [
+          order.orderID,
+        ]),
+      ).toEqual([{ source: 'auto', status: 'succeeded', amount: 2500, payment_intent_id: intent.id }]);
+      expect([...peer.refunds.values()].filter((r) => r.payment_intent === intent.id).map((r) => r.amount)).toEqual([2500]);
     });
 
     it('Order Only refuses an order with digital items for a shopper (400 naming paymentMethod); an app admin may submit it, tokens included', async () => {

@@ -74,6 +74,8 @@ describe('PaymentGatewayService (stripe SDK against the local payment peer)', ()
       const intent = await gateway.createIntent(shop, false, req);
 
       expect(intent).toEqual({
+        cancellationReason: null,
+        lastPaymentError: null,
         id: expect.stringMatching(/^pi_\w+$/),
         clientSecret: expect.stringMatching(new RegExp(`^${intent.id}_secret_\\w+$`)),
         status: 'requires_payment_method',

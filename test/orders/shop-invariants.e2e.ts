@@ -140,6 +140,11 @@ describe('shop invariants under random interleavings', () => {
     const digitalUnits = items.filter((item) => item.IsDigital === 1).reduce((sum, item) => sum + item.Qty, 0);
     const priced = items.reduce((sum, item) => sum + item.Qty * (item.Price + item.bond), 0);
 
+    // Money: every payment the provider took for the order paid for it, or went back whole.
+    const kept = [...peer.intents.values()]
+      .filter((intent) => intent.metadata.orderID === String(orderId) && intent.status === 'succeeded' && intent.id !== order.AuthCode)
+      .map((intent) => [intent.id, intent.amount - peer.chargeOf(intent.id).amount_refunded]);
+    expect({ ...context, kept }).toEqual({ ...context, kept: kept.map(([id]) => [id, 0]) });
     if (order.orderstatus === 'New') {
       expect({ ...context, tokens: tokens.length }).toEqual({ ...context, tokens: 0 });
       return;

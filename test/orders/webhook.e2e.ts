@@ -205,7 +205,7 @@ describe('payment webhook', () => {
     await untouched(order.orderID);
   });
 
-  it('does not complete an order whose cart changed after checkout: the payment no longer covers it (200, logged, order New)', async () => {
+  it('does not complete an order whose cart changed after checkout: the payment no longer covers it and goes back (200, order New, refunded, admins told)', async () => {
     const order = await client.checkedOut([{ productID: shop.book, Qty: 1, Price: 2500 }]);
     const added = await t.post(
       '/ecommerce/addCart',
@@ -219,7 +219,13 @@ describe('payment webhook', () => {
     });
     expect(await client.orderRow(order.orderID)).toMatchObject({ orderstatus: 'New', payment_status: null });
     expect((await client.eventRows(order.orderID)).map((e) => e.outcome)).toEqual(['amount_mismatch']);
-    expect(await client.mailRows(order.orderID)).toEqual([]);
+    expect((await client.mailRows(order.orderID)).map((m) => [m.event, m.subject])).toEqual([
+      ['order_admin_notice', `${shop.domain} - Order#:${order.orderID} Payment refunded automatically`],
+    ]);
+    expect(await sql('SELECT source, status, amount FROM core_refunds WHERE order_id = $1', [order.orderID])).toEqual([
+      { source: 'auto', status: 'succeeded', amount: 2500 },
+    ]);
+    expect(peer.chargeOf(order.intent.id)).toMatchObject({ amount_refunded: 2500, refunded: true });
     expect(await paymentComplete({ orderID: order._id, paymentIntentID: order.intent.id })).toMatchObject({
       status: 400,
       body: { status: 'Failed', message: 'Payment amount does not match the order total' },

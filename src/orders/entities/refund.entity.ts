@@ -13,8 +13,12 @@ export type RefundStatus = 'reserved' | 'unknown' | 'succeeded' | 'failed';
 /** The statuses whose amount is held against the order's remainder. */
 export const HELD_REFUND_STATUSES: readonly RefundStatus[] = ['reserved', 'unknown'];
 
-/** `api`: made by refundOrder or cancelOrder; `provider`: learnt from the provider's events (a refund made in its dashboard). */
-export type RefundSource = 'api' | 'provider';
+/**
+ * `api`: made by refundOrder or cancelOrder; `provider`: learnt from the provider's events (a refund made in
+ * its dashboard); `auto`: money the service gave back by itself, paid with an intent the order could not take
+ * (a cancelled order, a superseded checkout, another amount): never counted in the order's refunded_total.
+ */
+export type RefundSource = 'api' | 'provider' | 'auto';
 
 /**
  * A row of core_refunds: one refund of an order's payment. A refund made here is reserved before the
@@ -25,7 +29,7 @@ export type RefundSource = 'api' | 'provider';
 @Entity('core_refunds')
 @Check('core_refunds_amount_check', 'amount > 0')
 @Check('core_refunds_status_check', `status IN ('reserved', 'unknown', 'succeeded', 'failed')`)
-@Check('core_refunds_source_check', `source IN ('api', 'provider')`)
+@Check('core_refunds_source_check', `source IN ('api', 'provider', 'auto')`)
 @Index('core_refunds_refund_id_uq', ['app_id', 'refund_id'], { unique: true })
 @Index('core_refunds_order_idx', ['order_id'])
 @Index('core_refunds_request_key_uq', ['app_id', 'order_id', 'request_key'], { unique: true })

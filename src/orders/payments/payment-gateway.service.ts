@@ -16,6 +16,10 @@ export interface PaymentIntentView {
   /** Made with a live key (true) or a test key. */
   livemode: boolean;
   metadata: Record<string, string>;
+  /** Why it was cancelled, when it was. */
+  cancellationReason: string | null;
+  /** The last failed attempt's message (a decline), if any. */
+  lastPaymentError: string | null;
 }
 
 export interface CreateIntentRequest {
@@ -168,6 +172,25 @@ export class PaymentGatewayService {
   }
 
   /**
+   * Cancels an intent so that nothing can be paid with it any more; the intent as it is then. An intent the
+   * provider will not cancel because it is no longer open (it succeeded, is processing a payment, or was
+   * cancelled already) is answered as it is: the caller decides what its status means.
+   */
+  async cancelIntent(site: TenantSite, live: boolean, intentId: string): Promise<PaymentIntentView> {
+    const client = this.client(site, live);
+    if (!INTENT_ID.test(intentId)) throw ordersError('PAYMENT_INTENT_NOT_FOUND');
+    try {
+      // Naturally idempotent: a second cancel finds the intent cancelled and is answered as it is.
+      return viewOf(await client.paymentIntents.cancel(intentId, {}, this.requestOptions()));
+    } catch (error) {
+      const { errors } = stripe();
+      if (error instanceof errors.StripeInvalidRequestError && error.code === 'payment_intent_unexpected_state')
+        return this.retrieveIntent(site, live, intentId);
+      throw this.failure(error, site, live, 'cancel payment intent');
+    }
+  }
+
+  /**
    * The event the provider signed, checked on the exact bytes received (`stripe-signature` header, the
    * app's payment_webhook_secret, 300 s tolerance). No client and no network: the SDK's webhooks helper.
    */
@@ -278,6 +301,8 @@ function viewOf(intent: Stripe.PaymentIntent): PaymentIntentView {
     currency: intent.currency,
     livemode: intent.livemode === true,
     metadata: { ...(intent.metadata ?? {}) },
+    cancellationReason: intent.cancellation_reason ?? null,
+    lastPaymentError: intent.last_payment_error?.message ?? null,
   };
 }
 

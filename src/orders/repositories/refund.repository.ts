@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { In, QueryDeepPartialEntity } from 'typeorm';
+import { EntityManager, In, QueryDeepPartialEntity } from 'typeorm';
 import { RequestContext } from '../../common/request-context';
 import { TransactionalConnection } from '../../database/transactional-connection';
 import { HELD_REFUND_STATUSES, Refund } from '../entities';
@@ -38,6 +38,46 @@ export class RefundRepository {
   async insert(ctx: RequestContext, values: QueryDeepPartialEntity<Refund>): Promise<number> {
     const inserted = await this.connection.repository(ctx, Refund).insert({ ...values, app_id: ctx.appId });
     return (inserted.identifiers[0] as { id: number }).id;
+  }
+
+  /**
+   * An automatic refund of `payment_intent_id` (source auto, reserved): its id, or null when that intent's
+   * money is being (or was) refunded automatically already.
+   */
+  async insertAuto(
+    ctx: RequestContext,
+    values: Pick<Refund, 'order_id' | 'payment_intent_id' | 'amount' | 'currency' | 'reason'>,
+  ): Promise<number | null> {
+    const inserted = await this.connection
+      .manager(ctx)
+      .createQueryBuilder()
+      .insert()
+      .into(Refund)
+      .values({ ...values, app_id: ctx.appId, status: 'reserved', source: 'auto', request_key: `auto-${values.payment_intent_id}` })
+      .orIgnore()
+      .returning(['id'])
+      .updateEntity(false)
+      .execute();
+    return (inserted.raw as { id: number }[])[0]?.id ?? null;
+  }
+
+  /** Automatic refunds held (unanswered) for longer than `olderThanMs`, across apps: what the reconciliation sends again. */
+  heldAutomatic(em: EntityManager, olderThanMs: number, limit: number): Promise<Pick<Refund, 'id' | 'app_id' | 'payment_intent_id'>[]> {
+    return em
+      .getRepository(Refund)
+      .createQueryBuilder('r')
+      .select(['r.id', 'r.app_id', 'r.payment_intent_id'])
+      .where(`r.source = 'auto' AND r.status IN (:...held) AND r.updated < now() - make_interval(secs => :secs)`, {
+        held: [...HELD_REFUND_STATUSES],
+        secs: olderThanMs / 1000,
+      })
+      .orderBy('r.id')
+      .limit(limit)
+      .getMany();
+  }
+
+  findOne(ctx: RequestContext, id: number): Promise<Refund | null> {
+    return this.connection.repository(ctx, Refund).findOneBy({ id, app_id: ctx.appId });
   }
 
   findOneOrFail(ctx: RequestContext, id: number): Promise<Refund> {
