@@ -107,7 +107,12 @@ describe('money races', () => {
         tokens: ['expired'],
       });
       expect(peer.chargeOf(order.intent.id)).toMatchObject({ amount_refunded: row.total });
-      expect(cancel.body.data).toMatchObject({ orderStatus: 'Paid', paymentStatus: 'Refunded', cancelledItems: 1, refundID: expect.any(String) });
+      expect(cancel.body.data).toMatchObject({
+        orderStatus: 'Paid',
+        paymentStatus: 'Refunded',
+        cancelledItems: 1,
+        refundID: expect.any(String),
+      });
     } else if (cancel.status === 200) {
       // Cancelled first: the intent was cancelled at the provider, so the payment was refused there.
       expect(confirmed).toBe(400);
