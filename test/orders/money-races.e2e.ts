@@ -1,7 +1,7 @@
 import { SmtpPeer } from '../messaging/support/smtp-peer';
 import { PaymentPeer } from '../support/payment-peer';
 import { seedManyProducts, SLOW_READ } from '../support/slow-reads';
-import { TestApp, TestResponse } from '../support/test-app';
+import { TestApp } from '../support/test-app';
 import { ShopClient, ShopTenant, startShopHarness, stopShopHarness } from './checkout-helpers';
 
 /** A small pool, so that the flood below fills the shop's share; statements end after 1.5 s. */
