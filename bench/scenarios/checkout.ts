@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { PaymentPeer } from '../../src/cli/payment-double';
 import { DURATION_S, freePort, startService } from '../lib';
 import { percentile } from './messaging';
@@ -6,7 +7,8 @@ import { Scenario } from './types';
 
 /** Shoppers buying at once, each one purchase after the other. */
 const SHOPPERS = Number(process.env.BENCH_SHOPPERS ?? 8);
-const SECRET_KEY = 'sk_test_bench';
+/** This run's own test key (a production instance refuses the keys the repository publishes). */
+const SECRET_KEY = `sk_test_${randomBytes(12).toString('hex')}`;
 
 interface Purchase {
   checkoutMs: number;

@@ -7,6 +7,7 @@ import { messagingScenarios } from './messaging';
 import { shopScenarios } from './shop';
 import { shopMailsScenarios } from './shop-mails';
 import { tokensScenarios } from './tokens';
+import { webhookFloodScenario } from './webhook-flood';
 import { Scenario } from './types';
 
 /** Every scenario `npm run bench` runs, in order. */
@@ -19,5 +20,6 @@ export const scenarios: Scenario[] = [
   ...tokensScenarios,
   ...shopScenarios,
   checkoutScenario,
+  webhookFloodScenario,
   ...shopMailsScenarios,
 ];
