@@ -103,6 +103,8 @@ describe('the operator commands (npm run cli)', () => {
         'user:password',
         'mail:failed',
         'mail:retry',
+        'events:failed',
+        'events:retry',
         'secrets:generate',
         'payment:double',
       ]) {
@@ -571,6 +573,87 @@ describe('the operator commands (npm run cli)', () => {
       } finally {
         await service.close();
         await smtp.stop();
+      }
+    });
+  });
+
+  describe('events:failed and events:retry', () => {
+    /** A payment event of `appId` the inbox gave up on: a succeeded intent of an order that does not exist. */
+    const failedEvent = (appId: number, eventId: string) =>
+      sql(
+        db.url,
+        `INSERT INTO core_payment_events (app_id, event_id, type, payload, status, attempts, last_error)
+         VALUES ($1, $2, 'payment_intent.succeeded', $3, 'failed', 12, 'canceling statement due to statement timeout')`,
+        [
+          appId,
+          eventId,
+          JSON.stringify({
+            id: eventId,
+            object: 'event',
+            type: 'payment_intent.succeeded',
+            data: {
+              object: {
+                id: 'pi_gone',
+                object: 'payment_intent',
+                amount: 100,
+                currency: 'aud',
+                livemode: false,
+                metadata: { appID: String(appId), orderID: '999999' },
+              },
+            },
+          }),
+        ],
+      );
+
+    beforeAll(async () => {
+      await failedEvent(APP, 'evt_failed_1');
+      await failedEvent(APP, 'evt_failed_2');
+      await failedEvent(OTHER, 'evt_failed_1'); // the same provider id in another app is another event
+    });
+
+    it("events:failed lists the app's failed events without their payload; bad input is refused", async () => {
+      const res = await cli(db.url, ['events:failed', '--app', String(APP)]);
+      expect(res.code).toBe(0);
+      const out = JSON.parse(res.stdout);
+      expect(out).toMatchObject({ appID: APP, total: 2 });
+      expect(out.events.map((e: { event_id: string }) => e.event_id).sort()).toEqual(['evt_failed_1', 'evt_failed_2']);
+      expect(out.events[0]).toMatchObject({ status: 'failed', attempts: 12, last_error: 'canceling statement due to statement timeout' });
+      expect(res.stdout).not.toContain('pi_gone');
+      expect(refusal(await cli(db.url, ['events:failed', '--app', '999999']))).toEqual({ code: 1, message: 'App 999999 not found' });
+      expect(refusal(await cli(db.url, ['events:retry', '--app', String(APP)]))).toEqual({
+        code: 2,
+        message: 'events:retry: give --id EVENT_ID (one event) or --all (every failed event of the app)',
+      });
+      expect(refusal(await cli(db.url, ['events:retry', '--app', String(APP), '--id', 'evt_unknown']))).toEqual({
+        code: 1,
+        message: `No failed payment event evt_unknown in app ${APP}: nothing to retry`,
+      });
+    });
+
+    it("events:retry puts the app's failed events back and a running instance applies them, once", async () => {
+      const service = await startTestApp({ PAYMENT_EVENTS_POLL_MS: '100' }, db);
+      try {
+        const one = await cli(db.url, ['events:retry', '--app', String(APP), '--id', 'evt_failed_1']);
+        expect([one.code, JSON.parse(one.stdout)]).toEqual([0, { appID: APP, retried: ['evt_failed_1'] }]);
+        const state = () =>
+          sql<{ app_id: number; event_id: string; status: string; outcome: string | null }>(
+            db.url,
+            'SELECT app_id, event_id, status, outcome FROM core_payment_events ORDER BY app_id, event_id',
+          );
+        await waitFor(async () =>
+          (await state()).some((e) => e.app_id === APP && e.event_id === 'evt_failed_1' && e.status === 'processed'),
+        );
+        expect(await state()).toEqual([
+          { app_id: APP, event_id: 'evt_failed_1', status: 'processed', outcome: 'order_not_found' },
+          { app_id: APP, event_id: 'evt_failed_2', status: 'failed', outcome: null },
+          { app_id: OTHER, event_id: 'evt_failed_1', status: 'failed', outcome: null },
+        ]);
+        const all = await cli(db.url, ['events:retry', '--app', String(APP), '--all']);
+        expect([all.code, JSON.parse(all.stdout)]).toEqual([0, { appID: APP, retried: ['evt_failed_2'] }]);
+        await waitFor(async () => (await state()).filter((e) => e.status === 'processed').length === 2);
+        expect((await state()).find((e) => e.app_id === OTHER)).toMatchObject({ status: 'failed' });
+      } finally {
+        await service.close();
       }
     });
   });
