@@ -16,6 +16,7 @@ import { Refunds1764001300000 } from './1764001300000-refunds';
 import { OutboxTextPart1764001400000 } from './1764001400000-outbox-text-part';
 import { PaymentInbox1764001500000 } from './1764001500000-payment-inbox';
 import { PaymentIntents1764001600000 } from './1764001600000-payment-intents';
+import { TokenExpiryReasons1764001700000 } from './1764001700000-token-expiry-reasons';
 
 /** Every migration, in order. A new migration is a new file here, never an edit of an applied one. */
 export const migrations = [
@@ -37,4 +38,5 @@ export const migrations = [
   OutboxTextPart1764001400000,
   PaymentInbox1764001500000,
   PaymentIntents1764001600000,
+  TokenExpiryReasons1764001700000,
 ];

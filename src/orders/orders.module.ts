@@ -22,6 +22,7 @@ import { OrderStatusService } from './order-status.service';
 import { OrdersController } from './orders.controller';
 import { OrdersService } from './orders.service';
 import { PaymentEventsAdmin } from './payment-events-admin.service';
+import { PaymentNoticesService } from './payment-notices.service';
 import { PaymentWebhookController } from './payment-webhook.controller';
 import { PaymentWebhookService } from './payment-webhook.service';
 import { PaymentGatewayService } from './payments/payment-gateway.service';
@@ -55,6 +56,7 @@ import { RefundRepository } from './repositories/refund.repository';
     StrayPaymentsFlow,
     PaymentReconcileJob,
     OrderStatusService,
+    PaymentNoticesService,
     RefundsService,
     OrderAdminService,
   ],

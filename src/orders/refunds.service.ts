@@ -9,6 +9,7 @@ import { OrderAccessService, OrderRef } from './order-access.service';
 import { OrderMailsService } from './order-mails.service';
 import { allows } from './order-transitions';
 import { ordersError } from './orders.errors';
+import { PaymentNoticesService } from './payment-notices.service';
 import { PaymentGatewayService, RefundRequestFailed, RefundView } from './payments';
 import { OrderRepository } from './repositories/order.repository';
 import { RefundRepository } from './repositories/refund.repository';
@@ -67,6 +68,7 @@ export class RefundsService {
     private readonly gateway: PaymentGatewayService,
     private readonly tokens: TokenIssuerService,
     private readonly mails: OrderMailsService,
+    private readonly notices: PaymentNoticesService,
   ) {}
 
   /**
@@ -175,9 +177,11 @@ export class RefundsService {
 
     if (known?.status === 'succeeded') {
       if (counted) return 'known';
-      // Counted before, failed or cancelled at the provider since: the money did not go back.
+      // Counted before, failed or cancelled at the provider since: the money did not go back. What the
+      // refund took comes back (the totals, the tokens its refund in full expired) and the admins are told.
       await this.refunds.update(ctx, known.id, { status: 'failed' });
-      await this.applyToOrder(ctx, order, -known.amount, null);
+      const { restoredTokens } = await this.applyToOrder(ctx, order, -known.amount, null);
+      await this.notices.refundFailed(ctx, order, { id: refund.id, amount: known.amount, status: refund.status }, restoredTokens);
       return 'failed';
     }
     if (!counted) {
@@ -273,18 +277,26 @@ export class RefundsService {
     return order && allows('refund', order.orderstatus) && order.AuthCode === refund.paymentIntentId ? order : null;
   }
 
-  /** refunded_total ± cents, payment_status from it, the refund mail for money given back, the tokens expired once nothing stays paid. */
+  /**
+   * refunded_total ± cents, payment_status from it, the refund mail for money given back; the tokens expire
+   * (reason `refund`) once nothing stays paid, and come back (only those that refund expired) when a failed
+   * refund makes something paid again. How many tokens came back.
+   */
   private async applyToOrder(
     ctx: RequestContext,
     order: Order,
     cents: number,
     notice: { amount: number; reason: string | null } | null,
-  ): Promise<void> {
+  ): Promise<{ restoredTokens: number }> {
+    const wasRefunded = isRefundedInFull(order);
     order.refunded_total = Math.max(0, order.refunded_total + cents);
     order.payment_status = paymentStatusAfterRefunds(order);
     await this.orders.set(ctx, order.id, { refunded_total: order.refunded_total, payment_status: order.payment_status });
-    if (order.payment_status === 'Refunded') await this.tokens.expireOrderTokens(ctx, order.id);
+    let restoredTokens = 0;
+    if (isRefundedInFull(order)) await this.tokens.expireOrderTokens(ctx, order.id, 'refund');
+    else if (wasRefunded) restoredTokens = await this.tokens.restoreOrderTokens(ctx, order.id);
     if (notice) await this.mails.writeRefund(ctx, order, notice);
+    return { restoredTokens };
   }
 }
 
@@ -293,7 +305,12 @@ export function isRefundable(order: Pick<Order, 'orderstatus' | 'payment_status'
   return allows('refund', order.orderstatus) && (order.payment_status === 'Success' || order.payment_status === 'Partially Refunded');
 }
 
-function paymentStatusAfterRefunds(order: Pick<Order, 'refunded_total' | 'total'>): PaymentStatus {
+/** Nothing of the order's payment stays paid. */
+function isRefundedInFull(order: Pick<Order, 'refunded_total' | 'total'>): boolean {
+  return order.refunded_total > 0 && order.refunded_total >= order.total;
+}
+
+export function paymentStatusAfterRefunds(order: Pick<Order, 'refunded_total' | 'total'>): PaymentStatus {
   if (order.refunded_total <= 0) return 'Success';
-  return order.refunded_total >= order.total ? 'Refunded' : 'Partially Refunded';
+  return isRefundedInFull(order) ? 'Refunded' : 'Partially Refunded';
 }

@@ -7,7 +7,7 @@ import { RelatedLinksService } from '../related';
 import { TokenTemplateRepository } from './repositories/token-template.repository';
 import { TokenRepository } from './repositories/token.repository';
 import { TokenRow } from './token-rows';
-import { TOKEN_TRANSITIONS, TokenStatus } from './token-transitions';
+import { OrderExpiryReason, TOKEN_TRANSITIONS, TokenStatus } from './token-transitions';
 
 /** An IsDigital order item to issue tokens for (one per unit). */
 export interface DigitalItem {
@@ -62,11 +62,21 @@ export class TokenIssuerService {
   }
 
   /**
-   * A refund in full or a cancellation: every token of the order that is not expired yet becomes expired
-   * (expireToken's transition), in the caller's transaction; how many changed.
+   * A refund in full (`refund`), a cancellation (`cancel`, the default: cancelOrder) or a dispute lost
+   * (`dispute`): every token of the order that is not expired yet becomes expired (expireToken's transition)
+   * with the reason, in the caller's transaction; how many changed. Only a `refund` expiry can be undone
+   * (restoreOrderTokens); cancel and dispute also make a refund's expiry final.
    */
-  expireOrderTokens(ctx: RequestContext, orderId: number): Promise<number> {
-    return this.tokens.expireOfOrder(ctx, orderId);
+  expireOrderTokens(ctx: RequestContext, orderId: number, reason: OrderExpiryReason = 'cancel'): Promise<number> {
+    return this.tokens.expireOfOrder(ctx, orderId, reason);
+  }
+
+  /**
+   * The refund in full that expired the order's tokens failed at the provider: the tokens it expired, and
+   * only those, get back the status they had, in the caller's transaction; how many.
+   */
+  restoreOrderTokens(ctx: RequestContext, orderId: number): Promise<number> {
+    return this.tokens.restoreOfOrder(ctx, orderId);
   }
 
   /** The tokens issued for these order items of the app (gift tokens of an order, for orderStatus and the confirmation mail). */

@@ -4,6 +4,19 @@ import { StateMachine, Transition } from '../common/state-machine';
 export const TOKEN_STATUSES = ['pending', 'gift_pending', 'active', 'expired'] as const;
 export type TokenStatus = (typeof TOKEN_STATUSES)[number];
 
+/**
+ * Why a token expired (core_tokens.expired_reason): `expiry` its own expiry date (reachExpiry), `admin`
+ * expireToken, `cancel` cancelOrder, `refund` a refund in full of its order, `dispute` a dispute of its
+ * order's payment lost. Only `refund` is ever undone (`restore`: that refund failed at the provider); the
+ * others are final, and expiring an order's tokens again for one of them makes a `refund` expiry final too.
+ */
+export const TOKEN_EXPIRY_REASONS = ['expiry', 'admin', 'cancel', 'refund', 'dispute'] as const;
+export type TokenExpiryReason = (typeof TOKEN_EXPIRY_REASONS)[number];
+/** The one expiry a later event may undo. */
+export const RESTORABLE_EXPIRY: TokenExpiryReason = 'refund';
+/** The reasons an order's tokens expire for together (TokenIssuerService.expireOrderTokens). */
+export type OrderExpiryReason = Extract<TokenExpiryReason, 'cancel' | 'refund' | 'dispute'>;
+
 /** One row of the token status table: the statuses a trigger applies to (empty for issuance: the token does not exist yet) and the status it leaves. */
 export interface TokenTransition extends Transition<TokenStatus> {
   /**
@@ -44,6 +57,16 @@ export const TOKEN_TRANSITIONS = {
   extend: { from: ['expired'], unredeemedGift: false, to: 'active', also: 'expiry_date = the later of now and expiry_date, plus days' },
   /** extendToken on an expired gift nobody redeemed: it stays a gift, so it can still be redeemed (and validate and activate still refuse it). */
   extendGift: { from: ['expired'], unredeemedGift: true, to: 'gift_pending', also: 'expiry_date as for extend; no owner' },
+  /**
+   * A refund in full that expired its order's tokens failed at the provider: each token that refund expired
+   * (expired_reason `refund`, and only those) gets back the status it had, status_before_expiry, which
+   * replaces `to`. A restored token whose expiry date passed meanwhile reaches its expiry at its next check.
+   */
+  restore: {
+    from: ['expired'],
+    to: 'active',
+    also: 'status = status_before_expiry; expired_reason, expired_at and status_before_expiry cleared',
+  },
   /** redeemToken by an authenticated customer, on a token not expired by date and below its maximum. */
   redeem: {
     from: ['gift_pending'],

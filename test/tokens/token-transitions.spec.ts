@@ -64,6 +64,10 @@ describe('token transitions', () => {
     expect(sameForGifts('redeem')).toEqual({ pending: null, gift_pending: 'active', active: null, expired: null });
   });
 
+  it('restore (a refund in full failed at the provider): only expired tokens change, to the status they had (the table says active)', () => {
+    expect(sameForGifts('restore')).toEqual({ pending: null, gift_pending: null, active: null, expired: 'active' });
+  });
+
   it('fromStatuses returns a copy the caller may not use to change the table', () => {
     const from = fromStatuses('redeem');
     from.push('active');

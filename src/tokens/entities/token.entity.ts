@@ -1,6 +1,6 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import { Site } from '../../app-context';
-import type { TokenStatus } from '../token-transitions';
+import type { TokenExpiryReason, TokenStatus } from '../token-transitions';
 
 /** A token that has not expired is gift_pending exactly when it is an unredeemed gift (a gift with no owner yet). */
 const GIFT_CHECK = `status = 'expired' OR (status = 'gift_pending') = (gift AND customer_id IS NULL)`;
@@ -16,6 +16,8 @@ const GIFT_CHECK = `status = 'expired' OR (status = 'gift_pending') = (gift AND 
 @Check('core_tokens_status_check', `status IN ('pending', 'gift_pending', 'active', 'expired')`)
 @Check('core_tokens_item_unit_check', 'item_unit >= 1')
 @Check('core_tokens_gift_check', GIFT_CHECK)
+@Check('core_tokens_expired_reason_check', `expired_reason IN ('expiry', 'admin', 'cancel', 'refund', 'dispute')`)
+@Check('core_tokens_status_before_expiry_check', `status_before_expiry IN ('pending', 'gift_pending', 'active')`)
 @Unique('core_tokens_token_value_key', ['token_value'])
 @Unique('core_tokens_order_item_id_item_unit_key', ['order_item_id', 'item_unit'])
 @Index('core_tokens_app_customer_idx', ['app_id', 'customer_id'])
@@ -70,6 +72,22 @@ export class Token {
 
   @Column({ type: 'integer', default: 3 })
   maximum_activations: number;
+
+  /**
+   * Why the token is expired (null while it is not, and for tokens expired before reasons were recorded):
+   * `expiry` its own expiry date, `admin` expireToken, `cancel` cancelOrder, `refund` a refund in full of its
+   * order, `dispute` a dispute of its order's payment lost. Only `refund` is ever undone (the refund failed).
+   */
+  @Column({ type: 'varchar', length: 20, nullable: true })
+  expired_reason: TokenExpiryReason | null;
+
+  /** When it expired (the database's clock); null while it is not expired. */
+  @Column({ type: 'timestamptz', nullable: true })
+  expired_at: Date | null;
+
+  /** The status it had when it expired: what a failed refund gives back. */
+  @Column({ type: 'varchar', length: 20, nullable: true })
+  status_before_expiry: TokenStatus | null;
 
   @CreateDateColumn({ type: 'timestamptz' })
   created_date: Date;

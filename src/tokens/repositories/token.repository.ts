@@ -5,7 +5,15 @@ import { prepared } from '../../database/prepared-statements';
 import { TransactionalConnection } from '../../database/transactional-connection';
 import { Token } from '../entities/token.entity';
 import { TOKEN_ROW_COLUMNS, TOKEN_ROW_SELECT, TokenRow, tokenRow } from '../token-rows';
-import { fromStatuses, TOKEN_TRANSITIONS, TokenTransition, TokenTrigger } from '../token-transitions';
+import {
+  fromStatuses,
+  OrderExpiryReason,
+  RESTORABLE_EXPIRY,
+  TOKEN_TRANSITIONS,
+  TokenExpiryReason,
+  TokenTransition,
+  TokenTrigger,
+} from '../token-transitions';
 
 /** A token as the checks read it: its row, whether it was issued as a gift, and whether its expiry_date has passed by the database's clock. */
 export type RawTokenState = TokenRow & { due: boolean; gift: boolean };
@@ -35,6 +43,23 @@ const EXPIRE = applies('expire');
 const EXTENDED_STATUS = `CASE WHEN ${applies('extendGift')} THEN '${TOKEN_TRANSITIONS.extendGift.to}' WHEN ${applies('extend')} THEN '${TOKEN_TRANSITIONS.extend.to}' ELSE status END`;
 
 type TokenUpdate = UpdateQueryBuilder<Token>;
+
+/**
+ * The SET of a change to expired for `reason` (a parameter of the statement, `:reason`): when and why, and
+ * the status it had. A token expired already keeps when it expired and the status it had, and takes the new
+ * reason (an admin's expireToken of a token a refund expired makes that expiry final).
+ */
+function expiredFor(): QueryDeepPartialEntity<Token> {
+  return {
+    status: TOKEN_TRANSITIONS.expire.to,
+    expired_reason: () => ':reason',
+    expired_at: () => `CASE WHEN status = 'expired' THEN COALESCE(expired_at, now()) ELSE now() END`,
+    status_before_expiry: () => `CASE WHEN status = 'expired' THEN status_before_expiry ELSE status END`,
+  };
+}
+
+/** The SET that leaves a token not expired: no reason, time or status before. */
+const NOT_EXPIRED: QueryDeepPartialEntity<Token> = { expired_reason: null, expired_at: null, status_before_expiry: null };
 
 /**
  * core_tokens. Every statement names the context's app. A status change is one conditional UPDATE whose
@@ -110,14 +135,17 @@ export class TokenRepository {
 
   /** A pending or active token whose expiry date has passed becomes expired. */
   reachExpiry(ctx: RequestContext, id: number): Promise<TokenRow | null> {
-    return this.update(ctx, id, { status: TOKEN_TRANSITIONS.reachExpiry.to }, (qb) =>
-      qb.andWhere(REACH_EXPIRY).andWhere('expiry_date <= now()'),
+    return this.update(ctx, id, expiredFor(), (qb) =>
+      qb
+        .andWhere(REACH_EXPIRY)
+        .andWhere('expiry_date <= now()')
+        .setParameter('reason', 'expiry' satisfies TokenExpiryReason),
     );
   }
 
-  /** expireToken: any status becomes expired. */
+  /** expireToken: any status becomes expired (reason `admin`, final). */
   expire(ctx: RequestContext, id: number): Promise<TokenRow | null> {
-    return this.update(ctx, id, { status: TOKEN_TRANSITIONS.expire.to }, (qb) => qb.andWhere(EXPIRE));
+    return this.update(ctx, id, expiredFor(), (qb) => qb.andWhere(EXPIRE).setParameter('reason', 'admin' satisfies TokenExpiryReason));
   }
 
   /** extendToken: the later of now and the expiry, plus `days`; the status decided on the row it changes. */
@@ -125,7 +153,7 @@ export class TokenRepository {
     return this.update(
       ctx,
       id,
-      { expiry_date: () => 'GREATEST(now(), expiry_date) + make_interval(days => :days)', status: () => EXTENDED_STATUS },
+      { expiry_date: () => 'GREATEST(now(), expiry_date) + make_interval(days => :days)', status: () => EXTENDED_STATUS, ...NOT_EXPIRED },
       (qb) => qb.setParameter('days', days),
     );
   }
@@ -140,19 +168,46 @@ export class TokenRepository {
     });
   }
 
-  /** A refund in full or a cancellation: every token of the order that is not expired yet becomes expired; how many changed. */
-  async expireOfOrder(ctx: RequestContext, orderId: number): Promise<number> {
+  /**
+   * A refund in full, a cancellation or a dispute lost: every token of the order that is not expired yet
+   * becomes expired for `reason`; a token a refund expired takes a final reason (cancel, dispute) too, so a
+   * failure of that refund later leaves it expired. How many became expired now.
+   */
+  async expireOfOrder(ctx: RequestContext, orderId: number, reason: OrderExpiryReason): Promise<number> {
+    const where = 'app_id = :appId AND order_id = :orderId';
+    const params = { appId: ctx.appId, orderId, reason, from: fromStatuses('expire'), to: TOKEN_TRANSITIONS.expire.to };
+    const repository = this.connection.repository(ctx, Token);
+    const result = await repository
+      .createQueryBuilder()
+      .update()
+      .set(expiredFor())
+      .where(`${where} AND status IN (:...from) AND status <> :to`, params)
+      .execute();
+    if (reason !== RESTORABLE_EXPIRY) {
+      await repository
+        .createQueryBuilder()
+        .update()
+        .set({ expired_reason: () => ':reason' })
+        .where(`${where} AND status = :to AND expired_reason = :restorable`, { ...params, restorable: RESTORABLE_EXPIRY })
+        .execute();
+    }
+    return result.affected ?? 0;
+  }
+
+  /**
+   * A refund in full of the order failed at the provider: the tokens it expired (reason `refund`, and only
+   * those) get back the status they had (the `restore` transition). How many.
+   */
+  async restoreOfOrder(ctx: RequestContext, orderId: number): Promise<number> {
     const result = await this.connection
       .repository(ctx, Token)
       .createQueryBuilder()
       .update()
-      .set({ status: TOKEN_TRANSITIONS.expire.to })
-      .where('app_id = :appId AND order_id = :orderId AND status IN (:...from) AND status <> :to', {
-        appId: ctx.appId,
-        orderId,
-        from: fromStatuses('expire'),
-        to: TOKEN_TRANSITIONS.expire.to,
-      })
+      .set({ status: () => 'status_before_expiry', ...NOT_EXPIRED })
+      .where(
+        'app_id = :appId AND order_id = :orderId AND status IN (:...from) AND expired_reason = :restorable AND status_before_expiry IS NOT NULL',
+        { appId: ctx.appId, orderId, from: fromStatuses('restore'), restorable: RESTORABLE_EXPIRY },
+      )
       .execute();
     return result.affected ?? 0;
   }
