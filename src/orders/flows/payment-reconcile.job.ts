@@ -103,7 +103,8 @@ export class PaymentReconcileJob implements OnApplicationBootstrap, OnApplicatio
         'SELECT livemode FROM core_payment_intents WHERE app_id = $1 AND intent_id = $2',
         [refund.app_id, refund.payment_intent_id],
       )) as { livemode: boolean }[]; // Raw SQL: one column of another aggregate's row, on the system pool.
-      await this.strays.send(refund.app_id, refund.id, intent?.livemode ?? false);
+      const site = await this.sites.findById(RequestContext.background(JOB, this.config.production), refund.app_id);
+      if (site) await this.strays.send(site, refund.id, intent?.livemode ?? false);
     }
     const result = { intents: claimed.intents.length, applied, refunds: claimed.refunds.length };
     if (result.intents + result.refunds > 0) this.logger.log(result, 'Payment reconciliation tick');

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { SitesService } from '../../app-context';
 import { idFromText } from '../../common/id-cipher.service';
-import { RequestContext } from '../../common/request-context';
+import { RequestContext, TenantSite } from '../../common/request-context';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { TransactionalConnection } from '../../database/transactional-connection';
@@ -41,7 +40,6 @@ export class StrayPaymentsFlow {
     private readonly refunds: RefundRepository,
     private readonly gateway: PaymentGatewayService,
     private readonly mails: OrderMailsService,
-    private readonly sites: SitesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -64,21 +62,23 @@ export class StrayPaymentsFlow {
       'The whole payment is being refunded to the customer automatically; nothing was delivered for it.',
     ]);
     const site = ctx.app;
-    await ctx.afterCommit(() => this.send(site.id, rowId, intent.livemode));
+    await ctx.afterCommit(() => this.send(site, rowId, intent.livemode));
   }
 
-  /** Step 2 (and the resumption): asks the provider to refund the row's payment and settles the row. Never throws. */
-  async send(appId: number, rowId: number, live: boolean): Promise<void> {
-    const ctx = RequestContext.background(`auto-refund ${rowId}`, this.config.production);
+  /**
+   * Step 2 (and the resumption): asks the provider to refund the row's payment with `site`'s key of the
+   * intent's mode and settles the row, on the system pool. Never throws.
+   */
+  async send(site: TenantSite, rowId: number, live: boolean): Promise<void> {
+    const appId = site.id;
+    const ctx = RequestContext.background(`auto-refund ${rowId}`, this.config.production, site);
     try {
       const row = await this.connection.inTransaction(
         ctx,
         (em) => em.findOneBy(Refund, { id: rowId, app_id: appId, source: 'auto' }),
         'system',
       );
-      const site = row && (await this.sites.findById(ctx, appId));
-      if (!row || !site || (row.status !== 'reserved' && row.status !== 'unknown')) return;
-      ctx.site = site;
+      if (!row || (row.status !== 'reserved' && row.status !== 'unknown')) return;
       let refund: RefundView;
       try {
         refund = await this.gateway.createRefund(site, live, {
