@@ -17,6 +17,7 @@ import { OutboxTextPart1764001400000 } from './1764001400000-outbox-text-part';
 import { PaymentInbox1764001500000 } from './1764001500000-payment-inbox';
 import { PaymentIntents1764001600000 } from './1764001600000-payment-intents';
 import { TokenExpiryReasons1764001700000 } from './1764001700000-token-expiry-reasons';
+import { Disputes1764001710000 } from './1764001710000-disputes';
 
 /** Every migration, in order. A new migration is a new file here, never an edit of an applied one. */
 export const migrations = [
@@ -39,4 +40,5 @@ export const migrations = [
   PaymentInbox1764001500000,
   PaymentIntents1764001600000,
   TokenExpiryReasons1764001700000,
+  Disputes1764001710000,
 ];

@@ -945,8 +945,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Payment provider webhook: payment_intent.succeeded completes the order (once per event id)
-         * @description Signed by the provider (`stripe-signature` header) with the app's payment_webhook_secret; the app is the one named by the payment intent's metadata.appID (the legacy path's :appID must be the same app). After a valid signature the answer is always 200 { received: true }: errors go to the server log, except a database that cannot be reached: 503, so that the provider delivers the event again (it is processed once).
+         * Payment provider webhook: payment_intent.succeeded completes the order (once per app and event id)
+         * @description Signed by the provider (`stripe-signature` header) with the app's payment_webhook_secret; the app is the one named by the payment intent's metadata.appID (the legacy path's :appID must be the same app). A verified event the service acts on is recorded in the inbox (core_payment_events) before it is answered: 200 { received: true } once it is recorded (it is then applied once, at once or by the inbox worker with retries), 503 with Retry-After when it could not be recorded, so that the provider delivers it again. Other verified events: 200, nothing recorded.
          */
         post: operations["PaymentWebhookController_receive[0]"];
         delete?: never;
@@ -965,8 +965,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Payment provider webhook: payment_intent.succeeded completes the order (once per event id)
-         * @description Signed by the provider (`stripe-signature` header) with the app's payment_webhook_secret; the app is the one named by the payment intent's metadata.appID (the legacy path's :appID must be the same app). After a valid signature the answer is always 200 { received: true }: errors go to the server log, except a database that cannot be reached: 503, so that the provider delivers the event again (it is processed once).
+         * Payment provider webhook: payment_intent.succeeded completes the order (once per app and event id)
+         * @description Signed by the provider (`stripe-signature` header) with the app's payment_webhook_secret; the app is the one named by the payment intent's metadata.appID (the legacy path's :appID must be the same app). A verified event the service acts on is recorded in the inbox (core_payment_events) before it is answered: 200 { received: true } once it is recorded (it is then applied once, at once or by the inbox worker with retries), 503 with Retry-After when it could not be recorded, so that the provider delivers it again. Other verified events: 200, nothing recorded.
          */
         post: operations["PaymentWebhookController_receive[1]"];
         delete?: never;
@@ -1043,7 +1043,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an order: its items become Cancelled and its access tokens expire; a Paid order is refunded in full first
-         * @description A New order stays New with an empty total; a Paid order keeps its total and status (paymentStatus Refunded); an Ordered (Order Only) order is cancelled without a refund.
+         * @description A New order's open payment intents are cancelled at the provider first (one that succeeded or is processing: 409, nothing cancelled), then it stays New with an empty total; a Paid order has its whole paid rest refunded first (refunds already in flight settle on their own), then keeps its total and status (paymentStatus Refunded); an Ordered (Order Only) order is cancelled without a refund.
          */
         post: operations["OrderAdminController_cancelOrder"];
         delete?: never;
@@ -2349,7 +2349,7 @@ export interface components {
             status: "New" | "Paid" | "Ordered";
             orderStatusLabel: string;
             /** @enum {string|null} */
-            paymentStatus: "Success" | "Failed" | "Partially Refunded" | "Refunded" | null;
+            paymentStatus: "Success" | "Failed" | "Partially Refunded" | "Refunded" | "Disputed" | null;
             /** @description Card, Order Only or REDO once completed */
             paymentMethod: string | null;
             /** @description ISO 4217, lower case */
@@ -2517,7 +2517,7 @@ export interface components {
              * @description Empty until a payment is confirmed
              * @enum {string}
              */
-            paymentStatus: "" | "Success" | "Failed" | "Partially Refunded" | "Refunded";
+            paymentStatus: "" | "Success" | "Failed" | "Partially Refunded" | "Refunded" | "Disputed";
         };
         PaymentCompleteAnswer: {
             /** @enum {string} */
@@ -2576,7 +2576,7 @@ export interface components {
              * @description Empty until a payment is confirmed
              * @enum {string}
              */
-            paymentStatus: "" | "Success" | "Failed" | "Partially Refunded" | "Refunded";
+            paymentStatus: "" | "Success" | "Failed" | "Partially Refunded" | "Refunded" | "Disputed";
             /** @description Cents refunded so far */
             refundedTotal: number;
             /** @description While the last payment attempt failed: why */
@@ -2614,7 +2614,7 @@ export interface components {
             /** @description Cents refunded so far, this refund included */
             refundedTotal: number;
             /** @enum {string} */
-            paymentStatus: "Success" | "Failed" | "Partially Refunded" | "Refunded";
+            paymentStatus: "Success" | "Failed" | "Partially Refunded" | "Refunded" | "Disputed";
         };
         RefundOrderAnswer: {
             /** @enum {string} */
@@ -2641,7 +2641,7 @@ export interface components {
              * @description Empty for an order never paid
              * @enum {string}
              */
-            paymentStatus: "" | "Success" | "Failed" | "Partially Refunded" | "Refunded";
+            paymentStatus: "" | "Success" | "Failed" | "Partially Refunded" | "Refunded" | "Disputed";
             /** @description Items that became Cancelled */
             cancelledItems: number;
             /** @description The refund of a Paid order */
@@ -2663,7 +2663,7 @@ export interface components {
             /** @enum {string} */
             status?: "New" | "Paid" | "Ordered";
             /** @enum {string} */
-            paymentStatus?: "Success" | "Failed" | "Partially Refunded" | "Refunded";
+            paymentStatus?: "Success" | "Failed" | "Partially Refunded" | "Refunded" | "Disputed";
             /**
              * Format: date-time
              * @description Orders created at or after this time
@@ -2689,7 +2689,7 @@ export interface components {
             /** @enum {string} */
             orderStatus: "New" | "Paid" | "Ordered";
             /** @enum {string|null} */
-            paymentStatus: "Success" | "Failed" | "Partially Refunded" | "Refunded" | null;
+            paymentStatus: "Success" | "Failed" | "Partially Refunded" | "Refunded" | "Disputed" | null;
             total: number;
             refundedTotal: number;
             currency: string;
@@ -5907,6 +5907,15 @@ export interface operations {
                     "application/json": components["schemas"]["Failure"];
                 };
             };
+            /** @description The order has no items to submit (Order Only of an order whose items were all removed or cancelled) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5949,7 +5958,7 @@ export interface operations {
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
-            /** @description Database unavailable (Retry-After): nothing was recorded, the provider delivers the event again */
+            /** @description The payment event could not be recorded: deliver it again (Retry-After): nothing was recorded, the provider delivers the event again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5997,7 +6006,7 @@ export interface operations {
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
-            /** @description Database unavailable (Retry-After): nothing was recorded, the provider delivers the event again */
+            /** @description The payment event could not be recorded: deliver it again (Retry-After): nothing was recorded, the provider delivers the event again */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6156,7 +6165,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure"];
                 };
             };
-            /** @description Order is not paid (not Paid by card, or already refunded in full) */
+            /** @description Order is not paid (not Paid by card, or already refunded in full) / The payment of this order is disputed: it cannot be refunded */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6240,12 +6249,21 @@ export interface operations {
                     "application/json": components["schemas"]["Failure"];
                 };
             };
+            /** @description A payment of this order is in flight (pi_…): it completes the order; cancel the order once it is Paid, which refunds it (a New order whose payment intent succeeded or is processing: nothing was cancelled) / The order is being paid or refunded right now: try again shortly */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            /** @description Payment provider error: … (the refund failed: nothing was cancelled) */
+            /** @description Payment provider error: … (the refund, or the cancellation of an open payment intent, failed: nothing was cancelled) */
             502: {
                 headers: {
                     [name: string]: unknown;

@@ -65,7 +65,10 @@ export class OrderAdminController {
   @ApiFailureResponse(401, NOT_ADMIN)
   @ApiFailureResponse(403, NOT_ADMIN)
   @ApiFailureResponse(404, NOT_FOUND)
-  @ApiFailureResponse(409, 'Order is not paid (not Paid by card, or already refunded in full)')
+  @ApiFailureResponse(
+    409,
+    'Order is not paid (not Paid by card, or already refunded in full) / The payment of this order is disputed: it cannot be refunded',
+  )
   @ApiFailureResponse(
     502,
     'Payment provider error: … (the provider refused: nothing recorded; or no answer: a retry of the same amount resumes the same refund)',

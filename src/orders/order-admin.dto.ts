@@ -13,7 +13,7 @@ import { MAX_ORDER_TOTAL } from './order-totals';
  */
 
 const ORDER_STATUSES: OrderStatus[] = ['New', 'Paid', 'Ordered'];
-const PAYMENT_STATUSES: PaymentStatus[] = ['Success', 'Failed', 'Partially Refunded', 'Refunded'];
+const PAYMENT_STATUSES: PaymentStatus[] = ['Success', 'Failed', 'Partially Refunded', 'Refunded', 'Disputed'];
 export const MAX_PER_PAGE = 100;
 
 /**

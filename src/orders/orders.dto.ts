@@ -88,7 +88,7 @@ export class GetOrderRequest {
 
 const ORDER_STATUS = { enum: ['New', 'Paid', 'Ordered'] };
 /** core_orders.payment_status (null until a payment is confirmed). */
-export const PAYMENT_STATUSES: PaymentStatus[] = ['Success', 'Failed', 'Partially Refunded', 'Refunded'];
+export const PAYMENT_STATUSES: PaymentStatus[] = ['Success', 'Failed', 'Partially Refunded', 'Refunded', 'Disputed'];
 
 export class CreatedOrderDto {
   @ApiProperty({ description: 'Encrypted order id: the sessionID / _orderID of later calls' }) _id: string;

@@ -48,6 +48,8 @@ export const ordersError = errorTable({
   ORDER_BUSY: { status: 409, message: 'The order is being paid or refunded right now: try again shortly' },
   /** refundOrder: the order is not Paid by card, or nothing of its payment is left to refund. */
   ORDER_NOT_PAID: { status: 409, message: 'Order is not paid' },
+  /** refundOrder: the payment is disputed (the provider refuses refunds of a disputed charge; the dispute decides the money). */
+  ORDER_DISPUTED: { status: 409, message: 'The payment of this order is disputed: it cannot be refunded' },
 });
 
 export type OrdersErrorCode = keyof typeof ordersError.table;

@@ -6,6 +6,7 @@ import { VersioningModule } from '../versioning';
 import { CartService } from './cart.service';
 import { CheckoutController } from './checkout.controller';
 import { CheckoutService } from './checkout.service';
+import { DisputesService } from './disputes.service';
 import { ORDER_ENTITIES } from './entities';
 import { PaymentEventsFlow } from './flows/payment-events.flow';
 import { PaymentEventsWorker } from './flows/payment-events.worker';
@@ -58,6 +59,7 @@ import { RefundRepository } from './repositories/refund.repository';
     OrderStatusService,
     PaymentNoticesService,
     RefundsService,
+    DisputesService,
     OrderAdminService,
   ],
   exports: [PaymentEventsAdmin],

@@ -5,6 +5,7 @@ import { idFromText } from '../common/id-cipher.service';
 import { RequestContext, TenantSite } from '../common/request-context';
 import { PaymentIntentsFlow } from './flows/payment-intents.flow';
 import { StrayPaymentsFlow } from './flows/stray-payments.flow';
+import { DISPUTE_EVENTS, DisputeOutcome, DisputesService, DisputeView, disputeViewOf } from './disputes.service';
 import { CompletionOutcome, OrderCompletionService } from './order-completion.service';
 import { allows } from './order-transitions';
 import { ordersError } from './orders.errors';
@@ -25,10 +26,11 @@ export const ACTED_ON: ReadonlySet<string> = new Set([
   PAYMENT_CANCELED,
   CHARGE_REFUNDED,
   ...REFUND_EVENTS,
+  ...DISPUTE_EVENTS,
 ]);
 
 /** What a verified delivery led to (also core_payment_events.outcome). */
-export type WebhookOutcome = CompletionOutcome | RefundOutcome | 'payment_failed' | 'ignored';
+export type WebhookOutcome = CompletionOutcome | RefundOutcome | DisputeOutcome | 'payment_failed' | 'ignored';
 
 /** The outcomes of an event that did not apply (logged as errors: someone has to look at the payment). */
 const NOT_APPLIED: ReadonlySet<WebhookOutcome> = new Set([
@@ -58,6 +60,8 @@ export interface WebhookAction {
   intent?: Stripe.PaymentIntent;
   /** A refund event: the refunds it is about. */
   refunds?: RefundView[];
+  /** A dispute event: its dispute (the order is found under its lock when the event is applied, which sets orderId). */
+  dispute?: DisputeView;
 }
 
 /**
@@ -71,7 +75,9 @@ export interface WebhookAction {
  * (flows/payment-events.flow.ts); what applying it means (`act`):
  * - payment_intent.succeeded: the order completion;
  * - payment_intent.payment_failed / .canceled: a New order's payment_status Failed and payment_error;
- * - charge.refunded, refund.created / refund.updated: each refund recorded once (RefundsService.record).
+ * - charge.refunded, refund.created / refund.updated: each refund recorded once (RefundsService.record);
+ * - charge.dispute.created / .closed: the order paid with the dispute's intent Disputed, then its tokens
+ *   expired (lost) or its status back (won) (DisputesService).
  */
 @Injectable()
 export class PaymentWebhookService {
@@ -85,6 +91,7 @@ export class PaymentWebhookService {
     private readonly refunds: RefundsService,
     private readonly intents: PaymentIntentsFlow,
     private readonly strays: StrayPaymentsFlow,
+    private readonly disputes: DisputesService,
   ) {}
 
   /**
@@ -140,6 +147,10 @@ export class PaymentWebhookService {
       const refunds = await this.refundsOf(site, event);
       return { event, orderId: idFromText(refunds[0]?.metadata.orderID), intentId: refunds[0]?.paymentIntentId ?? null, refunds };
     }
+    if (DISPUTE_EVENTS.has(event.type)) {
+      const dispute = disputeViewOf(event.data.object as Stripe.Dispute);
+      return { event, orderId: null, intentId: dispute.paymentIntentId, dispute };
+    }
     this.logger.log({ appId: site.id, eventId: event.id, type: event.type }, 'payment webhook: event ignored');
     return null;
   }
@@ -150,6 +161,11 @@ export class PaymentWebhookService {
    * event's content; an error (a database failure) rolls the try back, and the event is tried again.
    */
   async act(ctx: RequestContext, action: WebhookAction): Promise<WebhookOutcome> {
+    if (action.dispute) {
+      const { outcome, orderId } = await this.disputes.apply(ctx, action.event.type, action.dispute);
+      action.orderId = orderId; // for the inbox row and the log
+      return outcome;
+    }
     return action.intent ? this.paymentEvent(ctx, action, action.intent) : this.refundEvent(ctx, action.refunds ?? []);
   }
 

@@ -86,6 +86,7 @@ export class RefundsService {
     const locked = await this.access.load(ctx, ref, { lock: true });
     const prior = requestKey ? await this.refunds.findByRequestKey(ctx, locked.id, requestKey) : null;
     if (prior) return { order: locked, reservation: this.resume(prior, amount) };
+    if (locked.payment_status === 'Disputed') throw ordersError('ORDER_DISPUTED');
     if (!isRefundable(locked)) throw ordersError('ORDER_NOT_PAID');
     return { order: locked, reservation: await this.reserveAmount(ctx, locked, amount, reason, requestKey) };
   }
@@ -290,7 +291,8 @@ export class RefundsService {
   ): Promise<{ restoredTokens: number }> {
     const wasRefunded = isRefundedInFull(order);
     order.refunded_total = Math.max(0, order.refunded_total + cents);
-    order.payment_status = paymentStatusAfterRefunds(order);
+    // While disputed the status stays Disputed (a dispute won gives back the one the refunds left).
+    if (order.payment_status !== 'Disputed') order.payment_status = paymentStatusAfterRefunds(order);
     await this.orders.set(ctx, order.id, { refunded_total: order.refunded_total, payment_status: order.payment_status });
     let restoredTokens = 0;
     if (isRefundedInFull(order)) await this.tokens.expireOrderTokens(ctx, order.id, 'refund');

@@ -2,7 +2,11 @@ import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, 
 import { Site } from '../../app-context';
 
 export type OrderStatus = 'New' | 'Paid' | 'Ordered';
-export type PaymentStatus = 'Success' | 'Failed' | 'Partially Refunded' | 'Refunded';
+/**
+ * `Disputed`: the card holder disputed the payment (a chargeback) and the provider reported it: refunds are
+ * refused; a dispute won gives back the status the refunds left, one lost keeps `Disputed` (dispute_status says lost).
+ */
+export type PaymentStatus = 'Success' | 'Failed' | 'Partially Refunded' | 'Refunded' | 'Disputed';
 
 /** A postal address as createOrder takes it. */
 export interface PostalAddress {
@@ -19,7 +23,7 @@ export interface PostalAddress {
  */
 @Entity('core_orders')
 @Check('core_orders_orderstatus_check', `orderstatus IN ('New', 'Paid', 'Ordered')`)
-@Check('core_orders_payment_status_check', `payment_status IN ('Success', 'Failed', 'Partially Refunded', 'Refunded')`)
+@Check('core_orders_payment_status_check', `payment_status IN ('Success', 'Failed', 'Partially Refunded', 'Refunded', 'Disputed')`)
 @Check('core_orders_refunded_total_check', 'refunded_total >= 0')
 @Check('core_orders_total_check', 'total >= 0')
 @Index('core_orders_app_customer_idx', ['app_id', 'customer_id'])
@@ -101,6 +105,14 @@ export class Order {
   /** The mode of the intent that paid the order (live or test): its refunds use that mode's key. */
   @Column({ type: 'boolean', nullable: true })
   payment_livemode: boolean | null;
+
+  /** The provider's dispute (chargeback) of the payment (`dp_…`), once one was reported. */
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  dispute_id: string | null;
+
+  /** That dispute's last status the provider reported (`needs_response`, `under_review`, `won`, `lost`, …). */
+  @Column({ type: 'varchar', length: 30, nullable: true })
+  dispute_status: string | null;
 
   @Column({ type: 'varchar', length: 320, nullable: true })
   BillingEmail: string | null;
