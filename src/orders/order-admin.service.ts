@@ -72,7 +72,7 @@ export class OrderAdminService {
     else if ((await this.refunds.unrefundedRest(ctx, order)) > 0) return null;
     const cancelled = await this.orders.setItemStatus(ctx, order.id, itemMachine.from('cancel'), itemMachine.transitions.cancel.to!);
     if (allows('emptyCart', order.orderstatus)) await this.orders.recomputeTotal(ctx, order.id);
-    else await this.tokens.expireOrderTokens(ctx, order.id);
+    else await this.tokens.expireOrderTokens(ctx, order.id, 'cancel');
     const after = await this.orders.findOneOrFail(ctx, order.id);
     return {
       orderStatus: after.orderstatus,

@@ -15,8 +15,6 @@ export const CONFIRMATION_MAIL_EVENT = 'order_confirmation';
 export const CONFIRMATION_TEMPLATE = 'confirmation.html';
 export const REFUND_MAIL_EVENT = 'order_refund';
 export const REFUND_TEMPLATE = 'refund.html';
-/** core_notification_log.event of a plain-text notice to the app's administrators about an order's money (a payment refunded automatically, …). */
-export const ADMIN_NOTICE_EVENT = 'order_admin_notice';
 
 /** `<domain> - Order#:<orderID> Submitted` (SPEC "Outbound emails on order completion"). */
 export function adminSubject(site: Pick<TenantSite, 'domain'>, orderId: number): string {
@@ -158,32 +156,6 @@ export class OrderMailsService {
       bcc: [],
       subject: refundSubject(site, order.id),
       html,
-      linkedTable: 'core_orders',
-      masterId: order.id,
-    });
-    return true;
-  }
-
-  /**
-   * A plain-text notice about `order` to the app's administrator recipients (as the admin order mail), in the
-   * context's transaction, subject `<domain> - Order#:<orderID> <what>`: for what someone running the shop
-   * must know about its money. Whether one was written (none with disable_email or no recipient: logged).
-   */
-  async writeAdminNotice(ctx: RequestContext, order: Pick<Order, 'id'>, what: string, lines: string[]): Promise<boolean> {
-    const site = ctx.app;
-    const admins = site.disable_email ? null : await this.adminRecipients(ctx);
-    if (!admins || admins.visible.length + admins.hidden.length === 0) {
-      this.logger.warn({ appId: site.id, orderId: order.id, what }, 'admin notice not written: disable_email, or no recipient');
-      return false;
-    }
-    await this.outbox.enqueue(ctx, {
-      event: ADMIN_NOTICE_EVENT,
-      from: site.email_from?.trim() || `no-reply@${site.domain}`,
-      to: admins.visible[0] ?? null,
-      cc: admins.visible.slice(1),
-      bcc: admins.hidden,
-      subject: `${site.domain} - Order#:${order.id} ${what}`,
-      text: [...lines, '', `Order: ${order.id}`].join('\n'),
       linkedTable: 'core_orders',
       masterId: order.id,
     });

@@ -7,6 +7,7 @@ import { moneyFormat, OrderMailsService } from './order-mails.service';
 /** core_notification_log.event of the administrators' mails about an order's money that did not go as asked. */
 export const REFUND_FAILED_MAIL_EVENT = 'order_refund_failed';
 export const DISPUTE_MAIL_EVENT = 'order_dispute';
+export const AUTO_REFUND_MAIL_EVENT = 'order_auto_refund';
 
 /** `<domain> - <what> for order #<orderID>`. */
 export function noticeSubject(domain: string, what: string, orderId: number): string {
@@ -19,7 +20,7 @@ export type NoticeOrder = Pick<Order, 'id' | 'total' | 'refunded_total' | 'curre
 /**
  * Plain-text mails to the app's administrator recipients (those of the admin order mail: email_cc, email_bcc,
  * else email_from) about an order's money the provider reports going another way than asked: a counted refund
- * that failed, a dispute of the payment. Written to the outbox in the caller's transaction, so each is sent once
+ * that failed, a dispute of the payment, a payment the order could not take and that goes back by itself. Written to the outbox in the caller's transaction, so each is sent once
  * after commit, and only when the change it reports was made. None for an app with disable_email (logged).
  */
 @Injectable()
@@ -46,6 +47,20 @@ export class PaymentNoticesService {
       `Refunded so far: ${money(order.refunded_total)} of ${money(order.total)}. Payment status: ${order.payment_status ?? ''}.`,
       ...(restoredTokens > 0 ? [`The ${restoredTokens} access token(s) this refund had expired are valid again.`] : []),
       'Refund the order again (refundOrder) or settle with the customer otherwise.',
+    ]);
+  }
+
+  /** A payment arrived for an order that could not take it (`why`), and is being refunded whole, automatically. */
+  autoRefund(
+    ctx: RequestContext,
+    order: NoticeOrder,
+    intent: { id: string; amount: number; currency: string },
+    why: string,
+  ): Promise<boolean> {
+    const money = moneyFormat(intent.currency.toLowerCase());
+    return this.write(ctx, order, AUTO_REFUND_MAIL_EVENT, 'Payment refunded automatically', [
+      `A payment of ${money(intent.amount)} (${intent.id}) arrived for order #${order.id}, which could not take it: ${why}.`,
+      'The whole payment is being refunded to the customer automatically; nothing was delivered for it.',
     ]);
   }
 

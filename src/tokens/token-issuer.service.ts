@@ -67,7 +67,7 @@ export class TokenIssuerService {
    * with the reason, in the caller's transaction; how many changed. Only a `refund` expiry can be undone
    * (restoreOrderTokens); cancel and dispute also make a refund's expiry final.
    */
-  expireOrderTokens(ctx: RequestContext, orderId: number, reason: OrderExpiryReason = 'cancel'): Promise<number> {
+  expireOrderTokens(ctx: RequestContext, orderId: number, reason: OrderExpiryReason): Promise<number> {
     return this.tokens.expireOfOrder(ctx, orderId, reason);
   }
 

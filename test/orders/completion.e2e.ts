@@ -298,7 +298,7 @@ describe('order completion', () => {
       expect((await client.mailRows(order.orderID)).map((m) => m.event)).toEqual([
         'order_admin',
         'order_confirmation',
-        'order_admin_notice',
+        'order_auto_refund',
       ]);
       expect(
         await client.t.dataSource.query('SELECT source, status, amount, payment_intent_id FROM core_refunds WHERE order_id = $1', [

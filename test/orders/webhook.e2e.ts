@@ -220,7 +220,7 @@ describe('payment webhook', () => {
     expect(await client.orderRow(order.orderID)).toMatchObject({ orderstatus: 'New', payment_status: null });
     expect((await client.eventRows(order.orderID)).map((e) => e.outcome)).toEqual(['amount_mismatch']);
     expect((await client.mailRows(order.orderID)).map((m) => [m.event, m.subject])).toEqual([
-      ['order_admin_notice', `${shop.domain} - Order#:${order.orderID} Payment refunded automatically`],
+      ['order_auto_refund', `${shop.domain} - Payment refunded automatically for order #${order.orderID}`],
     ]);
     expect(await sql('SELECT source, status, amount FROM core_refunds WHERE order_id = $1', [order.orderID])).toEqual([
       { source: 'auto', status: 'succeeded', amount: 2500 },

@@ -5,7 +5,7 @@ import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { TransactionalConnection } from '../../database/transactional-connection';
 import { Order, Refund } from '../entities';
-import { OrderMailsService } from '../order-mails.service';
+import { PaymentNoticesService } from '../payment-notices.service';
 import { PaidIntent } from '../payment-match';
 import { PaymentGatewayService, RefundRequestFailed, RefundView } from '../payments';
 import { RefundRepository } from '../repositories/refund.repository';
@@ -39,7 +39,7 @@ export class StrayPaymentsFlow {
     private readonly connection: TransactionalConnection,
     private readonly refunds: RefundRepository,
     private readonly gateway: PaymentGatewayService,
-    private readonly mails: OrderMailsService,
+    private readonly notices: PaymentNoticesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -57,10 +57,7 @@ export class StrayPaymentsFlow {
       { appId: ctx.appId, orderId: order.id, intentId: intent.id, amount: intent.amount, why },
       'payment refunded automatically',
     );
-    await this.mails.writeAdminNotice(ctx, order, 'Payment refunded automatically', [
-      `A payment of ${intent.amount} ${intent.currency.toUpperCase()} (${intent.id}) arrived for this order, which could not take it: ${why}.`,
-      'The whole payment is being refunded to the customer automatically; nothing was delivered for it.',
-    ]);
+    await this.notices.autoRefund(ctx, order, intent, why);
     const site = ctx.app;
     await ctx.afterCommit(() => this.send(site, rowId, intent.livemode));
   }
