@@ -33,6 +33,7 @@ export class BearerAuthService {
     const { principal } = token;
     if (ctx.site && ctx.site.id !== principal.appId) throw authError('UNAUTHORIZED');
     if (!isAuthTable(principal.authTable)) throw authError('UNAUTHORIZED');
+    ctx.credentialVerified = true; // its account lookup is served as an authenticated request's (tenant-pool.ts)
     const named = ctx.site;
     if (!named) {
       // The account is read within the tenant, so the token's app becomes the request's first; undone on refusal.

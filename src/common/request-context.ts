@@ -53,6 +53,12 @@ export class RequestContext extends TransactionScope {
     return new RequestContext(origin, '127.0.0.1', production, site);
   }
 
+  /**
+   * Set once a bearer token's signature and claims were verified, before its account is read: the request
+   * pool serves such a request as an authenticated one (README "Fair shares and timeouts"). Declared only.
+   */
+  declare credentialVerified?: boolean;
+
   /** The answer to the request this context serves, set by AppContextGuard (unset outside a request): see `clientGone`. */
   response?: ServerResponse;
   /** Declared only, as `refusal` below: made by the few requests that ask for `clientGone`. */

@@ -373,6 +373,11 @@ function readCors(r: Reader): AppConfig['cors'] {
   return { anyOrigin: entries.includes('*') || (raw === null && !r.production), origins, appDomains: r.bool('CORS_APP_DOMAINS', true) };
 }
 
+/** The default headroom and priority reserve of a pool: a fifth of it, at least 1, none below 3 connections. */
+function fifth(poolSize: number): number {
+  return poolSize >= 3 ? Math.max(1, Math.round(poolSize / 5)) : 0;
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const production = env.NODE_ENV === 'production';
   const r = new Reader(env, production);
@@ -391,9 +396,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
       poolSize,
       statementTimeoutMs: r.int('DB_STATEMENT_TIMEOUT_MS', 5000, 0, 3_600_000),
       tenantMaxConnections: r.int('DB_TENANT_MAX_CONNECTIONS', poolSize, 1, poolSize),
-      // A fifth of the pool each (2 of 10), at least 1, and never the whole pool.
-      tenantHeadroom: r.int('DB_TENANT_HEADROOM', Math.min(poolSize - 1, Math.max(1, Math.round(poolSize / 5))), 0, poolSize - 1),
-      priorityConnections: r.int('DB_PRIORITY_CONNECTIONS', Math.min(poolSize - 1, Math.max(1, Math.round(poolSize / 5))), 0, poolSize - 1),
+      // A fifth of the pool each (2 of 10; none below 3 connections), leaving anonymous requests at least one.
+      tenantHeadroom: r.int('DB_TENANT_HEADROOM', fifth(poolSize), 0, poolSize - 1),
+      priorityConnections: r.int('DB_PRIORITY_CONNECTIONS', fifth(poolSize), 0, poolSize - 1),
       tenantQueue: r.int('DB_TENANT_QUEUE', 100, 0, 100_000),
       tenantQueueWaitMs: r.int('DB_TENANT_QUEUE_WAIT_MS', 5000, 0, 600_000),
       preparedStatements: r.bool('DB_PREPARED_STATEMENTS', true),
@@ -501,6 +506,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
         'SMS_WEBHOOK_URL is required in production (without it SMS are only written to files in DATA_DIR/sms; set SMS_TO_FILES=true to accept that)',
       );
   }
+  const { tenantHeadroom, priorityConnections } = config.database;
+  if (poolSize > 1 && tenantHeadroom + priorityConnections >= poolSize)
+    r.errors.push(
+      `DB_TENANT_HEADROOM (${tenantHeadroom}) + DB_PRIORITY_CONNECTIONS (${priorityConnections}) must leave anonymous requests at least one of the DB_POOL_SIZE (${poolSize}) connections`,
+    );
   if (r.errors.length > 0) throw new ConfigError(configErrorMessage(r.errors));
   if (toFiles.length > 0) config.warnings.push(`Production instance writes ${toFiles.join(' and ')}: nothing of it is sent`);
   if (env.DEV_SECRETS_FILE) {

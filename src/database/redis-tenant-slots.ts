@@ -1,18 +1,47 @@
 import { Logger } from '@nestjs/common';
 import Redis from 'ioredis';
+import type { ShareSettings } from './fair-share';
 
 /**
- * Takes one slot of a tenant's share across instances, atomically: drops the leases that expired (an
- * instance that crashed never gave its slots back), then adds the lease `ARGV[3]` until now + `ARGV[2]` ms
- * unless `ARGV[1]` leases are held. Redis's clock, so the instances' clocks do not matter. 1 taken, 0 full.
+ * Takes one slot of a tenant's fair share across instances, atomically. Keys: KEYS[1] the tenant's leases (all
+ * its slots), KEYS[2] its priority leases (authenticated requests; also in KEYS[1]), KEYS[3] the active tenants
+ * (member: app id, score: until when it counts as active). It drops what expired (an instance that crashed never
+ * gave its slots back), marks the tenant active for at least ARGV[7] ms (it is waiting or holding), computes the
+ * share of the active tenants, min(ARGV[2], max(1, floor(ARGV[1] / active))), and adds the lease ARGV[4] until
+ * now + ARGV[3] ms unless the tenant's leases of its kind (all for an anonymous request, the priority ones for
+ * ARGV[6] = 1) already fill the share. Redis's clock, so the instances' clocks do not matter. 1 taken, 0 full.
  */
 const TAKE_SCRIPT = `
 local now = redis.call('TIME')
 local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ms)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
-redis.call('ZADD', KEYS[1], ms + tonumber(ARGV[2]), ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ms)
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ms)
+local mark = ms + tonumber(ARGV[7])
+if tonumber(redis.call('ZSCORE', KEYS[3], ARGV[5]) or '0') < mark then redis.call('ZADD', KEYS[3], mark, ARGV[5]) end
+redis.call('PEXPIRE', KEYS[3], ARGV[3])
+local share = math.floor(tonumber(ARGV[1]) / redis.call('ZCARD', KEYS[3]))
+if share < 1 then share = 1 end
+if share > tonumber(ARGV[2]) then share = tonumber(ARGV[2]) end
+local priority = ARGV[6] == '1'
+local held
+if priority then held = redis.call('ZCARD', KEYS[2]) else held = redis.call('ZCARD', KEYS[1]) end
+if held >= share then return 0 end
+local expiry = ms + tonumber(ARGV[3])
+redis.call('ZADD', KEYS[1], expiry, ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+if priority then
+  redis.call('ZADD', KEYS[2], expiry, ARGV[4])
+  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+end
+redis.call('ZADD', KEYS[3], expiry, ARGV[5])
+return 1`;
+
+/** Gives the lease ARGV[1] back; a tenant left with no lease is no longer active (KEYS as TAKE_SCRIPT's, ARGV[2] its app id). */
+const GIVE_SCRIPT = `
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+if redis.call('ZCARD', KEYS[1]) == 0 then redis.call('ZREM', KEYS[3], ARGV[2]) end
 return 1`;
 
 /**
@@ -26,14 +55,31 @@ const CONNECT_TIMEOUT_MS = 1000;
 /** Pauses between tries while the tenant's share is full on other instances (doubling up to the last). */
 const FIRST_PAUSE_MS = 5;
 const LONGEST_PAUSE_MS = 100;
+/** How long a tenant that tried and found its share full still counts as active (it tries again within LONGEST_PAUSE_MS). */
+const WAITING_MARK_MS = 1000;
 
 interface SlotCommands {
-  tenantSlotTake(key: string, max: number, leaseMs: number, lease: string): Promise<number>;
+  tenantSlotTake(
+    leases: string,
+    priorityLeases: string,
+    tenants: string,
+    usable: number,
+    cap: number,
+    leaseMs: number,
+    lease: string,
+    appId: number,
+    priority: 0 | 1,
+    waitingMarkMs: number,
+  ): Promise<number>;
+  tenantSlotGive(leases: string, priorityLeases: string, tenants: string, lease: string, appId: number): Promise<number>;
 }
 
 /**
  * The cross-instance part of TenantShare: each slot a lease in the tenant's sorted set in Redis (score: when
- * it expires), taken with one EVALSHA and given back without waiting for the answer. A command never waits
+ * it expires), and each tenant holding or waiting a member of the set of active tenants, taken with one
+ * EVALSHA and given back with another without waiting for the answer. Keys (under REDIS_KEY_PREFIX + `db:`):
+ * `tenant:<appId>` (all the tenant's leases), `tenant:<appId>:priority` (those of authenticated requests) and
+ * `tenants` (the active tenants, scored by when they stop counting). A command never waits
  * for a connection (no offline queue) nor longer than COMMAND_TIMEOUT_MS: while Redis cannot answer, `take`
  * answers null and each instance's own limit stands alone. Each switch is logged once.
  */
@@ -59,7 +105,8 @@ export class RedisTenantSlots {
       autoResendUnfulfilledCommands: false,
       retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     }) as Redis & SlotCommands;
-    this.redis.defineCommand('tenantSlotTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
+    this.redis.defineCommand('tenantSlotTake', { numberOfKeys: 3, lua: TAKE_SCRIPT });
+    this.redis.defineCommand('tenantSlotGive', { numberOfKeys: 3, lua: GIVE_SCRIPT });
     this.redis.on('error', (error: Error) => (this.lastError = error.message));
     this.started = new Promise((resolve) => {
       this.redis.once('ready', resolve);
@@ -68,16 +115,35 @@ export class RedisTenantSlots {
   }
 
   /**
-   * A lease on one of `max` slots of `appId` across instances, trying again until `deadline` while all are
-   * held (then `exhausted()` is thrown); null while Redis cannot be asked.
+   * A lease on a slot of `appId`'s fair share across instances (`priority` for an authenticated request),
+   * trying again until `deadline` while the share is full (then `exhausted()` is thrown); null while Redis
+   * cannot be asked.
    */
-  async take(appId: number, max: number, deadline: number, exhausted: () => Error): Promise<string | null> {
+  async take(
+    appId: number,
+    priority: boolean,
+    settings: Pick<ShareSettings, 'pool' | 'headroom' | 'cap'>,
+    deadline: number,
+    exhausted: () => Error,
+  ): Promise<string | null> {
     const lease = `${this.instance}:${++this.leases}`;
     for (let pause = FIRST_PAUSE_MS; ; pause = Math.min(pause * 2, LONGEST_PAUSE_MS)) {
       if (this.redis.status !== 'ready') return this.inProcess();
       let taken: number;
       try {
-        taken = await this.redis.tenantSlotTake(this.key(appId), max, LEASE_MS, lease);
+        const key = this.key(appId);
+        taken = await this.redis.tenantSlotTake(
+          key,
+          `${key}:priority`,
+          this.tenantsKey,
+          settings.pool - settings.headroom,
+          settings.cap,
+          LEASE_MS,
+          lease,
+          appId,
+          priority ? 1 : 0,
+          WAITING_MARK_MS,
+        );
       } catch (error) {
         this.lastError = (error as Error).message;
         return this.inProcess();
@@ -92,11 +158,18 @@ export class RedisTenantSlots {
 
   /** Gives the lease back; should that fail, it expires by itself. */
   give(appId: number, lease: string): void {
-    if (this.redis.status === 'ready') this.redis.zrem(this.key(appId), lease).catch(() => undefined);
+    if (this.redis.status !== 'ready') return;
+    const key = this.key(appId);
+    this.redis.tenantSlotGive(key, `${key}:priority`, this.tenantsKey, lease, appId).catch(() => undefined);
   }
 
   async close(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+
+  /** The active tenants of all instances. */
+  private get tenantsKey(): string {
+    return `${this.prefix}tenants`;
   }
 
   private key(appId: number): string {

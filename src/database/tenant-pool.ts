@@ -1,9 +1,14 @@
 import { Pool, PoolClient } from 'pg';
 import { TenantShare } from './tenant-share';
 
-/** The request a connection is checked out for: its tenant, once resolved. */
+/**
+ * The request a connection is checked out for: its tenant, once resolved, and whether it is authenticated (a
+ * principal, or a bearer token whose signature and claims were verified and whose account is being read).
+ */
 export interface ConnectionRequester {
   readonly site: { readonly id: number } | null;
+  readonly principal?: unknown;
+  readonly credentialVerified?: boolean;
 }
 
 type ConnectCallback = (error: Error | undefined, client?: PoolClient, release?: (error?: Error | boolean) => void) => void;
@@ -17,7 +22,8 @@ interface Holding {
 /**
  * The `pg` driver TypeORM is given for the request pool (its `driver` option): pg's own, except that a
  * connection checked out while a tenant's request is being served first takes a slot of that tenant's
- * share (TenantShare) and gives it back when the connection is released. The request is found through
+ * share (TenantShare) and gives it back when the connection is released; an authenticated request's slot is
+ * a priority one (FairShareGate). The request is found through
  * `currentRequest` (the request's async-local store) because connections are checked out deep inside
  * TypeORM; background work runs outside any request and is not counted. A request takes one slot however
  * many connections it holds at once (a transaction and a read beside it), so it never waits for itself.
@@ -44,7 +50,7 @@ export function tenantSharedDriver(share: TenantShare, currentRequest: () => Con
         () => undefined,
       );
     };
-    held.slot ??= share.take(appId);
+    held.slot ??= share.take(appId, requester.principal != null || requester.credentialVerified === true);
     try {
       await held.slot;
     } catch (error) {

@@ -1,61 +1,74 @@
 import { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 import { TenantShareExhausted } from './connection-errors';
+import { FairShareGate, poolOf, ShareSettings } from './fair-share';
 import type { RedisTenantSlots } from './redis-tenant-slots';
-import { TenantGate } from './tenant-gate';
 
 /**
- * Each tenant's share of the request pool (README "Fair shares and timeouts"): at most
- * DB_TENANT_MAX_CONNECTIONS connections of one tenant at once; its further requests wait in a queue of
- * DB_TENANT_QUEUE for at most DB_TENANT_QUEUE_WAIT_MS, then get 503 with Retry-After. So one tenant's slow
- * queries cannot take the connections every other tenant needs. The limit holds in this process always, and
- * with REDIS_URL across all instances together as well (leases in Redis; while Redis is unreachable the
- * process's own limit stands alone). The pool takes a slot per request holding connections (tenant-pool.ts).
+ * Each tenant's fair share of the request pool (README "Fair shares and timeouts"). While `n` tenants are
+ * active (holding or waiting for a slot), each holds at most min(DB_TENANT_MAX_CONNECTIONS, max(1, floor((P −
+ * DB_TENANT_HEADROOM) / n))) connections, where P is DB_POOL_SIZE for authenticated requests and DB_POOL_SIZE −
+ * DB_PRIORITY_CONNECTIONS for anonymous ones; the headroom stays free for a tenant that arrives, and the reserve
+ * for authenticated requests (FairShareGate has the rules). Further requests wait in a queue of DB_TENANT_QUEUE for at most
+ * DB_TENANT_QUEUE_WAIT_MS, then get 503 with Retry-After. The count holds in this process always, and with
+ * REDIS_URL the tenant's share counts all instances together as well (leases in Redis, the active tenants of
+ * all instances; while Redis is unreachable the process's own count stands alone). The pool takes a slot per
+ * request holding connections (tenant-pool.ts); background work runs outside requests and is not counted.
  */
 export class TenantShare implements OnModuleInit, OnApplicationShutdown {
-  private readonly gate: TenantGate;
+  readonly gate: FairShareGate;
+  private readonly waitMs: number;
 
   constructor(
-    readonly maxConnections: number,
-    private readonly waitMs: number,
-    queue: number,
+    readonly settings: ShareSettings,
     private readonly cluster: RedisTenantSlots | null,
   ) {
-    this.gate = new TenantGate({ perApp: maxConnections, queue, waitMs }, () => this.exhausted());
+    this.waitMs = settings.waitMs;
+    this.gate = new FairShareGate(settings, () => this.exhausted());
   }
 
   static forConfig(config: AppConfig): TenantShare {
-    const { tenantMaxConnections, tenantQueue, tenantQueueWaitMs } = config.database;
+    const { poolSize, tenantMaxConnections, tenantHeadroom, priorityConnections, tenantQueue, tenantQueueWaitMs } = config.database;
     return new TenantShare(
-      tenantMaxConnections,
-      tenantQueueWaitMs,
-      tenantQueue,
+      {
+        pool: poolSize,
+        headroom: tenantHeadroom,
+        cap: tenantMaxConnections,
+        priority: priorityConnections,
+        queue: tenantQueue,
+        waitMs: tenantQueueWaitMs,
+      },
       config.redisUrl ? clusterSlots(config.redisUrl, `${config.redisKeyPrefix}db:`) : null,
     );
   }
 
   /**
-   * Whether it limits anything on a pool of `poolSize` connections: not when one tenant could not hold more
-   * anyway, nor on the embedded database's single connection.
+   * Whether it limits anything on a pool of `poolSize` connections: not on the embedded database's single
+   * connection, nor in a single-tenant setting (no headroom, no priority reserve, a cap of the whole pool and
+   * no Redis), where nothing is counted at all.
    */
   limits(poolSize: number): boolean {
-    return poolSize > 1 && (this.cluster !== null || this.maxConnections < poolSize);
+    const { cap, headroom, priority } = this.settings;
+    return poolSize > 1 && (this.cluster !== null || cap < poolSize || headroom > 0 || priority > 0);
   }
 
-  /** Waits for a slot of `appId`'s share (or throws TenantShareExhausted); answers the function that gives it back. */
-  async take(appId: number): Promise<() => void> {
+  /**
+   * Waits for a slot of `appId`'s share (or throws TenantShareExhausted); `priority` for an authenticated
+   * request. Answers the function that gives it back.
+   */
+  async take(appId: number, priority: boolean): Promise<() => void> {
     const deadline = Date.now() + this.waitMs;
-    await this.gate.enter(appId);
+    await this.gate.enter(appId, priority);
     const cluster = this.cluster;
-    if (!cluster) return () => this.gate.leave(appId);
+    if (!cluster) return () => this.gate.leave(appId, priority);
     try {
-      const lease = await cluster.take(appId, this.maxConnections, deadline, () => this.exhausted());
+      const lease = await cluster.take(appId, priority, poolOf(this.settings, priority), deadline, () => this.exhausted());
       return () => {
-        this.gate.leave(appId);
+        this.gate.leave(appId, priority);
         if (lease) cluster.give(appId, lease);
       };
     } catch (error) {
-      this.gate.leave(appId);
+      this.gate.leave(appId, priority);
       throw error;
     }
   }

@@ -7,7 +7,7 @@ import { ApiError } from '../common/api-error';
 import { successData } from '../common/envelope';
 import { MAX_ID } from '../common/id-cipher.service';
 import { Ctx, RequestContext } from '../common/request-context';
-import { qrContent, qrPng } from './order-qr';
+import { QrCodes, qrContent } from './order-qr';
 import { OrderStatusService } from './order-status.service';
 
 const NUMBER = /^[1-9]\d{0,9}$/;
@@ -15,6 +15,9 @@ const NUMBER = /^[1-9]\d{0,9}$/;
 @ApiTags('Shop: checkout and payment')
 @Controller('ecommerce')
 export class OrderStatusController {
+  /** Kept and bounded per tenant (QrCodes): the PNG of a code is rendered once, not on every request. */
+  readonly qrCodes = new QrCodes();
+
   constructor(private readonly statuses: OrderStatusService) {}
 
   @Get('orderStatus/:id')
@@ -48,7 +51,7 @@ export class OrderStatusController {
   @ApiFailureResponse(400, 'Validation error (id must be a positive integer) / Missing app context')
   async genCode(@Ctx() ctx: RequestContext, @Param('id') id: string) {
     if (!NUMBER.test(id) || Number(id) > MAX_ID) throw ApiError.field('id', 'id must be a positive integer');
-    const png = await qrPng(qrContent(ctx.app, Number(id)));
+    const png = await this.qrCodes.png(ctx.app.id, qrContent(ctx.app, Number(id)));
     return new StreamableFile(png, { type: 'image/png', length: png.length });
   }
 }

@@ -112,16 +112,24 @@ describe('development secrets file', () => {
 });
 
 describe('configuration: fair shares and timeouts', () => {
-  it('gives each tenant half the pool and a headers timeout within the request timeout by default', () => {
+  it('keeps a fifth of the pool as headroom and a fifth for authenticated requests, and a headers timeout within the request timeout by default', () => {
     expect(loadConfig({}).database).toEqual({
       poolSize: 10,
       statementTimeoutMs: 5000,
-      tenantMaxConnections: 5,
+      tenantMaxConnections: 10,
+      tenantHeadroom: 2,
+      priorityConnections: 2,
       tenantQueue: 100,
       tenantQueueWaitMs: 5000,
       preparedStatements: true,
     });
-    expect(loadConfig({ DB_POOL_SIZE: '3' }).database.tenantMaxConnections).toBe(1);
+    expect(loadConfig({ DB_POOL_SIZE: '3' }).database).toMatchObject({
+      tenantMaxConnections: 3,
+      tenantHeadroom: 1,
+      priorityConnections: 1,
+    });
+    expect(loadConfig({ DB_POOL_SIZE: '2' }).database).toMatchObject({ tenantHeadroom: 0, priorityConnections: 0 });
+    expect(loadConfig({ DB_POOL_SIZE: '1' }).database).toMatchObject({ tenantHeadroom: 0, priorityConnections: 0 });
     expect(loadConfig({ DB_PREPARED_STATEMENTS: 'false' }).database.preparedStatements).toBe(false);
     expect(() => loadConfig({ DB_PREPARED_STATEMENTS: 'sometimes' })).toThrow(/DB_PREPARED_STATEMENTS must be true or false/);
     expect(loadConfig({}).http).toEqual({ requestTimeoutMs: 30000, headersTimeoutMs: 10000, keepAliveTimeoutMs: 72000 });
@@ -131,6 +139,15 @@ describe('configuration: fair shares and timeouts', () => {
   it('refuses a tenant share larger than the pool and a headers timeout longer than the request timeout', () => {
     expect(() => loadConfig({ DB_POOL_SIZE: '4', DB_TENANT_MAX_CONNECTIONS: '5' })).toThrow(
       /DB_TENANT_MAX_CONNECTIONS must be an integer between 1 and 4/,
+    );
+    expect(() => loadConfig({ DB_POOL_SIZE: '4', DB_TENANT_HEADROOM: '4' })).toThrow(
+      /DB_TENANT_HEADROOM must be an integer between 0 and 3/,
+    );
+    expect(() => loadConfig({ DB_POOL_SIZE: '4', DB_PRIORITY_CONNECTIONS: '4' })).toThrow(
+      /DB_PRIORITY_CONNECTIONS must be an integer between 0 and 3/,
+    );
+    expect(() => loadConfig({ DB_POOL_SIZE: '4', DB_TENANT_HEADROOM: '2', DB_PRIORITY_CONNECTIONS: '2' })).toThrow(
+      /must leave anonymous requests at least one/,
     );
     expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '6000' })).toThrow(
       /HTTP_HEADERS_TIMEOUT_MS must be an integer between 1000 and 5000/,
