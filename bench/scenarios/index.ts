@@ -1,6 +1,7 @@
 import { authScenarios } from './auth';
 import { checkoutScenario } from './checkout';
 import { contentScenarios } from './content';
+import { fairnessScenario } from './fairness';
 import { footprintScenario } from './footprint';
 import { getAppScenario } from './get-app';
 import { messagingScenarios } from './messaging';
@@ -22,4 +23,5 @@ export const scenarios: Scenario[] = [
   checkoutScenario,
   webhookFloodScenario,
   ...shopMailsScenarios,
+  fairnessScenario,
 ];
