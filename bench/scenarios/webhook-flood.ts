@@ -39,6 +39,7 @@ export const webhookFloodScenario: Scenario = {
     const peer = await PaymentPeer.start();
     try {
       await db.query('UPDATE core_sites SET payment_test_private_key = $2 WHERE id = $1', [appId, SECRET_KEY]);
+      const [{ before }] = (await db.query('SELECT coalesce(max(id), 0) AS before FROM core_products')).rows;
       await db.query(
         `INSERT INTO core_products (app_id, title, description, price, tax, bond, "IsDigital", "IsEvent")
          SELECT $1, 'Product ' || g, md5(g::text) || ' description ' || g, 1000 + g % 5000, 100, 0, 0, 0 FROM generate_series(1, $2) g`,
@@ -46,9 +47,9 @@ export const webhookFloodScenario: Scenario = {
       );
       await db.query(
         `INSERT INTO core_data ("Shop_ID", "Source_Table", "Current_ID", "Master_ID", "IsCurrent", "Status", "Published", "Staged", "Title", "Publish_Set_Date")
-         SELECT app_id, 'core_products', id, id, 1, 'Published', 1, 1, title, now() - interval '1 day' FROM core_products p
-          WHERE app_id = $1 AND NOT EXISTS (SELECT 1 FROM core_data d WHERE d."Source_Table" = 'core_products' AND d."Current_ID" = p.id)`,
-        [appId],
+         SELECT app_id, 'core_products', id, id, 1, 'Published', 1, 1, title, now() - interval '1 day' FROM core_products
+          WHERE app_id = $1 AND id > $2`,
+        [appId, before],
       );
       await db.query('ANALYZE core_products, core_data');
       // The defaults of a deployment with many tenants, not the single-tenant share the other scenarios use.

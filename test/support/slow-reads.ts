@@ -9,6 +9,8 @@ export async function seedManyProducts(url: string, appId: number, count: number
   await client.connect();
   try {
     await client.query('BEGIN');
+    // The rows inserted here are those past the app's highest id before (the app's own products keep theirs).
+    const [{ before }] = (await client.query('SELECT coalesce(max(id), 0) AS before FROM core_products')).rows;
     await client.query(
       `INSERT INTO core_products (app_id, title, description, price, tax, bond, "IsDigital", "IsEvent")
        SELECT $1, 'Product ' || g, md5(g::text) || ' description of product ' || g, 1000 + g % 5000, 100, 0, 0, 0 FROM generate_series(1, $2) g`,
@@ -16,9 +18,9 @@ export async function seedManyProducts(url: string, appId: number, count: number
     );
     await client.query(
       `INSERT INTO core_data ("Shop_ID", "Source_Table", "Current_ID", "Master_ID", "IsCurrent", "Status", "Published", "Staged", "Title", "Publish_Set_Date")
-       SELECT app_id, 'core_products', id, id, 1, 'Published', 1, 1, title, now() - interval '1 day' FROM core_products p
-        WHERE app_id = $1 AND NOT EXISTS (SELECT 1 FROM core_data d WHERE d."Source_Table" = 'core_products' AND d."Current_ID" = p.id)`,
-      [appId],
+       SELECT app_id, 'core_products', id, id, 1, 'Published', 1, 1, title, now() - interval '1 day' FROM core_products
+        WHERE app_id = $1 AND id > $2`,
+      [appId, before],
     );
     await client.query('COMMIT');
     await client.query('ANALYZE core_products, core_data');
