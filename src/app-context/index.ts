@@ -2,3 +2,4 @@ export { AppContextModule } from './app-context.module';
 export { Site } from './entities/site.entity';
 export { NewSite, SiteChanges, SitesService, UnknownColumnError } from './sites.service';
 export { acceptsPaymentMode, paysLive } from './payment-mode';
+export { isPublishedSample, publishedSamplesMessage, sampleKeysOf } from './published-secrets';

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { NewSite, SitesService, UnknownColumnError } from '../app-context';
-import { sampleKeysOf } from '../app-context/published-secrets';
+import { NewSite, sampleKeysOf, SitesService, UnknownColumnError } from '../app-context';
 import { PasswordHasherService } from '../auth';
 import { RequestContext } from '../common/request-context';
 import { insertRow, syncIdSequence } from '../database/insert-row';

@@ -1,8 +1,7 @@
 import { createECDH } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { isEmail } from 'class-validator';
-import { Site, SiteChanges, SitesService } from '../app-context';
-import { isPublishedSample } from '../app-context/published-secrets';
+import { isPublishedSample, Site, SiteChanges, SitesService } from '../app-context';
 import { AccountsService } from '../auth';
 import { IdCipherService } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
