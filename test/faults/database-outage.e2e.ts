@@ -201,7 +201,11 @@ describe('a payment webhook when the database goes away after the signature chec
     proxy.cut({ spare: 'platform-listener' });
     const refused = await client.deliver(delivery);
     proxy.restore();
-    expect(refused).toMatchObject({ status: 503, body: { status: 'Failed', message: 'Database unavailable' } });
+    expect(refused).toMatchObject({
+      status: 503,
+      body: { status: 'Failed', message: 'The payment event could not be recorded: deliver it again' },
+    });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
 
     await waitFor(async () => (await client.deliver(delivery)).status === 200, 10_000);
     expect((await client.orderRow(order.orderID)).orderstatus).toBe('Paid');

@@ -5,6 +5,14 @@ const DEFAULTS: ShareSettings = { pool: 10, headroom: 2, cap: 10, priority: 2, q
 
 class Busy extends Error {}
 
+// Requests left waiting at the end of a test must not keep the process alive for waitMs: their timers are fake
+// (setImmediate stays real, for the turns the gate takes).
+beforeEach(() => jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] }));
+afterEach(() => {
+  jest.clearAllTimers();
+  jest.useRealTimers();
+});
+
 /** Takes what fits at once; answers how many of `count` requests of `appId` got a slot without waiting. */
 async function takeNow(gate: FairShareGate, appId: number, count: number, priority = false): Promise<number> {
   let taken = 0;
@@ -70,18 +78,13 @@ describe('FairShareGate (pool 10, headroom 2, priority reserve 2: anonymous requ
   });
 
   it('refuses a request beyond the queue at once and a waiter after waitMs', async () => {
-    jest.useFakeTimers();
-    try {
-      const gate = new FairShareGate({ ...DEFAULTS, queue: 1, waitMs: 100 }, () => new Busy());
-      for (let i = 0; i < 6; i++) await gate.enter(1, false);
-      const waiting = gate.enter(1, false);
-      await expect(gate.enter(1, false)).rejects.toBeInstanceOf(Busy);
-      jest.advanceTimersByTime(100);
-      await expect(waiting).rejects.toBeInstanceOf(Busy);
-      gate.leave(1, false);
-      expect(gate.running(1)).toBe(5);
-    } finally {
-      jest.useRealTimers();
-    }
+    const gate = new FairShareGate({ ...DEFAULTS, queue: 1, waitMs: 100 }, () => new Busy());
+    for (let i = 0; i < 6; i++) await gate.enter(1, false);
+    const waiting = gate.enter(1, false);
+    await expect(gate.enter(1, false)).rejects.toBeInstanceOf(Busy);
+    jest.advanceTimersByTime(100);
+    await expect(waiting).rejects.toBeInstanceOf(Busy);
+    gate.leave(1, false);
+    expect(gate.running(1)).toBe(5);
   });
 });
