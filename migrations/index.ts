@@ -18,6 +18,7 @@ import { PaymentInbox1764001500000 } from './1764001500000-payment-inbox';
 import { PaymentIntents1764001600000 } from './1764001600000-payment-intents';
 import { TokenExpiryReasons1764001700000 } from './1764001700000-token-expiry-reasons';
 import { Disputes1764001710000 } from './1764001710000-disputes';
+import { StaffRoles1764001800000 } from './1764001800000-staff-roles';
 
 /** Every migration, in order. A new migration is a new file here, never an edit of an applied one. */
 export const migrations = [
@@ -41,4 +42,5 @@ export const migrations = [
   PaymentIntents1764001600000,
   TokenExpiryReasons1764001700000,
   Disputes1764001710000,
+  StaffRoles1764001800000,
 ];

@@ -1417,6 +1417,19 @@ export interface components {
             /** @example 123456 */
             code: string;
         };
+        PermissionFailure: {
+            /** @enum {string} */
+            status: "Failed";
+            /** @example Validation error */
+            message: string;
+            /** @description Validation errors, one per field (`Validation error`) */
+            errors?: components["schemas"]["FieldError"][];
+            /**
+             * @description The staff permission the operation needs (README "Staff roles and permissions")
+             * @enum {string}
+             */
+            permission: "orders.view" | "orders.refund" | "orders.cancel" | "orders.resend" | "orders.note" | "orders.complete" | "customers.view" | "customers.invite" | "tokens.manage" | "content.view" | "content.edit" | "content.publish" | "mail.send" | "mail.templates.view" | "mail.templates.edit" | "mail.log.view" | "mail.log.retry" | "audit.view" | "staff.view" | "staff.manage" | "settings.view" | "settings.manage";
+        };
         InviteLinkRequest: {
             /** @description core_users id of the invited user */
             user: number;
@@ -3585,7 +3598,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Failure"];
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
                 };
             };
             404: components["responses"]["AppNotFound"];
@@ -3643,7 +3656,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Failure"];
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
                 };
             };
             404: components["responses"]["AppNotFound"];
@@ -4131,7 +4144,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Failure"];
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -4245,7 +4258,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Failure"];
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
                 };
             };
             /** @description Record not found / App not found */
@@ -4310,7 +4323,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Failure"];
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
                 };
             };
             /** @description Record not found / App not found */
@@ -4384,7 +4397,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Failure"];
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
                 };
             };
             /** @description Record not found / App not found */
@@ -4458,7 +4471,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Failure"];
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
                 };
             };
             /** @description Record not found / App not found */
@@ -4532,7 +4545,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Failure"];
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
                 };
             };
             /** @description Record not found / App not found */
@@ -4606,7 +4619,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Failure"];
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
                 };
             };
             /** @description Record not found / App not found */
@@ -4680,7 +4693,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Failure"];
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
                 };
             };
             /** @description Record not found / App not found */
@@ -4754,7 +4767,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Failure"];
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
                 };
             };
             /** @description Record not found / App not found */
@@ -4829,7 +4842,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Failure"];
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
                 };
             };
             /** @description Record not found / App not found */
@@ -4894,7 +4907,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Failure"];
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
                 };
             };
             /** @description Record not found / App not found */
@@ -4960,7 +4973,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Failure"];
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
                 };
             };
             404: components["responses"]["AppNotFound"];
@@ -5017,7 +5030,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Failure"];
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
                 };
             };
             404: components["responses"]["AppNotFound"];
@@ -5222,7 +5235,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Failure"];
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
                 };
             };
             /** @description { status: Failed, message: Token not found, data: null } (also a token of another app) */
@@ -5288,7 +5301,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Failure"];
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
                 };
             };
             /** @description { status: Failed, message: Token not found, data: null } (also a token of another app) */
@@ -5353,7 +5366,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Failure"];
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
                 };
             };
             /** @description { status: Failed, message: Token not found, data: null } (also a token of another app) */
@@ -5895,7 +5908,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Failure"];
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
                 };
             };
             /** @description Order not found (404: unknown, another app's or another customer's order, or a tampered id) */
@@ -6153,7 +6166,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Failure"];
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
                 };
             };
             /** @description Order not found (an unknown, tampered or another app's encrypted id) */
@@ -6237,7 +6250,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Failure"];
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
                 };
             };
             /** @description Order not found (an unknown, tampered or another app's encrypted id) */
@@ -6321,7 +6334,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Failure"];
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
                 };
             };
             404: components["responses"]["AppNotFound"];

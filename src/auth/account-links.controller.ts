@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiAccess, ApiFailureResponse, MessageAnswer, RETRY_AFTER } from '../common/api-responses';
 import { SitesService } from '../app-context';
-import { ADMIN_TABLE, AdminGuard, BearerGuard, isAppAdmin } from '../common/access-guards';
+import { ADMIN_TABLE, BearerGuard, mayDo, RequirePermission } from '../common/access-guards';
 import { ApiError } from '../common/api-error';
 import { success } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
@@ -79,7 +79,7 @@ export class AccountLinksController {
 
   @Post('invite-link')
   @HttpCode(200)
-  @UseGuards(AdminGuard)
+  @RequirePermission('customers.invite')
   @Transactional()
   @ApiAccess('admin-bearer')
   @ApiOperation({
@@ -109,7 +109,7 @@ export class AccountLinksController {
   async getFolderLimits(@Ctx() ctx: RequestContext, @Body() body: FolderLimitsRequest): Promise<FolderLimitsAnswer> {
     assertSameApp(ctx, body.appID);
     const principal = ctx.principal!;
-    const admin = isAppAdmin(principal);
+    const admin = mayDo(principal, 'customers.view');
     const self = principal.authTable === ADMIN_TABLE && principal.userId === body.userId;
     if (!admin && !self) throw ApiError.forbidden();
     return success({ data: await this.invites.limits(ctx, body.userId) });

@@ -2,7 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AccessPolicy, AdminGuard, BearerGuard, CustomerGuard, OptionalBearerGuard } from '../common/access-guards';
+import { AccessPolicy, BearerGuard, CustomerGuard, OptionalBearerGuard, PermissionGuard } from '../common/access-guards';
 import { MessagingRecipients } from '../messaging';
 import { AccessTokenStrategy } from './access-token.strategy';
 import { AccountRecipients } from './account-recipients';
@@ -14,7 +14,7 @@ import { PasswordHasherService } from './password-hasher.service';
 import { AccountRepository } from './repositories/account.repository';
 import { SessionTokensService } from './session-tokens.service';
 
-const GUARDS = [BearerGuard, OptionalBearerGuard, CustomerGuard, AdminGuard];
+const GUARDS = [BearerGuard, OptionalBearerGuard, CustomerGuard, PermissionGuard];
 
 /**
  * What every module needs from auth: tokens, accounts and password hashing, and the ports auth implements

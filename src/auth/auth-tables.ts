@@ -17,12 +17,14 @@ interface TableShape {
   email: string;
   /** SQL expression for the role carried in tokens: primary_role for admin accounts, a fixed label otherwise. */
   role: string;
+  /** SQL expression for the staff roles assigned: core_users.staff_roles, none for the other tables. */
+  staffRoles: string;
 }
 
 export const TABLE_SHAPES: Record<AuthTable, TableShape> = {
-  core_users: { email: 'user_email', role: 'primary_role' },
-  core_customers: { email: 'email', role: `'customer'` },
-  core_app_users: { email: 'email', role: `'app_user'` },
+  core_users: { email: 'user_email', role: 'primary_role', staffRoles: 'a.staff_roles' },
+  core_customers: { email: 'email', role: `'customer'`, staffRoles: `'{}'::varchar[]` },
+  core_app_users: { email: 'email', role: `'app_user'`, staffRoles: `'{}'::varchar[]` },
 };
 
 export const isAuthTable: (value: unknown) => value is AuthTable = TablePolicy.isAccountTable;

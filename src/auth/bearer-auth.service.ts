@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { SitesService } from '../app-context';
 import { authError } from './auth.errors';
+import { ADMIN_TABLE } from '../common/access-guards';
+import { effectiveRoles } from '../common/permissions';
 import { AuthPrincipal, RequestContext } from '../common/request-context';
 import { AccountsService } from './accounts.service';
 import { isAuthTable } from './auth-tables';
@@ -45,6 +47,10 @@ export class BearerAuthService {
       ctx.site = named;
       throw authError('UNAUTHORIZED');
     }
-    return { ...principal, role: account.role };
+    return {
+      ...principal,
+      role: account.role,
+      staffRoles: principal.authTable === ADMIN_TABLE ? effectiveRoles(account.role, account.staffRoles) : [],
+    };
   }
 }

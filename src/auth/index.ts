@@ -6,8 +6,8 @@ export {
   BearerGuard,
   OptionalBearerGuard,
   CustomerGuard,
-  AdminGuard,
-  isAppAdmin,
+  RequirePermission,
+  mayDo,
   ADMIN_TABLE,
   CUSTOMER_TABLE,
 } from '../common/access-guards';

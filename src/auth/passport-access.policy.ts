@@ -1,6 +1,6 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
-import { AccessLevel, AccessPolicy, CUSTOMER_TABLE, isAppAdmin } from '../common/access-guards';
+import { AccessLevel, AccessPolicy, CUSTOMER_TABLE, mayDo } from '../common/access-guards';
 import { ApiError } from '../common/api-error';
 import { AuthPrincipal, RequestWithContext } from '../common/request-context';
 import { ACCESS_TOKEN_STRATEGY, AccessTokenCheck, RequestWithAccessTokenCheck } from './access-token.strategy';
@@ -52,6 +52,11 @@ export class PassportAccessPolicy extends AccessPolicy {
 
 /** Throws the spec's 401 or 403 when `principal` does not meet `level`. */
 function requireLevel(level: AccessLevel, principal: AuthPrincipal | null): void {
+  if (typeof level === 'object') {
+    if (!principal) throw authError('UNAUTHORIZED');
+    if (!mayDo(principal, level.permission)) throw ApiError.missingPermission(level.permission);
+    return;
+  }
   switch (level) {
     case 'bearer':
       if (!principal) throw authError('UNAUTHORIZED');
@@ -60,10 +65,6 @@ function requireLevel(level: AccessLevel, principal: AuthPrincipal | null): void
       return;
     case 'customer':
       if (!principal || principal.authTable !== CUSTOMER_TABLE) throw authError('UNAUTHORIZED');
-      return;
-    case 'admin':
-      if (!principal) throw authError('UNAUTHORIZED');
-      if (!isAppAdmin(principal)) throw ApiError.forbidden();
       return;
   }
 }

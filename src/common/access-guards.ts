@@ -1,17 +1,19 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { applyDecorators, CanActivate, ExecutionContext, Injectable, SetMetadata, UseGuards } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ApiExtension } from '@nestjs/swagger';
+import { hasPermission, Permission } from './permissions';
 import { AuthPrincipal } from './request-context';
 
 export const ADMIN_TABLE = 'core_users';
 export const CUSTOMER_TABLE = 'core_customers';
-export const ADMIN_ROLE = 'admin';
 
-/** An admin of the principal's app: a core_users account whose role (read from the account at this request) is admin. */
-export function isAppAdmin(principal: AuthPrincipal | null): boolean {
-  return principal !== null && principal.authTable === ADMIN_TABLE && principal.role === ADMIN_ROLE;
+/** What a route asks of its caller's credential: a kind of bearer, or a staff member holding a permission. */
+export type AccessLevel = 'bearer' | 'optional-bearer' | 'customer' | { permission: Permission };
+
+/** Whether `principal` is a staff member of the request's app with `permission` (README "Staff roles and permissions"). */
+export function mayDo(principal: AuthPrincipal | null, permission: Permission): boolean {
+  return principal !== null && principal.authTable === ADMIN_TABLE && hasPermission(principal, permission);
 }
-
-/** What a route asks of its caller's credential. */
-export type AccessLevel = 'bearer' | 'optional-bearer' | 'customer' | 'admin';
 
 /**
  * The port every module guards its routes through: checks the request's credential for `level`, sets
@@ -49,11 +51,33 @@ export class CustomerGuard implements CanActivate {
   }
 }
 
-/** An access token of a core_users account that is an admin of the request's app now (the role is read from the account, not the token). */
+const PERMISSION_KEY = 'platform:permission';
+
+/** A staff member of the request's app holding the route's permission (@RequirePermission): 401 without a bearer, 403 naming it otherwise. */
 @Injectable()
-export class AdminGuard implements CanActivate {
-  constructor(private readonly policy: AccessPolicy) {}
+export class PermissionGuard implements CanActivate {
+  constructor(
+    private readonly policy: AccessPolicy,
+    private readonly reflector: Reflector,
+  ) {}
   canActivate(execution: ExecutionContext): Promise<boolean> {
-    return this.policy.admit('admin', execution);
+    const permission = this.reflector.getAllAndOverride<Permission>(PERMISSION_KEY, [execution.getHandler(), execution.getClass()]);
+    return this.policy.admit({ permission }, execution);
   }
+}
+
+/**
+ * A route open to others, where the staff permission `permission` widens what the caller may do (the service
+ * checks it: an owner's SQL merge, any order of the app, REDO): the operation's `x-permission-widens`.
+ */
+export function PermissionWidens(permission: Permission): MethodDecorator {
+  return ApiExtension('x-permission-widens', permission);
+}
+
+/**
+ * The staff permission a route needs, checked on the server for every request (PermissionGuard) and written
+ * into the OpenAPI document as the operation's `x-permission`.
+ */
+export function RequirePermission(permission: Permission): MethodDecorator & ClassDecorator {
+  return applyDecorators(SetMetadata(PERMISSION_KEY, permission), UseGuards(PermissionGuard), ApiExtension('x-permission', permission));
 }

@@ -46,6 +46,11 @@ export class ApiError extends Error {
     return new ApiError(403, message);
   }
 
+  /** 403 in the spec's words, naming the staff permission the caller lacks (`permission` beside the message). */
+  static missingPermission(permission: string): ApiError {
+    return new ApiError(403, 'Insufficient permissions', undefined, { permission });
+  }
+
   static notFound(message: string, body?: Record<string, unknown>): ApiError {
     return new ApiError(404, message, undefined, body);
   }

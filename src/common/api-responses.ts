@@ -1,4 +1,5 @@
 import { applyDecorators, Type } from '@nestjs/common';
+import { Permission, PERMISSIONS } from './permissions';
 import {
   ApiExtraModels,
   ApiProperty,
@@ -56,6 +57,12 @@ export class DataNullFailure extends Failure {
     description: 'Always null',
   } as ApiPropertyOptions)
   data: null;
+}
+
+/** 403 to a staff member whose roles lack the operation's permission: the permission named beside the spec's message. */
+export class PermissionFailure extends Failure {
+  @ApiProperty({ enum: PERMISSIONS, description: 'The staff permission the operation needs (README "Staff roles and permissions")' })
+  permission: Permission;
 }
 
 /** The five checks of the password strength rule. */
@@ -137,6 +144,7 @@ export function ApiFailureResponse(
   ...variants: (Type<unknown> | FailureOptions)[]
 ): MethodDecorator & ClassDecorator {
   const types = variants.filter((v): v is Type<unknown> => typeof v === 'function');
+  if (status === 403) types.push(PermissionFailure); // any 403 may be a staff member without the permission
   const options = (variants.find((v) => typeof v !== 'function') ?? {}) as FailureOptions;
   const headers = options.headers ? { headers: options.headers } : {};
   if (types.length === 0) return ApiResponse({ status, description, type: Failure, ...headers });

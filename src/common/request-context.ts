@@ -5,6 +5,7 @@ import { SkipThrottle } from '@nestjs/throttler';
 import type { FastifyRequest } from 'fastify';
 import { TransactionScope } from '../database/transaction-scope';
 import { ApiError } from './api-error';
+import type { StaffRole } from './permissions';
 
 /**
  * The tenant's core_sites row. Its columns are declared by the module that owns the table
@@ -20,6 +21,8 @@ export interface AuthPrincipal {
   appId: number;
   authTable: string;
   role: string | null;
+  /** A core_users account's staff roles as they are at this request (none for customers and app users). */
+  staffRoles?: readonly StaffRole[];
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
-import { AdminGuard, OptionalBearerGuard } from '../common/access-guards';
+import { OptionalBearerGuard, PermissionWidens, RequirePermission } from '../common/access-guards';
 import { success } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
 import { Transactional } from '../common/transactional';
@@ -19,6 +19,7 @@ export class DataRowsController {
   ) {}
 
   @Post('getDataRows')
+  @PermissionWidens('content.view')
   @HttpCode(200)
   @UseGuards(OptionalBearerGuard)
   @ApiAccess('site-id', 'admin-bearer')
@@ -39,7 +40,7 @@ export class DataRowsController {
 
   @Post('addrelated')
   @HttpCode(200)
-  @UseGuards(AdminGuard)
+  @RequirePermission('content.edit')
   @Transactional()
   @ApiAccess('admin-bearer')
   @ApiOperation({ summary: 'Add a core_related link (check: true returns an existing identical link instead of a duplicate)' })

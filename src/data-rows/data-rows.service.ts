@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from '../common/api-error';
-import { isAppAdmin } from '../common/access-guards';
+import { mayDo } from '../common/access-guards';
 import { IdCipherService } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
@@ -63,6 +63,6 @@ export class DataRowsService {
   /** An admin of this app (the bearer guard read the account's role at this request). */
   private requireAdmin(ctx: RequestContext): void {
     if (!ctx.principal) throw ApiError.unauthorized();
-    if (!isAppAdmin(ctx.principal)) throw ApiError.forbidden();
+    if (!mayDo(ctx.principal, 'content.view')) throw ApiError.missingPermission('content.view');
   }
 }

@@ -2,7 +2,7 @@ import { ArgumentsHost, Body, Catch, Controller, ExceptionFilter, HttpCode, Post
 import type { FastifyReply } from 'fastify';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiAccess, ApiAnyOfResponse, ApiFailureResponse, ErrorFailure, RETRY_AFTER } from '../common/api-responses';
-import { OptionalBearerGuard } from '../common/access-guards';
+import { OptionalBearerGuard, PermissionWidens } from '../common/access-guards';
 import { ApiError } from '../common/api-error';
 import { DecryptIds } from '../common/decrypt-ids.interceptor';
 import { sendError } from '../common/global-exception.filter';
@@ -41,6 +41,7 @@ export class MessagingController {
   ) {}
 
   @Post('notification')
+  @PermissionWidens('mail.send')
   @HttpCode(200)
   @UseGuards(OptionalBearerGuard)
   @ApiAccess('site-id', ['site-id', 'admin-bearer'])

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Site } from '../app-context';
-import { isAppAdmin } from '../common/access-guards';
+import { mayDo } from '../common/access-guards';
 import { ApiError } from '../common/api-error';
 import { RequestContext } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
@@ -88,7 +88,7 @@ export class NotificationService {
    * a mail that is then not written. An app admin's bearer is not capped (the request limit still applies).
    */
   async countCapped(ctx: RequestContext, mail: PendingMail): Promise<() => Promise<void>> {
-    if (ctx.principal && isAppAdmin(ctx.principal)) return async () => undefined;
+    if (mayDo(ctx.principal, 'mail.send')) return async () => undefined;
     const { anonPerRecipient, anonPerTemplate, anonWindowMs } = this.config.notifications;
     const counted: string[] = [];
     const takeBack = async () => void (await Promise.all(counted.map((key) => this.limits.decrement(key))));
@@ -147,7 +147,7 @@ export class NotificationService {
    */
   private requireAdmin(ctx: RequestContext): void {
     if (!ctx.principal) throw messagingError('UNAUTHORIZED');
-    if (!isAppAdmin(ctx.principal)) throw ApiError.forbidden();
+    if (!mayDo(ctx.principal, 'mail.send')) throw ApiError.missingPermission('mail.send');
   }
 
   private async mergeData(

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
-import { OptionalBearerGuard } from '../common/access-guards';
+import { OptionalBearerGuard, PermissionWidens } from '../common/access-guards';
 import { success, successData } from '../common/envelope';
 import { DecryptIds } from '../common/decrypt-ids.interceptor';
 import { Ctx, RequestContext } from '../common/request-context';
@@ -103,6 +103,7 @@ export class CheckoutController {
   }
 
   @Post('submitOrder')
+  @PermissionWidens('orders.complete')
   @HttpCode(200)
   @Transactional() // the order stays locked from the checks to the end of its completion
   @ApiOperation({

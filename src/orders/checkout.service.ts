@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { paysLive } from '../app-context';
-import { isAppAdmin } from '../common/access-guards';
+import { mayDo } from '../common/access-guards';
 import { ApiError } from '../common/api-error';
 import { RequestContext } from '../common/request-context';
 import { BILLING_FIELDS, BillingData, BillingField, SubmitMethod } from './checkout.dto';
@@ -183,7 +183,7 @@ export class CheckoutService {
    * order without emails.
    */
   async submitOrder(ctx: RequestContext, ref: OrderRef, method: SubmitMethod, notes: string | undefined): Promise<OrderStatusAnswer> {
-    const admin = isAppAdmin(ctx.principal?.appId === ctx.appId ? ctx.principal : null);
+    const admin = mayDo(ctx.principal?.appId === ctx.appId ? ctx.principal : null, 'orders.complete');
     if (method === 'REDO') {
       if (!ctx.principal) throw ApiError.unauthorized();
       if (!admin) throw ApiError.forbidden();

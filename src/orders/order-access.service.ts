@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ADMIN_TABLE, CUSTOMER_TABLE, isAppAdmin } from '../common/access-guards';
+import { CUSTOMER_TABLE, mayDo } from '../common/access-guards';
 import { IdCipherService } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
 import { Order } from './entities';
@@ -74,7 +74,7 @@ export class OrderAccessService {
       if (options.reconcile && allows('reconcile', order.orderstatus)) await this.reconcile(ctx, order, principal.userId);
       return order;
     }
-    if (principal?.authTable === ADMIN_TABLE && isAppAdmin(principal)) return order;
+    if (mayDo(principal, 'orders.view')) return order;
     if (ref.encrypted) return order;
     throw ordersError('ORDER_NOT_FOUND');
   }

@@ -1,8 +1,8 @@
-import { Body, Controller, Headers, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Post } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
 import { ApiError } from '../common/api-error';
-import { AdminGuard } from '../common/access-guards';
+import { RequirePermission } from '../common/access-guards';
 import { DecryptIds } from '../common/decrypt-ids.interceptor';
 import { success, successData } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
@@ -34,7 +34,6 @@ const NOT_ADMIN = '401 without a bearer; 403 for a bearer that is not an admin o
  */
 @ApiTags('Shop: refunds and admin')
 @ApiAccess('admin-bearer')
-@UseGuards(AdminGuard)
 @DecryptIds()
 @Controller('ecommerce')
 export class OrderAdminController {
@@ -46,6 +45,7 @@ export class OrderAdminController {
   ) {}
 
   @Post('refundOrder')
+  @RequirePermission('orders.refund')
   @HttpCode(200)
   @ApiOperation({
     summary: "Refund (part of) a Paid order's card payment at the provider",
@@ -91,6 +91,7 @@ export class OrderAdminController {
   }
 
   @Post('cancelOrder')
+  @RequirePermission('orders.cancel')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Cancel an order: its items become Cancelled and its access tokens expire; a Paid order is refunded in full first',
@@ -133,6 +134,7 @@ export class OrderAdminController {
   }
 
   @Post('listOrders')
+  @RequirePermission('orders.view')
   @HttpCode(200)
   @ApiOperation({
     summary: "The app's orders, newest first, one page",

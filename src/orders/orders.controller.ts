@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
-import { OptionalBearerGuard } from '../common/access-guards';
+import { OptionalBearerGuard, PermissionWidens } from '../common/access-guards';
 import { ApiError } from '../common/api-error';
 import { FieldError, success, successData } from '../common/envelope';
 import { DecryptIds } from '../common/decrypt-ids.interceptor';
@@ -141,6 +141,7 @@ export class OrdersController {
   }
 
   @Post('getOrder')
+  @PermissionWidens('orders.view')
   @HttpCode(200)
   @ApiOperation({
     summary:

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Res, UseGuards } from '@n
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiAccess, ApiAnyOfResponse, ApiFailureResponse, DataNullFailure, MessageAnswer } from '../common/api-responses';
 import type { FastifyReply } from 'fastify';
-import { AdminGuard, CUSTOMER_TABLE, CustomerGuard, OptionalBearerGuard } from '../common/access-guards';
+import { CUSTOMER_TABLE, RequirePermission, CustomerGuard, OptionalBearerGuard } from '../common/access-guards';
 import { ApiError } from '../common/api-error';
 import { success } from '../common/envelope';
 import { MAX_ID } from '../common/id-cipher.service';
@@ -136,7 +136,7 @@ export class TokensController {
 
   @Post('expireToken')
   @HttpCode(200)
-  @UseGuards(AdminGuard)
+  @RequirePermission('tokens.manage')
   @Transactional()
   @ApiAccess('admin-bearer')
   @ApiOperation({ summary: 'Admin: the token becomes expired, whatever its status' })
@@ -152,7 +152,7 @@ export class TokensController {
 
   @Post('extendToken')
   @HttpCode(200)
-  @UseGuards(AdminGuard)
+  @RequirePermission('tokens.manage')
   @Transactional()
   @ApiAccess('admin-bearer')
   @ApiOperation({
@@ -179,7 +179,7 @@ export class TokensController {
   }
 
   @Get('getToken/:id')
-  @UseGuards(AdminGuard)
+  @RequirePermission('orders.view')
   @ApiAccess('admin-bearer')
   @ApiParam({ name: 'id', type: 'integer', description: 'Token id' })
   @ApiOperation({ summary: 'Admin: one token of the app, including order_item_id' })

@@ -1,7 +1,7 @@
-import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
-import { AdminGuard } from '../common/access-guards';
+import { RequirePermission } from '../common/access-guards';
 import { ApiError } from '../common/api-error';
 import { success, successData } from '../common/envelope';
 import { DecryptIds } from '../common/decrypt-ids.interceptor';
@@ -39,7 +39,6 @@ const TRANSITION_REFUSED = 'Cannot <action> a record whose current version is <s
 @ApiFailureResponse(401, 'Unauthorized: no bearer, or an invalid one')
 @ApiFailureResponse(403, 'Insufficient permissions: not an admin of the app')
 @ApiFailureResponse(404, 'Record not found / App not found')
-@UseGuards(AdminGuard)
 @DecryptIds()
 @Controller('content')
 export class ContentController {
@@ -49,6 +48,7 @@ export class ContentController {
   ) {}
 
   @Post('create')
+  @RequirePermission('content.edit')
   @HttpCode(200)
   @Transactional()
   @ApiOperation({ summary: 'Create a record of a versioned table (first version, status New)' })
@@ -58,6 +58,7 @@ export class ContentController {
   }
 
   @Post('edit')
+  @RequirePermission('content.edit')
   @HttpCode(200)
   @Transactional()
   @ApiOperation({ summary: 'Save an edit: a new version in status Editing (live tables: updated in place)' })
@@ -71,6 +72,7 @@ export class ContentController {
   }
 
   @Post('stage')
+  @RequirePermission('content.edit')
   @HttpCode(200)
   @Transactional()
   @ApiOperation({ summary: 'Publish to the staging target: Editing → Staged (preview)' })
@@ -81,6 +83,7 @@ export class ContentController {
   }
 
   @Post('publish')
+  @RequirePermission('content.publish')
   @HttpCode(200)
   @Transactional()
   @ApiOperation({ summary: 'Publish to the live target: → Published; other versions lose Staged/Published' })
@@ -91,6 +94,7 @@ export class ContentController {
   }
 
   @Post('promote')
+  @RequirePermission('content.publish')
   @HttpCode(200)
   @Transactional()
   @ApiOperation({ summary: 'Staged → Published' })
@@ -101,6 +105,7 @@ export class ContentController {
   }
 
   @Post('expire')
+  @RequirePermission('content.publish')
   @HttpCode(200)
   @Transactional()
   @ApiOperation({ summary: 'Published or Staged → Expired, now' })
@@ -111,6 +116,7 @@ export class ContentController {
   }
 
   @Post('delete')
+  @RequirePermission('content.publish')
   @HttpCode(200)
   @Transactional()
   @ApiOperation({ summary: 'Soft delete: the current version becomes Deleted, no version stays visible' })
@@ -121,6 +127,7 @@ export class ContentController {
   }
 
   @Post('rollback')
+  @RequirePermission('content.publish')
   @HttpCode(200)
   @Transactional()
   @ApiOperation({ summary: 'Make an earlier version current again (status Rolled Back)' })
@@ -131,6 +138,7 @@ export class ContentController {
   }
 
   @Post('history')
+  @RequirePermission('content.view')
   @HttpCode(200)
   @ApiOperation({ summary: 'Every version of a record, oldest first (core_data rows)' })
   @ApiOkResponse({ type: ContentHistoryAnswer, description: '{ status, data: [ core_data rows with _id ] }' })
@@ -139,6 +147,7 @@ export class ContentController {
   }
 
   @Post('diff')
+  @RequirePermission('content.view')
   @HttpCode(200)
   @ApiOperation({ summary: 'Field changes between two versions of a record' })
   @ApiOkResponse({ type: ContentDiffAnswer })

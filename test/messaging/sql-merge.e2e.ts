@@ -99,7 +99,7 @@ describe('POST /message/notification with the SQL merge source', () => {
       ]) {
         const res = await send(sql, {}, appId, bearer);
         expect(res.status).toBe(403);
-        expect(res.body).toEqual({ status: 'Failed', message: 'Insufficient permissions' });
+        expect(res.body).toEqual({ status: 'Failed', message: 'Insufficient permissions', permission: 'mail.send' });
       }
       expect(await logCount()).toBe(before);
     });

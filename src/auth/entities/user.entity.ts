@@ -1,8 +1,9 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import { Site } from '../../app-context';
 
 /** A row of core_users: an administrative account of one app (SPEC "Password authentication"). */
 @Entity('core_users')
+@Check('core_users_staff_roles_check', `staff_roles <@ ARRAY['owner', 'orders', 'content', 'support', 'viewer']::varchar[]`)
 @Index('core_users_email_uq', { synchronize: false }) // unique on (app_id, lower(user_email)): an expression index, kept in the migration
 export class User {
   @PrimaryGeneratedColumn()
@@ -24,6 +25,10 @@ export class User {
 
   @Column({ type: 'varchar', length: 50, default: 'user' })
   primary_role: string;
+
+  /** Staff roles assigned (README "Staff roles and permissions"); an `admin` primary role is an owner besides. */
+  @Column({ type: 'varchar', length: 20, array: true, default: () => "'{}'" })
+  staff_roles: string[];
 
   @Column({ type: 'varchar', length: 30, nullable: true })
   mobile: string | null;

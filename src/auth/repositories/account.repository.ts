@@ -15,6 +15,8 @@ export interface Account {
   firstname: string | null;
   lastname: string | null;
   role: string | null;
+  /** core_users.staff_roles: the staff roles assigned (empty for the other tables). */
+  staffRoles: string[];
   mobile: string | null;
   /** password_changed in microseconds since the epoch, as text (exact: reset links are bound to it). */
   passwordChangedUs: string;
@@ -183,6 +185,7 @@ export class AccountRepository {
       .addSelect('a.firstname', 'firstname')
       .addSelect('a.lastname', 'lastname')
       .addSelect(/^[a-z_]+$/.test(shape.role) ? `a.${shape.role}` : shape.role, 'role') // a column, or the fixed label of TABLE_SHAPES
+      .addSelect(shape.staffRoles, 'staff_roles')
       .addSelect('a.mobile', 'mobile')
       .addSelect(CHANGED_US, 'pc');
   }
@@ -199,6 +202,7 @@ function toAccount(table: AuthTable, row: Record<string, unknown> | undefined): 
     firstname: (row.firstname as string | null) ?? null,
     lastname: (row.lastname as string | null) ?? null,
     role: (row.role as string | null) ?? null,
+    staffRoles: (row.staff_roles as string[] | null) ?? [],
     mobile: (row.mobile as string | null) ?? null,
     passwordChangedUs: String(row.pc),
   };
