@@ -13,12 +13,14 @@ import { SmsCodeRepository } from './repositories/sms-code.repository';
 import { ResetLinksService } from './reset-links.service';
 import { SmsCodesService } from './sms-codes.service';
 import { SmsTransportService } from './sms-transport.service';
+import { StaffController } from './staff.controller';
+import { StaffService } from './staff.service';
 import { UserLinkTokensService } from './user-link-tokens.service';
 
 /** Password authentication endpoints (SPEC "Password authentication", "Customers and app users"). */
 @Module({
   imports: [MessagingModule], // MailOutboxService: reset mails leave through the outbox
-  controllers: [AuthController, AccountLinksController, CustomersController],
+  controllers: [AuthController, AccountLinksController, CustomersController, StaffController],
   providers: [
     AccountRepository, // also AuthCoreModule's, which keeps it to itself: a stateless query holder, so one per module
     SmsCodeRepository,
@@ -31,7 +33,8 @@ import { UserLinkTokensService } from './user-link-tokens.service';
     SmsCodesService,
     UserLinkTokensService,
     FolderInvitesService,
+    StaffService,
   ],
-  exports: [PasswordAuthService, SmsTransportService],
+  exports: [PasswordAuthService, SmsTransportService, StaffService],
 })
 export class AuthModule {}

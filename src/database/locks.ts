@@ -21,6 +21,8 @@ export enum DatabaseLock {
   FolderInvite = 0x494e5654,
   /** One notification claim at a time across instances (the sending itself runs in parallel) ("NCLM"). */
   NotificationClaim = 0x4e434c4d,
+  /** Changes of one app's staff roles, so that the last owner is never taken away by two changes at once ("STFO"). */
+  StaffOwners = 0x5354464f,
   /** The payment reconciliation tick: one instance asks the provider about open intents ("PRCN"). */
   PaymentReconcileTick = 0x5052434e,
 }

@@ -22,6 +22,18 @@ export interface Account {
   passwordChangedUs: string;
 }
 
+/** A core_users account as the staff list shows it. */
+export interface StaffRow {
+  id: number;
+  email: string;
+  firstname: string | null;
+  lastname: string | null;
+  primary_role: string;
+  staff_roles: string[];
+  created: Date;
+  password_set: boolean;
+}
+
 /** The profile of an account made for an external identity (SSO), and what `profileOf` reads. */
 export interface ExternalProfile {
   email: string | null;
@@ -137,6 +149,49 @@ export class AccountRepository {
       })
       .execute();
     return (result.affected ?? 0) > 0;
+  }
+
+  /** The app's core_users accounts (its staff and former staff), oldest first. */
+  staffOf(ctx: RequestContext): Promise<StaffRow[]> {
+    return this.connection
+      .repository(ctx, User)
+      .createQueryBuilder('u')
+      .select(['u.id AS id', 'u.user_email AS email', 'u.firstname AS firstname', 'u.lastname AS lastname'])
+      .addSelect(['u.primary_role AS primary_role', 'u.staff_roles AS staff_roles', 'u.created AS created'])
+      .addSelect('u.password IS NOT NULL', 'password_set')
+      .where('u.app_id = :appId', { appId: ctx.appId })
+      .orderBy('u.id')
+      .getRawMany<StaffRow>();
+  }
+
+  /** A core_users account's staff roles and primary role, written as given. */
+  async setStaffRoles(ctx: RequestContext, id: number, staffRoles: string[], primaryRole: string): Promise<void> {
+    await this.connection
+      .repository(ctx, User)
+      .update({ app_id: ctx.appId, id }, { staff_roles: staffRoles, primary_role: primaryRole, updated: () => 'now()' });
+  }
+
+  /** How many accounts of the app are owners (an `admin` primary role, or the `owner` staff role). */
+  countOwners(ctx: RequestContext): Promise<number> {
+    return this.connection
+      .repository(ctx, User)
+      .createQueryBuilder('u')
+      .where(`u.app_id = :appId AND (u.primary_role = 'admin' OR 'owner' = ANY(u.staff_roles))`, { appId: ctx.appId })
+      .getCount();
+  }
+
+  /**
+   * Takes an account out of the staff: no roles, no password, and password_changed moved, so every token issued
+   * to it stops working at its next request. The row stays (the audit log and orders name it); an invitation
+   * of the same address brings it back.
+   */
+  async revokeStaff(ctx: RequestContext, id: number): Promise<void> {
+    await this.connection
+      .repository(ctx, User)
+      .update(
+        { app_id: ctx.appId, id },
+        { staff_roles: [], primary_role: 'user', password: null, password_changed: () => 'clock_timestamp()', updated: () => 'now()' },
+      );
   }
 
   async userEmails(ctx: RequestContext, ids: number[]): Promise<{ id: number; user_email: string }[]> {
