@@ -8,7 +8,7 @@
  */
 const LAYERS = [
   ['config', 'common', 'database', 'metrics', 'mail'], // L0 foundation
-  ['app-context', 'rate-limit', 'related'], // L1
+  ['app-context', 'audit', 'rate-limit', 'related'], // L1
   ['versioning'], // L2
   ['messaging'], // L3
   ['auth'], // L4
@@ -26,11 +26,14 @@ const SIDEWAYS = {
   mail: ['config', 'common', 'database'],
   // core_related rows belong to a tenant: its entity references core_sites.
   related: ['app-context'],
+  // core_audit_log rows belong to a tenant: its entity references core_sites.
+  audit: ['app-context'],
 };
 
 /** Modules whose public surface is their index.ts; config/, common/, database/ (no index) are imported file by file. */
 const INDEXED = [
   'app-context',
+  'audit',
   'rate-limit',
   'related',
   'versioning',

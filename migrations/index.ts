@@ -19,6 +19,7 @@ import { PaymentIntents1764001600000 } from './1764001600000-payment-intents';
 import { TokenExpiryReasons1764001700000 } from './1764001700000-token-expiry-reasons';
 import { Disputes1764001710000 } from './1764001710000-disputes';
 import { StaffRoles1764001800000 } from './1764001800000-staff-roles';
+import { AuditLog1764001900000 } from './1764001900000-audit-log';
 
 /** Every migration, in order. A new migration is a new file here, never an edit of an applied one. */
 export const migrations = [
@@ -43,4 +44,5 @@ export const migrations = [
   TokenExpiryReasons1764001700000,
   Disputes1764001710000,
   StaffRoles1764001800000,
+  AuditLog1764001900000,
 ];

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AppContextModule } from './app-context';
+import { AuditModule } from './audit';
 import { AuthCoreModule, AuthModule } from './auth';
 import { CliModule } from './cli/cli.module';
 import { CommonModule } from './common/common.module';
@@ -34,6 +35,7 @@ export class AppModule {
         RateLimitModule,
         CommonModule,
         RelatedModule,
+        AuditModule,
         AuthCoreModule,
         MailModule,
         HealthModule,
