@@ -14,6 +14,8 @@ export {
 export { AUTH_TABLES, isAuthTable } from './auth-tables';
 export type { AuthTable } from './auth-tables';
 export { AccountsService } from './accounts.service';
+export { StaffService } from './staff.service';
+export type { StaffMember } from './staff.service';
 export type { Account, ExternalProfile, NewAccount } from './accounts.service';
 export { PasswordHasherService } from './password-hasher.service';
 export { passwordRequirements } from './password-policy';

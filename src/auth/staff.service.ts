@@ -37,6 +37,11 @@ export class StaffService {
     private readonly resetLinks: ResetLinksService,
   ) {}
 
+  /** The core_users account of the app with this login email, or null. */
+  async idOf(ctx: RequestContext, email: string): Promise<number | null> {
+    return (await this.accounts.findByEmail(ctx, 'core_users', email))?.id ?? null;
+  }
+
   async list(ctx: RequestContext): Promise<StaffMember[]> {
     return (await this.repository.staffOf(ctx)).map(memberOf);
   }

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-// Loaded for every command, `--help` included: node built-ins only. Nest, TypeORM and the service's modules
+import { isStaffRole, STAFF_ROLES, StaffRole } from '../common/permissions';
+// Loaded for every command, `--help` included: node built-ins and the role table (a module without imports). Nest, TypeORM and the service's modules
 // are loaded by ./run-command once the input is known to be good (cli.ts).
 
 /** Bad input: the command line itself is wrong. Exit code 2, nothing is opened or written. */
@@ -143,6 +144,31 @@ export const COMMANDS: CommandSpec[] = [
     database: true,
   },
   {
+    name: 'staff:list',
+    summary: "list an app's staff (core_users accounts) with their roles; prints { appID, staff }",
+    synopsis: '--app ID',
+    flags: [APP],
+    database: true,
+  },
+  {
+    name: 'staff:roles',
+    summary: "set a staff member's roles (exactly these; the app keeps one owner); prints the member",
+    synopsis: '--app ID --email EMAIL --roles ROLE[,ROLE…]',
+    flags: [
+      APP,
+      { name: 'email', value: 'EMAIL', help: "the member's login email (a core_users account of the app)" },
+      { name: 'roles', value: 'ROLES', help: 'comma-separated: owner, orders, content, support, viewer ("" for none)' },
+    ],
+    database: true,
+  },
+  {
+    name: 'staff:remove',
+    summary: 'remove a staff member: no roles, no password, every token void at once (the app keeps one owner); prints the member',
+    synopsis: '--app ID --email EMAIL',
+    flags: [APP, { name: 'email', value: 'EMAIL', help: "the member's login email" }],
+    database: true,
+  },
+  {
     name: 'mail:failed',
     summary: "list an app's outbox mails that failed for good (newest first); prints { appID, total, mails }",
     synopsis: '--app ID [--limit N]',
@@ -267,6 +293,9 @@ export type Parsed =
       lastname?: string;
     }
   | { command: 'user:password'; appId: number; email: string; password: PasswordSource; table: string }
+  | { command: 'staff:list'; appId: number }
+  | { command: 'staff:roles'; appId: number; email: string; roles: StaffRole[] }
+  | { command: 'staff:remove'; appId: number; email: string }
   | { command: 'mail:failed'; appId: number; limit: number }
   | { command: 'mail:retry'; id?: number; appId?: number; all: boolean }
   | { command: 'events:failed'; appId: number; limit: number }
@@ -369,6 +398,21 @@ export function parseCommand(argv: string[]): Parsed {
         lastname: text('lastname'),
       };
     }
+    case 'staff:list':
+      return { command: 'staff:list', appId: id('app', required('app'))! };
+    case 'staff:roles': {
+      if (text('roles') === undefined) fail('--roles is required ("" for none)');
+      const roles = text('roles')!
+        .split(',')
+        .map((role) => role.trim())
+        .filter(Boolean);
+      const unknown = roles.filter((role) => !isStaffRole(role));
+      if (unknown.length) fail(`--roles must name only ${STAFF_ROLES.join(', ')} (got "${unknown.join(', ')}")`);
+      if (new Set(roles).size !== roles.length) fail('--roles must not repeat a role');
+      return { command: 'staff:roles', appId: id('app', required('app'))!, email: required('email'), roles: roles as StaffRole[] };
+    }
+    case 'staff:remove':
+      return { command: 'staff:remove', appId: id('app', required('app'))!, email: required('email') };
     case 'mail:failed': {
       const limit = id('limit') ?? 50;
       if (limit > 10_000) fail('--limit must be at most 10000');

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from '../app.module';
-import { AuthTable } from '../auth';
+import { AuthTable, StaffService } from '../auth';
 import { loadConfig } from '../config/app-config';
 import { withDevSecrets } from '../config/dev-secrets';
 import { openDatabase } from '../database/embedded-database';
@@ -96,6 +96,20 @@ async function run(
       const ctx = await edge.appContext(parsed.appId);
       const change = { table: parsed.table as AuthTable, email: parsed.email, password: input.password! };
       return edge.write(ctx, () => app.get(UserService).setPassword(ctx, change));
+    }
+    case 'staff:list': {
+      const ctx = await edge.appContext(parsed.appId);
+      return { appID: ctx.appId, staff: await app.get(StaffService).list(ctx) };
+    }
+    case 'staff:roles':
+    case 'staff:remove': {
+      const ctx = await edge.appContext(parsed.appId);
+      const staff = app.get(StaffService);
+      return edge.write(ctx, async () => {
+        const userId = await staff.idOf(ctx, parsed.email);
+        if (userId === null) throw new CommandError(`No staff member ${parsed.email} in app ${parsed.appId}`);
+        return parsed.command === 'staff:roles' ? staff.setRoles(ctx, userId, parsed.roles) : staff.remove(ctx, userId);
+      });
     }
     case 'mail:failed':
       return app.get(OutboxService).listFailed(await edge.appContext(parsed.appId), parsed.limit);

@@ -1,4 +1,4 @@
-import { AuthPrincipal } from './request-context';
+import type { AuthPrincipal } from './request-context';
 
 /**
  * What a staff member (a core_users account of the app) may do, one permission per kind of operation

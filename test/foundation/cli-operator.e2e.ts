@@ -101,6 +101,9 @@ describe('the operator commands (npm run cli)', () => {
         'tenant:update',
         'user:create',
         'user:password',
+        'staff:list',
+        'staff:roles',
+        'staff:remove',
         'mail:failed',
         'mail:retry',
         'events:failed',
@@ -655,6 +658,61 @@ describe('the operator commands (npm run cli)', () => {
       } finally {
         await service.close();
       }
+    });
+  });
+
+  describe('staff:list, staff:roles and staff:remove', () => {
+    const staffOf = async () => JSON.parse((await cli(db.url, ['staff:list', '--app', String(APP)])).stdout);
+
+    it('lists the staff, sets roles by email, removes a member, and keeps the last owner', async () => {
+      expect(await staffOf()).toEqual({
+        appID: APP,
+        staff: [expect.objectContaining({ id: 11, email: 'admin@operated.example.test', roles: ['owner'], passwordSet: true })],
+      });
+      const created = await cli(db.url, [
+        'user:create',
+        '--app',
+        String(APP),
+        '--email',
+        'clerk@operated.example.test',
+        '--password',
+        'Clerk@1234',
+      ]);
+      expect(created.code).toBe(0);
+      const set = await cli(db.url, [
+        'staff:roles',
+        '--app',
+        String(APP),
+        '--email',
+        'clerk@operated.example.test',
+        '--roles',
+        'orders,support',
+      ]);
+      expect([set.code, JSON.parse(set.stdout)]).toEqual([
+        0,
+        expect.objectContaining({ email: 'clerk@operated.example.test', roles: ['orders', 'support'] }),
+      ]);
+      expect(
+        refusal(await cli(db.url, ['staff:roles', '--app', String(APP), '--email', 'admin@operated.example.test', '--roles', ''])),
+      ).toEqual({
+        code: 1,
+        message: 'An app keeps at least one owner: make another staff member owner first',
+      });
+      expect(
+        refusal(await cli(db.url, ['staff:roles', '--app', String(APP), '--email', 'x@operated.example.test', '--roles', 'orders'])),
+      ).toEqual({
+        code: 1,
+        message: `No staff member x@operated.example.test in app ${APP}`,
+      });
+      expect(
+        refusal(await cli(db.url, ['staff:roles', '--app', String(APP), '--email', 'clerk@operated.example.test', '--roles', 'root'])),
+      ).toEqual({
+        code: 2,
+        message: 'staff:roles: --roles must name only owner, orders, content, support, viewer (got "root")',
+      });
+      const removed = await cli(db.url, ['staff:remove', '--app', String(APP), '--email', 'clerk@operated.example.test']);
+      expect([removed.code, JSON.parse(removed.stdout)]).toEqual([0, expect.objectContaining({ roles: [], passwordSet: false })]);
+      expect((await staffOf()).staff.find((m: { email: string }) => m.email === 'admin@operated.example.test').roles).toEqual(['owner']);
     });
   });
 });
