@@ -127,7 +127,7 @@ export class OrderAdminController {
     for (let turn = 0; turn < 3; turn++) {
       const rest = await this.connection.inTransaction(ctx, () => this.refunds.reserveRest(ctx, ref, reason));
       if (rest) refund = await this.send(ctx, rest);
-      const cancelled = await this.connection.inTransaction(ctx, () => this.admin.cancel(ctx, ref, refund));
+      const cancelled = await this.connection.inTransaction(ctx, () => this.admin.cancel(ctx, ref, refund, reason));
       if (cancelled) return successData(cancelled);
     }
     throw ordersError('ORDER_BUSY');
@@ -166,10 +166,10 @@ export class OrderAdminController {
     return this.send(ctx, reserved);
   }
 
-  /** Steps 2 and 3 of a refund reserved: the provider's refund (no transaction), then recorded (a transaction). */
+  /** Steps 2 and 3 of a refund reserved: the provider's refund (no transaction), then recorded with its audit row (a transaction). */
   private async send(ctx: RequestContext, reserved: RefundReservation): Promise<RefundAnswer> {
     const refund = await this.refunds.requestRefund(ctx, reserved);
-    await this.connection.inTransaction(ctx, () => this.refunds.record(ctx, refund, 'api', reserved.reservation.id));
+    await this.connection.inTransaction(ctx, () => this.admin.recordRefund(ctx, reserved, refund));
     return this.refunds.answer(ctx, reserved.order.id, refund);
   }
 }

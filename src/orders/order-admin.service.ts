@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AuditService } from '../audit';
 import { RequestContext } from '../common/request-context';
 import { TokenIssuerService } from '../tokens';
 import { OrderStatus, PaymentStatus } from './entities';
@@ -7,7 +8,8 @@ import { OrderAccessService, OrderRef } from './order-access.service';
 import { itemMachine } from './order-item-transitions';
 import { allows, requireTransition } from './order-transitions';
 import { orderNumberOf } from './orders.service';
-import { RefundAnswer, RefundsService } from './refunds.service';
+import { RefundAnswer, RefundReservation, RefundsService } from './refunds.service';
+import type { RefundView } from './payments';
 import { OrderRepository } from './repositories/order.repository';
 
 export interface CancelAnswer {
@@ -53,7 +55,42 @@ export class OrderAdminService {
     private readonly tokens: TokenIssuerService,
     private readonly intents: PaymentIntentsFlow,
     private readonly refunds: RefundsService,
+    private readonly audit: AuditService,
   ) {}
+
+  /** The fields of an order a staff action changes, as its audit row shows them. */
+  private async auditedFields(ctx: RequestContext, orderId: number): Promise<Record<string, unknown>> {
+    const order = await this.orders.findOneOrFail(ctx, orderId);
+    return {
+      orderstatus: order.orderstatus,
+      payment_status: order.payment_status,
+      total: order.total,
+      refunded_total: order.refunded_total,
+    };
+  }
+
+  /**
+   * refundOrder's (and cancelOrder's) step 3, in the edge's transaction: the provider's refund recorded
+   * (RefundsService.record) and, when it counted, its audit row `order.refund` in the same transaction.
+   */
+  async recordRefund(ctx: RequestContext, reserved: RefundReservation, refund: RefundView): Promise<void> {
+    const orderId = reserved.order.id;
+    const before = await this.auditedFields(ctx, orderId);
+    const outcome = await this.refunds.record(ctx, refund, 'api', reserved.reservation.id);
+    if (outcome !== 'refunded') return;
+    await this.audit.record(ctx, {
+      action: 'order.refund',
+      table: 'core_orders',
+      recordId: orderId,
+      before,
+      after: {
+        ...(await this.auditedFields(ctx, orderId)),
+        refund_id: refund.id,
+        refund_amount: refund.amount,
+        reason: reserved.reservation.reason,
+      },
+    });
+  }
 
   /**
    * cancelOrder, in the edge's transaction, after the refund of a Paid order (`refund`: what is left of it,
@@ -63,8 +100,14 @@ export class OrderAdminService {
    * payment not refunded yet (paid after the refund step looked): the caller refunds it and cancels again. A New order's total becomes 0 (its cart is empty); a Paid or Ordered order keeps its
    * total (what was paid) and its status.
    */
-  async cancel(ctx: RequestContext, ref: OrderRef, refund: RefundAnswer | null): Promise<CancelAnswer | null> {
+  async cancel(
+    ctx: RequestContext,
+    ref: OrderRef,
+    refund: RefundAnswer | null,
+    reason: string | null = null,
+  ): Promise<CancelAnswer | null> {
     const order = await this.access.load(ctx, ref, { lock: true });
+    const before = await this.auditedFields(ctx, order.id);
     requireTransition('cancel', order.orderstatus);
     // A New order can still be paid: nothing is cancelled before none of its intents can take money.
     if (allows('emptyCart', order.orderstatus)) await this.intents.cancelAllOpen(ctx, order.id);
@@ -74,6 +117,13 @@ export class OrderAdminService {
     if (allows('emptyCart', order.orderstatus)) await this.orders.recomputeTotal(ctx, order.id);
     else await this.tokens.expireOrderTokens(ctx, order.id, 'cancel');
     const after = await this.orders.findOneOrFail(ctx, order.id);
+    await this.audit.record(ctx, {
+      action: 'order.cancel',
+      table: 'core_orders',
+      recordId: order.id,
+      before: { ...before, cancelled_items: 0 },
+      after: { ...(await this.auditedFields(ctx, order.id)), cancelled_items: cancelled, reason, refund_id: refund?.refundID ?? null },
+    });
     return {
       orderStatus: after.orderstatus,
       paymentStatus: after.payment_status ?? '',

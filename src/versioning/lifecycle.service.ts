@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AuditService } from '../audit';
 import { ApiError } from '../common/api-error';
 import { RequestContext } from '../common/request-context';
 import { TransactionalConnection } from '../database/transactional-connection';
@@ -28,6 +29,12 @@ export interface TransitionResult {
 
 type Outcome = { message: string; row: CoreDataRow };
 
+/** The fields of a version a lifecycle action changes, as its audit row shows them. */
+function auditedFields(row: CoreDataRow): Record<string, unknown> {
+  const { Current_ID, Status, IsCurrent, Published, Staged, IsExpired, Publish_Set_Date, Publish_Expire_Date } = row;
+  return { Current_ID, Status, IsCurrent, Published, Staged, IsExpired, Publish_Set_Date, Publish_Expire_Date };
+}
+
 /**
  * The lifecycle actions of versioned records, by the rules of lifecycle-transitions.ts. Each runs in the
  * use case's transaction and locks the record's current core_data row first, so transitions of one record
@@ -40,6 +47,7 @@ export class LifecycleService {
     private readonly connection: TransactionalConnection,
     private readonly content: ContentService,
     private readonly versions: VersionsRepository,
+    private readonly audit: AuditService,
   ) {}
 
   /** Editing → Staged (preview). */
@@ -127,6 +135,14 @@ export class LifecycleService {
       userId: ctx.principal?.userId ?? null,
       ...(transition.schedules ? { schedule } : {}),
       ...(transition.expiresNow ? { expiresNow: true } : {}),
+    });
+    // In the same transaction as the change (README "Audit log"): content.publish, content.rollback, content.expire…
+    await this.audit.record(ctx, {
+      action: `content.${action}`,
+      table: version.Source_Table,
+      recordId: version.Master_ID,
+      before: { ...auditedFields(version), Current_ID: current.Current_ID },
+      after: auditedFields(row),
     });
     return { message: transition.message, row };
   }
