@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AuditService } from '../audit';
 import { ApiError } from '../common/api-error';
 import { effectiveRoles, OWNER_PRIMARY_ROLE, StaffRole } from '../common/permissions';
 import { RequestContext } from '../common/request-context';
@@ -35,6 +36,7 @@ export class StaffService {
     private readonly accounts: AccountsService,
     private readonly repository: AccountRepository,
     private readonly resetLinks: ResetLinksService,
+    private readonly audit: AuditService,
   ) {}
 
   /** The core_users account of the app with this login email, or null. */
@@ -79,24 +81,47 @@ export class StaffService {
     }
     await this.repository.setStaffRoles(ctx, account.id, input.roles, 'user');
     await this.resetLinks.request(ctx, 'core_users', email, input.url, true);
-    return this.member(ctx, account.id);
+    const member = await this.member(ctx, account.id);
+    await this.audit.record(ctx, {
+      action: 'staff.invite',
+      table: 'core_users',
+      recordId: account.id,
+      after: { email, roles: member.roles },
+    });
+    return member;
   }
 
   /** The member's roles become `roles` exactly (an `admin` primary role becomes `user` unless `owner` stays). */
   async setRoles(ctx: RequestContext, userId: number, roles: StaffRole[]): Promise<StaffMember> {
-    const member = await this.lockMember(ctx, userId);
-    const primary = member.primary_role === OWNER_PRIMARY_ROLE && !roles.includes('owner') ? 'user' : member.primary_role;
+    const before = await this.lockMember(ctx, userId);
+    const primary = before.primary_role === OWNER_PRIMARY_ROLE && !roles.includes('owner') ? 'user' : before.primary_role;
     await this.repository.setStaffRoles(ctx, userId, roles, primary);
     await this.requireAnOwner(ctx);
-    return this.member(ctx, userId);
+    const after = await this.member(ctx, userId);
+    await this.audit.record(ctx, {
+      action: 'staff.roles',
+      table: 'core_users',
+      recordId: userId,
+      before: { roles: memberOf(before).roles },
+      after: { roles: after.roles },
+    });
+    return after;
   }
 
   /** Takes the member out of the staff (AccountRepository.revokeStaff). */
   async remove(ctx: RequestContext, userId: number): Promise<StaffMember> {
-    await this.lockMember(ctx, userId);
+    const before = memberOf(await this.lockMember(ctx, userId));
     await this.repository.revokeStaff(ctx, userId);
     await this.requireAnOwner(ctx);
-    return this.member(ctx, userId);
+    const after = await this.member(ctx, userId);
+    await this.audit.record(ctx, {
+      action: 'staff.remove',
+      table: 'core_users',
+      recordId: userId,
+      before: { roles: before.roles, loginEnabled: before.passwordSet },
+      after: { roles: after.roles, loginEnabled: after.passwordSet },
+    });
+    return after;
   }
 
   /** The app's staff lock, then the member (404 for no core_users account of the app). */

@@ -77,6 +77,19 @@ describe('staff', () => {
     expect((await t.post('/ecommerce/listOrders', {}, bearer(ben.token))).status).toBe(401);
     expect((await t.post('/auth/login', { email: 'ben.support@example.test', password: 'Staff@1234' }, tenant.headers)).status).toBe(401);
 
+    // Each change is in the audit log, written with it.
+    expect(
+      await t.dataSource.query(`SELECT action, changes FROM core_audit_log WHERE app_id = $1 AND record_id = $2 ORDER BY id`, [
+        tenant.appId,
+        String(ben.id),
+      ]),
+    ).toEqual([
+      {
+        action: 'staff.invite',
+        changes: { email: { before: null, after: 'ben.support@example.test' }, roles: { before: null, after: ['support'] } },
+      },
+      { action: 'staff.remove', changes: { roles: { before: ['support'], after: [] }, loginEnabled: { before: true, after: false } } },
+    ]);
     const back = await onboard('ben.support@example.test', ['viewer']);
     expect(back.id).toBe(ben.id);
     expect((await t.post('/ecommerce/listOrders', {}, bearer(back.token))).status).toBe(200);
