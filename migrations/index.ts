@@ -20,6 +20,7 @@ import { TokenExpiryReasons1764001700000 } from './1764001700000-token-expiry-re
 import { Disputes1764001710000 } from './1764001710000-disputes';
 import { StaffRoles1764001800000 } from './1764001800000-staff-roles';
 import { AuditLog1764001900000 } from './1764001900000-audit-log';
+import { TemplateVersions1764002000000 } from './1764002000000-template-versions';
 
 /** Every migration, in order. A new migration is a new file here, never an edit of an applied one. */
 export const migrations = [
@@ -45,4 +46,5 @@ export const migrations = [
   Disputes1764001710000,
   StaffRoles1764001800000,
   AuditLog1764001900000,
+  TemplateVersions1764002000000,
 ];

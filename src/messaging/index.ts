@@ -10,3 +10,6 @@ export { NO_RECIPIENT, NotificationService } from './notification.service';
 export { MessagingRecipients } from './recipients.port';
 export type { PushSubscriptionColumns } from './recipients.port';
 export { MERGE_APPLICATION_NAME } from './repositories/sql-merge.repository';
+export { RESERVED_EVENTS } from './templates/order-mail-events';
+export { TenantMailTemplates } from './templates/tenant-mail-templates';
+export type { OwnMail } from './templates/tenant-mail-templates';

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { NotificationLog } from './entities/notification-log.entity';
 import { FailedMailsService } from './failed-mails.service';
 import { Notification } from './entities/notification.entity';
+import { NotificationVersion } from './entities/notification-version.entity';
 import { MessagingController } from './messaging.controller';
 import { NotificationSenderService } from './notification-sender.service';
 import { NotificationService } from './notification.service';
@@ -13,6 +14,10 @@ import { NotificationLogRepository } from './repositories/notification-log.repos
 import { NotificationTemplateRepository } from './repositories/notification-template.repository';
 import { SqlMergeRepository } from './repositories/sql-merge.repository';
 import { SqlMergeSource } from './sql-merge-source';
+import { NotificationVersionRepository } from './repositories/notification-version.repository';
+import { NotificationTemplatesService } from './templates/notification-templates.service';
+import { TemplatesController } from './templates/templates.controller';
+import { TenantMailTemplates } from './templates/tenant-mail-templates';
 
 /**
  * Templated notifications (log + background sender), the outbox every mail of the service leaves through, and
@@ -20,8 +25,8 @@ import { SqlMergeSource } from './sql-merge-source';
  * MessagingRecipients port, which the auth module provides globally.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([Notification, NotificationLog])],
-  controllers: [MessagingController],
+  imports: [TypeOrmModule.forFeature([Notification, NotificationLog, NotificationVersion])],
+  controllers: [MessagingController, TemplatesController],
   providers: [
     NotificationService,
     NotificationSenderService,
@@ -33,7 +38,10 @@ import { SqlMergeSource } from './sql-merge-source';
     NotificationLogRepository,
     NotificationTemplateRepository,
     SqlMergeRepository,
+    NotificationVersionRepository,
+    NotificationTemplatesService,
+    TenantMailTemplates,
   ],
-  exports: [NotificationService, NotificationSenderService, MailOutboxService, FailedMailsService],
+  exports: [NotificationService, NotificationSenderService, MailOutboxService, FailedMailsService, TenantMailTemplates],
 })
 export class MessagingModule {}

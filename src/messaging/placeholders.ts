@@ -13,6 +13,16 @@ export function mergeHtml(template: string, data: MergeData): string {
   return merge(template, data, escapeHtml);
 }
 
+/** The placeholder names `template` uses, each once, in the order they first appear. */
+export function placeholderNames(template: string): string[] {
+  return [...new Set(Array.from(template.matchAll(PLACEHOLDER), (match) => match[1]))];
+}
+
+/** As mergeHtml, with the line breaks of values written as `<br />` (a list given as lines, such as an order's items). */
+export function mergeHtmlLines(template: string, data: MergeData): string {
+  return merge(template, data, (value) => escapeHtml(value).replace(/\r?\n/g, '<br />\n'));
+}
+
 /** A placeholder without a value stays as written, so a missing field is visible rather than silently blank. */
 function merge(template: string, data: MergeData, encode: (value: string) => string): string {
   return template.replace(PLACEHOLDER, (whole, name: string) => (Object.hasOwn(data, name) ? encode(asText(data[name])) : whole));
