@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { Client } from 'pg';
+import { HEAVY_READ, seedManyProducts } from '../heavy-reads';
 import { goal, measure, probeLatency, ROOT, startService } from '../lib';
 import { Scenario } from './types';
 
@@ -10,15 +10,7 @@ const FLOOD_ROWS = Number(process.env.BENCH_FAIRNESS_ROWS ?? 50_000);
 const FLOOD_CLIENTS = 25;
 const QUIET_CLIENTS = 2;
 
-/** The issue's heavy anonymous read: twenty `contains` on the unindexed description, ordered by it. */
-const HEAVY_READ = JSON.stringify({
-  table: 'core_products',
-  whereConditions: {
-    operator: 'OR',
-    conditions: Array.from({ length: 20 }, (_, i) => ({ field: 'description', operator: 'contains', value: `zq${i}x` })),
-  },
-  orderBy: 'description DESC',
-});
+const HEAVY_READ_BODY = JSON.stringify(HEAVY_READ);
 const CHEAP_READ = JSON.stringify({ table: 'core_products', isPaging: true, perPage: 5 });
 
 /**
@@ -42,7 +34,7 @@ export const fairnessScenario: Scenario = {
       );
       flooders.push((JSON.parse(out) as { appID: number }).appID);
     }
-    await seedRows(ctx.databaseUrl, flooders, FLOOD_ROWS);
+    for (const appId of flooders) await seedManyProducts(ctx.databaseUrl, appId, FLOOD_ROWS);
     const service = await startService(env);
     const lines: string[] = [
       `a second instance with the default shares (pool ${env.DB_POOL_SIZE ?? 10}, headroom and priority reserve a fifth of it each); ${FLOOD_ROWS} rows per flooding tenant`,
@@ -60,7 +52,7 @@ export const fairnessScenario: Scenario = {
             .slice(0, n)
             .map((appId) =>
               measure(
-                { url, headers: { 'site-id': String(appId) }, body: HEAVY_READ },
+                { url, headers: { 'site-id': String(appId) }, body: HEAVY_READ_BODY },
                 { duration: seconds + 3, connections: FLOOD_CLIENTS },
               ),
             ),
@@ -88,28 +80,3 @@ export const fairnessScenario: Scenario = {
     return lines;
   },
 };
-
-async function seedRows(url: string, appIds: number[], count: number): Promise<void> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    for (const appId of appIds) {
-      await client.query('BEGIN');
-      const { rows } = await client.query<{ id: number }>(
-        `INSERT INTO core_products (app_id, title, description, price, tax, bond, "IsDigital", "IsEvent")
-         SELECT $1, 'Product ' || g, md5(g::text) || ' description of product ' || g, 1000 + g % 5000, 100, 0, 0, 0 FROM generate_series(1, $2) g
-         RETURNING id`,
-        [appId, count],
-      );
-      await client.query(
-        `INSERT INTO core_data ("Shop_ID", "Source_Table", "Current_ID", "Master_ID", "IsCurrent", "Status", "Published", "Staged", "Title", "Publish_Set_Date")
-         SELECT $1, 'core_products', id, id, 1, 'Published', 1, 1, 'Product', now() - interval '1 day' FROM unnest($2::int[]) id`,
-        [appId, rows.map((r) => r.id)],
-      );
-      await client.query('COMMIT');
-    }
-    await client.query('ANALYZE core_products, core_data');
-  } finally {
-    await client.end();
-  }
-}

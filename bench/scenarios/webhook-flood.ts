@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { PaymentPeer } from '../../src/cli/payment-double';
+import { HEAVY_READ, seedManyProducts } from '../heavy-reads';
 import { goal, startService } from '../lib';
 import { percentile } from './messaging';
 import { shopDatabase } from './shop';
@@ -15,16 +16,6 @@ const SECRET_KEY = `sk_test_${randomBytes(12).toString('hex')}`;
 /** How long a payment event may take to be applied after the flood, before it counts as lost. */
 const SETTLE_MS = 15_000;
 
-/** The reproduction's read (issue 37): twenty `contains` on an unindexed column, ordered by it. */
-const HEAVY_READ = {
-  table: 'core_products',
-  whereConditions: {
-    operator: 'OR',
-    conditions: Array.from({ length: 20 }, (_, i) => ({ field: 'description', operator: 'contains', value: `zq${i}x` })),
-  },
-  orderBy: 'description DESC',
-};
-
 /**
  * Payment events on a busy day (README "Payment events"): with the default tenant shares, FLOOD_CLIENTS
  * anonymous clients flood the shop with heavy /getDataRows reads while ORDERS checked-out orders are paid and
@@ -39,19 +30,7 @@ export const webhookFloodScenario: Scenario = {
     const peer = await PaymentPeer.start();
     try {
       await db.query('UPDATE core_sites SET payment_test_private_key = $2 WHERE id = $1', [appId, SECRET_KEY]);
-      const [{ before }] = (await db.query('SELECT coalesce(max(id), 0) AS before FROM core_products')).rows;
-      await db.query(
-        `INSERT INTO core_products (app_id, title, description, price, tax, bond, "IsDigital", "IsEvent")
-         SELECT $1, 'Product ' || g, md5(g::text) || ' description ' || g, 1000 + g % 5000, 100, 0, 0, 0 FROM generate_series(1, $2) g`,
-        [appId, ROWS],
-      );
-      await db.query(
-        `INSERT INTO core_data ("Shop_ID", "Source_Table", "Current_ID", "Master_ID", "IsCurrent", "Status", "Published", "Staged", "Title", "Publish_Set_Date")
-         SELECT app_id, 'core_products', id, id, 1, 'Published', 1, 1, title, now() - interval '1 day' FROM core_products
-          WHERE app_id = $1 AND id > $2`,
-        [appId, before],
-      );
-      await db.query('ANALYZE core_products, core_data');
+      await seedManyProducts(env.DATABASE_URL, appId, ROWS);
       // The defaults of a deployment with many tenants, not the single-tenant share the other scenarios use.
       const defaults: Record<string, string> = { ...env, PAYMENT_API_URL: peer.url };
       delete defaults.DB_TENANT_MAX_CONNECTIONS;
