@@ -21,6 +21,7 @@ import { Disputes1764001710000 } from './1764001710000-disputes';
 import { StaffRoles1764001800000 } from './1764001800000-staff-roles';
 import { AuditLog1764001900000 } from './1764001900000-audit-log';
 import { TemplateVersions1764002000000 } from './1764002000000-template-versions';
+import { NotificationLogIndexes1764002100000 } from './1764002100000-notification-log-indexes';
 
 /** Every migration, in order. A new migration is a new file here, never an edit of an applied one. */
 export const migrations = [
@@ -47,4 +48,5 @@ export const migrations = [
   StaffRoles1764001800000,
   AuditLog1764001900000,
   TemplateVersions1764002000000,
+  NotificationLogIndexes1764002100000,
 ];

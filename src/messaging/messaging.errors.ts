@@ -15,4 +15,8 @@ export const messagingError = errorTable({
   TOO_MANY_TO_RECIPIENT: { status: 429, message: 'Too many notifications to this address, try again later' },
   /** NOTIFY_ANON_PER_TEMPLATE mails of this template were queued in the window without an app admin's bearer (Retry-After). */
   TOO_MANY_OF_TEMPLATE: { status: 429, message: 'Too many notifications of this event, try again later' },
+  /** The send log: no mail of the request's app has this id (another app's mail answers the same). */
+  MAIL_NOT_FOUND: { status: 404, message: 'Mail not found' },
+  /** The send log's retry of a mail that is not Failed; detail: its status (Pending or Sent). */
+  MAIL_NOT_FAILED: { status: 409, message: (status) => `The mail is ${status}: only a Failed mail can be retried` },
 });

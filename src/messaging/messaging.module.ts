@@ -18,6 +18,8 @@ import { NotificationVersionRepository } from './repositories/notification-versi
 import { NotificationTemplatesService } from './templates/notification-templates.service';
 import { TemplatesController } from './templates/templates.controller';
 import { TenantMailTemplates } from './templates/tenant-mail-templates';
+import { SendLogController } from './send-log.controller';
+import { SendLogService } from './send-log.service';
 
 /**
  * Templated notifications (log + background sender), the outbox every mail of the service leaves through, and
@@ -26,7 +28,7 @@ import { TenantMailTemplates } from './templates/tenant-mail-templates';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([Notification, NotificationLog, NotificationVersion])],
-  controllers: [MessagingController, TemplatesController],
+  controllers: [MessagingController, SendLogController, TemplatesController],
   providers: [
     NotificationService,
     NotificationSenderService,
@@ -38,6 +40,7 @@ import { TenantMailTemplates } from './templates/tenant-mail-templates';
     NotificationLogRepository,
     NotificationTemplateRepository,
     SqlMergeRepository,
+    SendLogService,
     NotificationVersionRepository,
     NotificationTemplatesService,
     TenantMailTemplates,

@@ -13,7 +13,11 @@ export type MailContentType = 'html' | 'text';
 @Check('core_notification_log_status_check', `status IN ('Pending', 'Sent', 'Failed')`)
 @Check('core_notification_log_content_type_check', `content_type IN ('html', 'text')`)
 @Index('core_notification_log_due_idx', ['next_attempt', 'id'], { where: `status = 'Pending'` }) // the sender's work queue
-@Index('core_notification_log_app_idx', ['app_id', 'created'])
+// The send log's pages (POST /message/log), newest first; expression and DESC indexes, built by migration 1764002100000:
+@Index('core_notification_log_app_created_idx', { synchronize: false }) // (app_id, created DESC, id DESC)
+@Index('core_notification_log_app_status_idx', { synchronize: false }) // (app_id, status, created DESC, id DESC)
+@Index('core_notification_log_app_email_idx', { synchronize: false }) // (app_id, lower(email), created DESC, id DESC)
+@Index('core_notification_log_app_event_idx', { synchronize: false }) // (app_id, event, created DESC, id DESC)
 export class NotificationLog {
   @PrimaryGeneratedColumn()
   id: number;

@@ -3,7 +3,7 @@ import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity
 import { RequestContext } from '../../common/request-context';
 import { TransactionScope } from '../../database/transaction-scope';
 import { TransactionalConnection } from '../../database/transactional-connection';
-import { NotificationLog } from '../entities/notification-log.entity';
+import { NotificationLog, NotificationStatus } from '../entities/notification-log.entity';
 
 /** The columns a mail is written to the outbox with, besides its app. */
 const PENDING_COLUMNS = [
@@ -55,6 +55,54 @@ const FAILED_SHOWN = {
   last_error: true,
   created: true,
 } as const;
+
+/** The send log's filters and position (POST /message/log); every filter is a column of an index on (app_id, …, created DESC, id DESC). */
+export interface SendLogQuery {
+  status?: NotificationStatus;
+  /** The To address, compared without case (the lower(email) index). */
+  email?: string;
+  event?: string;
+  /** created >= from, created < to. */
+  from?: string;
+  to?: string;
+  /** The last row of the previous page: rows strictly after it in (created DESC, id DESC). */
+  after?: { created: string; id: number };
+  limit: number;
+}
+
+/** A row of the send log's list: never the body. `created_key` is `created` to the microsecond (the cursor). */
+export type SendLogRow = Pick<
+  NotificationLog,
+  | 'id'
+  | 'notification_id'
+  | 'event'
+  | 'email'
+  | 'subject'
+  | 'status'
+  | 'attempts'
+  | 'last_error'
+  | 'created'
+  | 'sent'
+  | 'linked_table'
+  | 'master_id'
+> & { created_key: string };
+const SEND_LOG_LISTED = [
+  'id',
+  'notification_id',
+  'event',
+  'email',
+  'subject',
+  'status',
+  'attempts',
+  'last_error',
+  'created',
+  'sent',
+  'linked_table',
+  'master_id',
+] as const satisfies readonly (keyof NotificationLog)[];
+
+/** One row as the send log reads it: the mail as merged, without its claim. */
+export type SendLogMail = Omit<NotificationLog, 'site' | 'notification' | 'claim_token'>;
 
 // Raw SQL: a measured hot path (/message/notification, every outbox mail): TypeORM's insert builder cost ~0.4 ms
 // of CPU per request, about 15%. A fixed statement per number of rows (the order mails are two, in one round trip).
@@ -190,6 +238,63 @@ export class NotificationLogRepository {
     if (id !== undefined) query.andWhere('id = :id', { id });
     const result = await query.returning(['id']).execute();
     return (result.raw as { id: number }[]).map((row) => row.id);
+  }
+
+  /**
+   * One page of the send log of `ctx`'s app, newest first (created DESC, id DESC), from the keyset `after`. Each
+   * filter has its index (migration 1764002100000), so the page walks about `limit` index entries however deep
+   * it is; test/messaging/send-log-plan.e2e.ts checks the plans.
+   */
+  async sendLog(ctx: RequestContext, query: SendLogQuery): Promise<SendLogRow[]> {
+    const qb = this.connection
+      .repository(ctx, NotificationLog)
+      .createQueryBuilder('l')
+      .select(SEND_LOG_LISTED.map((column) => `l.${column} AS "${column}"`))
+      .addSelect(`to_char(l.created AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`, 'created_key')
+      .where('l.app_id = :appId', { appId: ctx.appId })
+      .orderBy('l.created', 'DESC')
+      .addOrderBy('l.id', 'DESC')
+      .limit(query.limit);
+    if (query.status) qb.andWhere('l.status = :status', { status: query.status });
+    if (query.email) qb.andWhere('lower(l.email) = lower(:email)', { email: query.email });
+    if (query.event) qb.andWhere('l.event = :event', { event: query.event });
+    if (query.from) qb.andWhere('l.created >= :from', { from: query.from });
+    if (query.to) qb.andWhere('l.created < :to', { to: query.to });
+    if (query.after)
+      qb.andWhere('(l.created, l.id) < (CAST(:afterCreated AS timestamptz), :afterId)', {
+        afterCreated: query.after.created,
+        afterId: query.after.id,
+      });
+    return qb.getRawMany<SendLogRow>();
+  }
+
+  /** One row of `ctx`'s app (another app's id reads as none), without its claim; null when there is none. */
+  async readOne(ctx: RequestContext, id: number): Promise<SendLogMail | null> {
+    return this.connection.repository(ctx, NotificationLog).findOne({
+      select: {
+        id: true,
+        app_id: true,
+        notification_id: true,
+        event: true,
+        email: true,
+        linked_table: true,
+        master_id: true,
+        status: true,
+        created: true,
+        sent: true,
+        email_from: true,
+        email_cc: true,
+        email_bcc: true,
+        subject: true,
+        body: true,
+        text_body: true,
+        content_type: true,
+        attempts: true,
+        next_attempt: true,
+        last_error: true,
+      },
+      where: { id, app_id: ctx.appId },
+    });
   }
 
   /** Updates a claimed row only while it still holds `token` (a row whose lease ran out may be another's now). */
