@@ -20,6 +20,7 @@ import { TokenExpiryReasons1764001700000 } from './1764001700000-token-expiry-re
 import { Disputes1764001710000 } from './1764001710000-disputes';
 import { StaffRoles1764001800000 } from './1764001800000-staff-roles';
 import { AuditLog1764001900000 } from './1764001900000-audit-log';
+import { OrderNotes1764001910000 } from './1764001910000-order-notes';
 import { TemplateVersions1764002000000 } from './1764002000000-template-versions';
 import { NotificationLogIndexes1764002100000 } from './1764002100000-notification-log-indexes';
 
@@ -47,6 +48,7 @@ export const migrations = [
   Disputes1764001710000,
   StaffRoles1764001800000,
   AuditLog1764001900000,
+  OrderNotes1764001910000,
   TemplateVersions1764002000000,
   NotificationLogIndexes1764002100000,
 ];

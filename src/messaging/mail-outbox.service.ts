@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../common/request-context';
+import { TransactionalConnection } from '../database/transactional-connection';
 import { MailTemplates } from '../mail';
+import { NotificationLog } from './entities/notification-log.entity';
 import { NotificationSenderService } from './notification-sender.service';
 import { NotificationLogRepository, PendingMail } from './repositories/notification-log.repository';
 
@@ -22,6 +24,18 @@ export interface OutboxMail {
   masterId?: number;
 }
 
+/** A mail written about a record, as the record's history shows it (the order timeline): its envelope and state, never its body. */
+export interface MailAbout {
+  id: number;
+  event: string;
+  email: string | null;
+  subject: string;
+  status: 'Pending' | 'Sent' | 'Failed';
+  attempts: number;
+  created: Date;
+  sent: Date | null;
+}
+
 /**
  * The outbox: core_notification_log rows in the caller's transaction, sent once by NotificationSenderService after
  * the commit (every instance's sender is woken then; a crash in between leaves the Pending row for the
@@ -33,7 +47,17 @@ export class MailOutboxService {
     private readonly log: NotificationLogRepository,
     private readonly sender: NotificationSenderService,
     private readonly templates: MailTemplates,
+    private readonly connection: TransactionalConnection,
   ) {}
+
+  /** The mails of `ctx`'s app written about one record (linked_table, master_id), oldest first. */
+  mailsAbout(ctx: RequestContext, linkedTable: string, masterId: number): Promise<MailAbout[]> {
+    return this.connection.repository(ctx, NotificationLog).find({
+      select: { id: true, event: true, email: true, subject: true, status: true, attempts: true, created: true, sent: true },
+      where: { app_id: ctx.appId, linked_table: linkedTable, master_id: masterId },
+      order: { created: 'ASC', id: 'ASC' },
+    });
+  }
 
   /** Writes one Pending mail of `ctx`'s app in the context's transaction; the id of its log row. */
   async enqueue(ctx: RequestContext, mail: OutboxMail): Promise<number> {

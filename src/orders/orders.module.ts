@@ -20,6 +20,8 @@ import { OrderCompletionService } from './order-completion.service';
 import { OrderMailsService } from './order-mails.service';
 import { OrderStatusController } from './order-status.controller';
 import { OrderStatusService } from './order-status.service';
+import { OrderTimelineController } from './order-timeline.controller';
+import { OrderTimelineService } from './order-timeline.service';
 import { OrdersController } from './orders.controller';
 import { OrdersService } from './orders.service';
 import { PaymentEventsAdmin } from './payment-events-admin.service';
@@ -32,12 +34,22 @@ import { OrderRepository } from './repositories/order.repository';
 import { PaymentEventRepository } from './repositories/payment-event.repository';
 import { PaymentIntentRepository } from './repositories/payment-intent.repository';
 import { RefundRepository } from './repositories/refund.repository';
+import { OrderTimelineRepository } from './repositories/order-timeline.repository';
 
 /** Orders, cart, checkout, the payment webhook, order completion and QR codes (SPEC "Orders and cart"). */
 @Module({
   imports: [TypeOrmModule.forFeature(ORDER_ENTITIES), VersioningModule, TokensModule, MessagingModule],
-  controllers: [OrdersController, CheckoutController, PaymentWebhookController, OrderStatusController, OrderAdminController],
+  controllers: [
+    OrdersController,
+    CheckoutController,
+    PaymentWebhookController,
+    OrderStatusController,
+    OrderAdminController,
+    OrderTimelineController,
+  ],
   providers: [
+    OrderTimelineService,
+    OrderTimelineRepository,
     OrderRepository,
     PaymentEventRepository,
     PaymentIntentRepository,

@@ -6,6 +6,7 @@ export { PaymentEvent } from './payment-event.entity';
 export { OrderPaymentIntent } from './order-payment-intent.entity';
 export type { IntentStatus } from './order-payment-intent.entity';
 export { HELD_REFUND_STATUSES, Refund } from './refund.entity';
+export { MAX_NOTE_LENGTH, OrderNote } from './order-note.entity';
 export type { RefundSource, RefundStatus } from './refund.entity';
 
 import { Order } from './order.entity';
@@ -13,5 +14,6 @@ import { OrderItem } from './order-item.entity';
 import { PaymentEvent } from './payment-event.entity';
 import { OrderPaymentIntent } from './order-payment-intent.entity';
 import { Refund } from './refund.entity';
+import { OrderNote } from './order-note.entity';
 
-export const ORDER_ENTITIES = [Order, OrderItem, PaymentEvent, OrderPaymentIntent, Refund];
+export const ORDER_ENTITIES = [Order, OrderItem, PaymentEvent, OrderPaymentIntent, Refund, OrderNote];

@@ -16,6 +16,7 @@ export type PaymentEventStatus = 'pending' | 'processed' | 'failed';
  */
 @Entity('core_payment_events')
 @Check('core_payment_events_status_check', `status IN ('pending', 'processed', 'failed')`)
+@Index('core_payment_events_order_idx', ['order_id']) // an order's timeline
 @Index('core_payment_events_open_idx', ['status', 'next_attempt_at'], { where: `status <> 'processed'` })
 export class PaymentEvent {
   @PrimaryColumn({ type: 'integer', primaryKeyConstraintName: 'core_payment_events_pkey' })
