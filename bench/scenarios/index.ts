@@ -1,3 +1,4 @@
+import { auditLogScenario } from './audit-log';
 import { authScenarios } from './auth';
 import { checkoutScenario } from './checkout';
 import { contentScenarios } from './content';
@@ -24,4 +25,5 @@ export const scenarios: Scenario[] = [
   webhookFloodScenario,
   ...shopMailsScenarios,
   fairnessScenario,
+  auditLogScenario,
 ];
