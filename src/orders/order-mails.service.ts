@@ -3,9 +3,10 @@ import { AccountsService } from '../auth';
 import { RequestContext, TenantSite } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { MailOutboxService, OutboxMail } from '../messaging';
+import { MailOutboxService, OutboxMail, TenantMailTemplates } from '../messaging';
 import { TokenRow } from '../tokens';
 import { isGift, Order, OrderItem } from './entities';
+import { adminFields, confirmationFields, ownOrDefault, refundFields } from './order-mail-fields';
 import { qrImageUrl } from './order-qr';
 import { counts, orderTotal } from './order-totals';
 
@@ -66,6 +67,7 @@ export class OrderMailsService {
   constructor(
     private readonly outbox: MailOutboxService,
     private readonly accounts: AccountsService,
+    private readonly templates: TenantMailTemplates,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -79,6 +81,8 @@ export class OrderMailsService {
     const admins = await this.adminRecipients(ctx);
     const from = site.email_from?.trim() || `no-reply@${site.domain}`;
     const mails: OutboxMail[] = [];
+    // The app's own templates of the two mails, if it saved any (docs/messaging.md "Templates per tenant"); else the defaults.
+    const own = await this.templates.own(ctx, [ADMIN_MAIL_EVENT, CONFIRMATION_MAIL_EVENT]);
 
     // Step 4: the admin email.
     if (admins.visible.length + admins.hidden.length === 0) {
@@ -87,14 +91,20 @@ export class OrderMailsService {
         'admin order email not written: the app has no email_cc, email_bcc or email_from',
       );
     } else {
+      const parts = await ownOrDefault(
+        this.templates,
+        own,
+        ADMIN_MAIL_EVENT,
+        () => adminFields(site, order, items, moneyFormat(order.currency), formatDate(order.order_date ?? new Date())),
+        async () => ({ subject: adminSubject(site, order.id), text: adminText(site, order, items) }),
+      );
       mails.push({
         event: ADMIN_MAIL_EVENT,
         from,
         to: admins.visible[0] ?? null,
         cc: admins.visible.slice(1),
-        bcc: admins.hidden,
-        subject: adminSubject(site, order.id),
-        text: adminText(site, order, items),
+        ...parts,
+        bcc: [...admins.hidden, ...parts.bcc],
         linkedTable: 'core_orders',
         masterId: order.id,
       });
@@ -105,14 +115,21 @@ export class OrderMailsService {
     if (!to) {
       this.logger.warn({ appId: site.id, orderId: order.id }, 'order confirmation not written: the order has no BillingEmail');
     } else {
+      const context = this.confirmationContext(ctx, order, items, tokens);
+      const parts = await ownOrDefault(
+        this.templates,
+        own,
+        CONFIRMATION_MAIL_EVENT,
+        () => confirmationFields(context),
+        async () => ({ subject: confirmationSubject(site, order.id), html: await this.outbox.render(CONFIRMATION_TEMPLATE, context) }),
+      );
       mails.push({
         event: CONFIRMATION_MAIL_EVENT,
         from,
         to,
         cc: admins.visible.filter((address) => address.toLowerCase() !== to.toLowerCase()),
-        bcc: admins.hidden.filter((address) => address.toLowerCase() !== to.toLowerCase()),
-        subject: confirmationSubject(site, order.id),
-        html: await this.outbox.render(CONFIRMATION_TEMPLATE, this.confirmationContext(ctx, order, items, tokens)),
+        ...parts,
+        bcc: [...admins.hidden, ...parts.bcc].filter((address) => address.toLowerCase() !== to.toLowerCase()),
         linkedTable: 'core_orders',
         masterId: order.id,
       });
@@ -137,7 +154,7 @@ export class OrderMailsService {
       return false;
     }
     const money = moneyFormat(order.currency);
-    const html = await this.outbox.render(REFUND_TEMPLATE, {
+    const context = {
       domain: site.domain,
       siteName: site.name ?? site.domain,
       logoUrl: absoluteUrl(site, site.logo),
@@ -147,15 +164,20 @@ export class OrderMailsService {
       refundedTotal: money(order.refunded_total),
       remaining: money(Math.max(0, order.total - order.refunded_total)),
       reason: refund.reason,
-    });
+    };
+    const parts = await ownOrDefault(
+      this.templates,
+      await this.templates.own(ctx, [REFUND_MAIL_EVENT]),
+      REFUND_MAIL_EVENT,
+      () => refundFields(context),
+      async () => ({ subject: refundSubject(site, order.id), html: await this.outbox.render(REFUND_TEMPLATE, context) }),
+    );
     await this.outbox.enqueue(ctx, {
       event: REFUND_MAIL_EVENT,
       from: site.email_from?.trim() || `no-reply@${site.domain}`,
       to,
       cc: [],
-      bcc: [],
-      subject: refundSubject(site, order.id),
-      html,
+      ...parts,
       linkedTable: 'core_orders',
       masterId: order.id,
     });
