@@ -1,7 +1,7 @@
 import { RESERVED_EVENTS } from '../../src/messaging';
 import { OrderMailsService } from '../../src/orders/order-mails.service';
 import { RequestContext } from '../../src/common/request-context';
-import { drain, mailsTo, ShopHarness, startShopHarness, stopShopHarness } from '../orders/checkout-helpers';
+import { drain, mailsTo, ShopClient, ShopHarness, startShopHarness, stopShopHarness } from '../orders/checkout-helpers';
 
 /**
  * Templates per tenant reach real mail (docs/messaging.md "Templates per tenant"): an app's own
@@ -91,7 +91,6 @@ describe('notification templates: the mails they make', () => {
 
     // Another app: the repository's files, as before.
     h.smtp.mails.length = 0;
-    const { ShopClient } = await import('../orders/checkout-helpers');
     const otherClient = new ShopClient(h.t, h.peer, h.other);
     const otherOrder = await otherClient.checkedOut([{ productID: h.other.book, Qty: 1, Price: 2500 }]);
     expect((await otherClient.deliver(otherClient.paid(otherOrder.intent))).status).toBe(200);
