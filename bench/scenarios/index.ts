@@ -7,6 +7,7 @@ import { footprintScenario } from './footprint';
 import { getAppScenario } from './get-app';
 import { messagingScenarios } from './messaging';
 import { shopScenarios } from './shop';
+import { sendLogScenario } from './send-log';
 import { shopMailsScenarios } from './shop-mails';
 import { tokensScenarios } from './tokens';
 import { webhookFloodScenario } from './webhook-flood';
@@ -25,5 +26,6 @@ export const scenarios: Scenario[] = [
   webhookFloodScenario,
   ...shopMailsScenarios,
   fairnessScenario,
+  sendLogScenario,
   auditLogScenario,
 ];
