@@ -190,6 +190,24 @@ describe('notification templates: staff API', () => {
     expect((await post('list', {}, tenant.headers)).status).toBe(401);
   });
 
+  it('records each change in the audit log, in its transaction: none for a refused save', async () => {
+    await post('create', { event: 'audited', subject: 'A [x]', content: '<p>a</p>' });
+    await post('update', { event: 'audited', subject: 'B [x]' });
+    expect((await post('update', { event: 'audited', content: '<p>unclosed <b></p>' })).status).toBe(400);
+    await post('delete', { event: 'audited' });
+    await post('restore', { event: 'audited', version: 1 });
+    const rows: { action: string; record_id: string; actor_id: number; changes: Record<string, { before: unknown; after: unknown }> }[] =
+      await t.dataSource.query(
+        `SELECT action, record_id, actor_id, changes FROM core_audit_log WHERE app_id = $1 AND table_name = 'core_notifications' ORDER BY id`,
+        [tenant.appId],
+      );
+    const audited = rows.slice(-4);
+    expect(audited.map((row) => row.action)).toEqual(['template.create', 'template.update', 'template.delete', 'template.restore']);
+    expect(audited.every((row) => row.actor_id === tenant.adminId)).toBe(true);
+    expect(audited[1].changes.subject).toEqual({ before: 'A [x]', after: 'B [x]' });
+    expect(audited[1].changes.content).toBeUndefined();
+  });
+
   it("never shows or changes another app's templates", async () => {
     const list = await post('list', {});
     expect(list.body.data.map((row: { event: string }) => row.event)).not.toContain('secret_event');

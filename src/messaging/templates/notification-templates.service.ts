@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AuditService } from '../../audit';
 import { ApiError } from '../../common/api-error';
 import { RequestContext } from '../../common/request-context';
 import { isUniqueViolation } from '../../database/transaction';
@@ -11,6 +12,9 @@ import { NotificationVersionRepository } from '../repositories/notification-vers
 import { reservedEvent } from './order-mail-events';
 import { checkTemplate } from './template-rules';
 import { RenderedTemplate, renderTemplate, sampleData } from './template-render';
+
+/** The audit log's `table` of template changes (README "Audit log"). */
+const TABLE = 'core_notifications';
 
 export const TEMPLATE_NOT_FOUND = 'Template not found';
 export const VERSION_NOT_FOUND = 'Template version not found';
@@ -58,7 +62,8 @@ export interface TemplateChange {
  * The staff API of an app's notification templates (docs/messaging.md "Templates per tenant"): list, read,
  * create, update, delete, versions and restore, preview and test send. Each change runs in the transaction of
  * its route, holds the template's row lock, is checked (template-rules.ts) and writes the next
- * core_notification_versions row, so every earlier state can be listed and restored.
+ * core_notification_versions row, so every earlier state can be listed and restored, and its audit row
+ * (template.create, template.update, template.delete, template.restore) in the same transaction.
  */
 @Injectable()
 export class NotificationTemplatesService {
@@ -66,6 +71,7 @@ export class NotificationTemplatesService {
     private readonly templates: NotificationTemplateRepository,
     private readonly versions: NotificationVersionRepository,
     private readonly outbox: MailOutboxService,
+    private readonly audit: AuditService,
   ) {}
 
   async list(ctx: RequestContext): Promise<TemplateView[]> {
@@ -98,6 +104,7 @@ export class NotificationTemplatesService {
       throw error;
     }
     await this.versions.append(ctx, 'create', row.id, fields, this.userId(ctx));
+    await this.audit.record(ctx, { action: 'template.create', table: TABLE, recordId: row.id, after: fields });
     return this.view(ctx, row);
   }
 
@@ -116,6 +123,7 @@ export class NotificationTemplatesService {
     await this.keepUnversioned(ctx, row);
     const saved = await this.templates.update(ctx, row, fields);
     await this.versions.append(ctx, 'update', row.id, fields, this.userId(ctx));
+    await this.audit.record(ctx, { action: 'template.update', table: TABLE, recordId: row.id, before, after: fields });
     return { before, after: await this.view(ctx, saved) };
   }
 
@@ -125,6 +133,7 @@ export class NotificationTemplatesService {
     await this.keepUnversioned(ctx, row);
     const version = await this.versions.append(ctx, 'delete', row.id, fieldsOf(row), this.userId(ctx));
     await this.templates.delete(ctx, row);
+    await this.audit.record(ctx, { action: 'template.delete', table: TABLE, recordId: row.id, before: fieldsOf(row) });
     return { before: fieldsOf(row), version: version.version };
   }
 
@@ -154,6 +163,13 @@ export class NotificationTemplatesService {
       saved = await this.templates.update(ctx, row, fields);
     } else saved = await this.templates.insert(ctx, fields);
     await this.versions.append(ctx, 'restore', saved.id, fields, this.userId(ctx));
+    await this.audit.record(ctx, {
+      action: 'template.restore',
+      table: TABLE,
+      recordId: saved.id,
+      before: row ? fieldsOf(row) : null,
+      after: { ...fields, restoredVersion: versionNumber },
+    });
     return { before: row ? fieldsOf(row) : null, after: await this.view(ctx, saved), created: !row };
   }
 
