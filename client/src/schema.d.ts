@@ -58,6 +58,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/staff/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The app's audit log, newest first, one page
+         * @description Every staff action that changed something (refund, cancel, publish, roll back, staff and settings changes…), written in the transaction of the change: who (actor), what (action), which record (table, recordId), when, from which address, with the before and after of the fields it changed (secrets masked). Filters: actor, action, table, recordId, from/to. Index-backed: a page costs the same whatever the number of rows.
+         */
+        post: operations["AuditController_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -415,6 +435,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/staff/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The app's staff (core_users accounts) with their roles, oldest first */
+        post: operations["StaffController_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite a staff member with their roles: an account without a password, and a link to set one by mail
+         * @description The link is the password reset link (its lifetime and mail). Inviting the address of a removed staff member brings that account back with the new roles. The account cannot log in until the password is set.
+         */
+        post: operations["StaffController_invite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a staff member's roles (exactly the list given; `owner` may be given or taken, but the app keeps one owner)
+         * @description Takes effect at the member's next request: roles are read from the account on every request, not from the token.
+         */
+        post: operations["StaffController_setRoles"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Remove a staff member: no roles, no password, every token void at once (the account row stays for the audit log) */
+        post: operations["StaffController_remove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/message/notification": {
         parameters: {
             query?: never;
@@ -446,6 +540,228 @@ export interface paths {
         put?: never;
         /** Web push to a customer's stored subscription, signed with the app's VAPID keys */
         post: operations["MessagingController_sendPush"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/message/log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The app's notifications, queued and sent, newest first, one page (never the body)
+         * @description Filters: status, email (the recipient, exact without regard to case), event (the template), from/to (when queued). Keyset paging: send the previous page's paging.nextCursor as cursor, with the same filters. Every filter has its index, so any page, the first or one a million rows deep, reads about perPage index entries.
+         */
+        post: operations["SendLogController_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/message/log/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One mail of the send log: the subject and body as merged (HTML and text part), its addresses and delivery state */
+        post: operations["SendLogController_read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/message/log/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put a Failed mail back in the queue: Pending, due now, attempts from zero
+         * @description The senders of every instance are woken once the change committed; the mail's last error stays until a send succeeds. The same as the CLI's `mail:retry --id`, for one mail of the app.
+         */
+        post: operations["SendLogController_retry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/message/templates/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The app's notification templates, by event name */
+        post: operations["TemplatesController_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/message/templates/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One of the app's templates, by event */
+        post: operations["TemplatesController_get"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/message/templates/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a template for an event (version 1)
+         * @description order_confirmation, order_admin and order_refund replace the service's order mails for this app (their merge fields are listed in docs/messaging.md); any other name is an event of /message/notification.
+         */
+        post: operations["TemplatesController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/message/templates/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change a template (the fields given); the new state becomes its next version */
+        post: operations["TemplatesController_update"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/message/templates/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a template; its last state stays as a version, which templates/restore brings back
+         * @description Deleting order_confirmation, order_admin or order_refund brings back the service's default mail.
+         */
+        post: operations["TemplatesController_delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/message/templates/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The versions of an event's template, newest first (also of a deleted one) */
+        post: operations["TemplatesController_versions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/message/templates/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make an earlier version current again, as a new version (a deleted template is created again) */
+        post: operations["TemplatesController_restore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/message/templates/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a template with sample data or the data given: subject, HTML, text, the merge fields used and those missing
+         * @description The saved template of the event, or the subject and content given (checked as a save would, not saved; with both given the event needs no saved template). Nothing is written.
+         */
+        post: operations["TemplatesController_preview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/message/templates/testSend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test of a saved template (enabled or not) to one address through the outbox
+         * @description Rendered with the data given, else sample data; subject prefixed `TEST: `; To the address alone (no CC, no BCC). One Pending core_notification_log row, sent by the background sender.
+         */
+        post: operations["TemplatesController_testSend"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1072,6 +1388,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ecommerce/orderTimeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An order's events in time order
+         * @description Assembled from what the database holds: created, cart items added and changed, each checkout (payment intent), payment events received, completion, refunds, cancellation (its audit row), mails written and sent (the send log), and staff notes. Oldest first; events of the same instant in that order.
+         */
+        post: operations["OrderTimelineController_orderTimeline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ecommerce/addOrderNote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a staff note to an order
+         * @description The note (1..2000 characters) is kept with its author and time, shown in the order timeline, and audited (`order.note`) in the same transaction.
+         */
+        post: operations["OrderTimelineController_addOrderNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/oauth/idp/start": {
         parameters: {
             query?: never;
@@ -1235,6 +1591,84 @@ export interface components {
             payment_test_public_key?: string | null;
             /** @description In production, unless the app is marked payment_test_mode */
             payment_live_public_key?: string | null;
+        };
+        PermissionFailure: {
+            /** @enum {string} */
+            status: "Failed";
+            /** @example Validation error */
+            message: string;
+            /** @description Validation errors, one per field (`Validation error`) */
+            errors?: components["schemas"]["FieldError"][];
+            /**
+             * @description The staff permission the operation needs (README "Staff roles and permissions")
+             * @enum {string}
+             */
+            permission: "orders.view" | "orders.refund" | "orders.cancel" | "orders.resend" | "orders.note" | "orders.complete" | "customers.view" | "customers.invite" | "tokens.manage" | "content.view" | "content.edit" | "content.publish" | "mail.send" | "mail.templates.view" | "mail.templates.edit" | "mail.log.view" | "mail.log.retry" | "audit.view" | "staff.view" | "staff.manage" | "settings.view" | "settings.manage";
+        };
+        ListAuditRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            /** @description The acting staff account (core_users id) */
+            actor?: number;
+            /** @description The action exactly: order.refund, order.cancel, content.publish, settings.update… */
+            action?: string;
+            /** @description The table of the changed record: core_orders, core_sites, a content table… */
+            table?: string;
+            /** @description The changed record's id (with `table`) */
+            recordId?: string;
+            /**
+             * Format: date-time
+             * @description Rows written at or after this time
+             */
+            from?: string;
+            /**
+             * Format: date-time
+             * @description Rows written before this time
+             */
+            to?: string;
+            /** @description Page number, from 1 */
+            page?: number;
+            /** @description Rows per page, 1..100; default 20 */
+            perPage?: number;
+        };
+        AuditActorDto: {
+            id: number;
+            /** @description The account table: core_users for staff */
+            table: string;
+        };
+        AuditItemDto: {
+            /** @description Row id (a bigint, as a string) */
+            id: string;
+            /** @description Null for the system (a job, the CLI, a provider event) */
+            actor: components["schemas"]["AuditActorDto"] | null;
+            action: string;
+            table: string;
+            recordId: string | null;
+            /** @description The address the request came from */
+            ip: string | null;
+            /** Format: date-time */
+            created: string;
+            /** @description { field: { before, after } } of the fields the action changed; secret fields read `[masked]` (or null when unset) */
+            changes: {
+                [key: string]: unknown;
+            };
+        };
+        AuditPaging: {
+            page: number;
+            perPage: number;
+            /** @description More rows follow this page */
+            hasMore: boolean;
+        };
+        ListAuditAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["AuditItemDto"][];
+            paging: components["schemas"]["AuditPaging"];
         };
         Liveness: {
             /** @enum {string} */
@@ -1417,19 +1851,6 @@ export interface components {
             /** @example 123456 */
             code: string;
         };
-        PermissionFailure: {
-            /** @enum {string} */
-            status: "Failed";
-            /** @example Validation error */
-            message: string;
-            /** @description Validation errors, one per field (`Validation error`) */
-            errors?: components["schemas"]["FieldError"][];
-            /**
-             * @description The staff permission the operation needs (README "Staff roles and permissions")
-             * @enum {string}
-             */
-            permission: "orders.view" | "orders.refund" | "orders.cancel" | "orders.resend" | "orders.note" | "orders.complete" | "customers.view" | "customers.invite" | "tokens.manage" | "content.view" | "content.edit" | "content.publish" | "mail.send" | "mail.templates.view" | "mail.templates.edit" | "mail.log.view" | "mail.log.retry" | "audit.view" | "staff.view" | "staff.manage" | "settings.view" | "settings.manage";
-        };
         InviteLinkRequest: {
             /** @description core_users id of the invited user */
             user: number;
@@ -1576,6 +1997,70 @@ export interface components {
             /** @description The reset token again (both must be sent, with equal values) */
             reset_password_token: string;
         };
+        ListStaffRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+        };
+        StaffMemberDto: {
+            id: number;
+            email: string;
+            firstname?: string | null;
+            lastname?: string | null;
+            /** @description Effective roles (an `admin` primary role is an owner) */
+            roles: ("owner" | "orders" | "content" | "support" | "viewer")[];
+            /** @description false until the invited member has set a password through the link */
+            passwordSet: boolean;
+            /**
+             * Format: date-time
+             * @description When the account was made
+             */
+            created: string;
+        };
+        StaffListAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["StaffMemberDto"][];
+        };
+        InviteStaffRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            email: string;
+            /** @description The staff roles, several at once (`[]`: none) */
+            roles: ("owner" | "orders" | "content" | "support" | "viewer")[];
+            firstname?: string;
+            lastname?: string;
+            /** @description The page that sets the password, on the app's domain; default https://<app domain>/reset-password */
+            url?: string;
+        };
+        StaffMemberAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["StaffMemberDto"];
+        };
+        SetStaffRolesRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            /** @description The staff member (core_users id) */
+            userId: number;
+            /** @description The staff roles, several at once (`[]`: none) */
+            roles: ("owner" | "orders" | "content" | "support" | "viewer")[];
+        };
+        RemoveStaffRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            /** @description The staff member (core_users id) */
+            userId: number;
+        };
         ErrorFailure: {
             /** @enum {string} */
             status: "Error";
@@ -1648,6 +2133,362 @@ export interface components {
             message: string;
             /** @description Extra payload delivered to the service worker */
             data?: Record<string, never>;
+        };
+        ListSendLogRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            /**
+             * @description Pending (queued or being retried), Sent, or Failed (given up after NOTIFY_MAX_ATTEMPTS refusals)
+             * @enum {string}
+             */
+            status?: "Pending" | "Sent" | "Failed";
+            /** @description The recipient (To address), exact but without regard to case */
+            email?: string;
+            /** @description The template's event name (core_notifications.event), exact */
+            event?: string;
+            /**
+             * Format: date-time
+             * @description Mails queued (created) at or after this time
+             */
+            from?: string;
+            /**
+             * Format: date-time
+             * @description Mails queued (created) before this time
+             */
+            to?: string;
+            /** @description The previous page's `paging.nextCursor`, with the same filters; omit it for the first (newest) page */
+            cursor?: string;
+            /** @description Mails per page, 1..100; default 20 */
+            perPage?: number;
+        };
+        SendLogItemDto: {
+            /** @description core_notification_log id */
+            id: number;
+            /** @description The template's event */
+            event: string;
+            /** @description The template (core_notifications id); null once it was deleted */
+            templateID: number | null;
+            /** @description The To address; null for a mail to its BCC addresses only (NONE) */
+            email: string | null;
+            /** @description The subject as merged */
+            subject: string;
+            /** @enum {string} */
+            status: "Pending" | "Sent" | "Failed";
+            /** @description Delivery attempts the mail server gave a verdict on */
+            attempts: number;
+            /** @description The mail server's last refusal */
+            lastError: string | null;
+            /** @description The linked record, when the notification named one */
+            linkedTable: string | null;
+            masterID: number | null;
+            /**
+             * Format: date-time
+             * @description When the mail was queued
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @description When the mail server accepted it
+             */
+            sent: string | null;
+        };
+        SendLogPaging: {
+            perPage: number;
+            /** @description More mails follow this page */
+            hasMore: boolean;
+            /** @description Send it as `cursor` (with the same filters) for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        ListSendLogAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["SendLogItemDto"][];
+            paging: components["schemas"]["SendLogPaging"];
+        };
+        SendLogMailRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            /** @description The mail (core_notification_log id, as the list shows it) */
+            id: number;
+        };
+        SendLogDetailDto: {
+            /** @description core_notification_log id */
+            id: number;
+            /** @description The template's event */
+            event: string;
+            /** @description The template (core_notifications id); null once it was deleted */
+            templateID: number | null;
+            /** @description The To address; null for a mail to its BCC addresses only (NONE) */
+            email: string | null;
+            /** @description The subject as merged */
+            subject: string;
+            /** @enum {string} */
+            status: "Pending" | "Sent" | "Failed";
+            /** @description Delivery attempts the mail server gave a verdict on */
+            attempts: number;
+            /** @description The mail server's last refusal */
+            lastError: string | null;
+            /** @description The linked record, when the notification named one */
+            linkedTable: string | null;
+            masterID: number | null;
+            /**
+             * Format: date-time
+             * @description When the mail was queued
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @description When the mail server accepted it
+             */
+            sent: string | null;
+            /** @description The From address */
+            from: string;
+            /** @description CC addresses */
+            cc: string | null;
+            /** @description BCC addresses (comma-separated) */
+            bcc: string | null;
+            /**
+             * @description Whether the body is sent as HTML or as plain text
+             * @enum {string}
+             */
+            contentType: "html" | "text";
+            /** @description The HTML part as merged; null for a plain-text mail */
+            html: string | null;
+            /** @description The plain-text part; null for an HTML mail sent without one */
+            text: string | null;
+            /**
+             * Format: date-time
+             * @description A Pending mail: when the sender takes it next; null otherwise
+             */
+            nextAttempt: string | null;
+        };
+        SendLogMailAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["SendLogDetailDto"];
+        };
+        TemplateItem: {
+            event: string;
+            enabled: boolean;
+            subject: string;
+            content: string;
+            from: string | null;
+            bcc: string | null;
+            /** Format: date-time */
+            created: string;
+            /** Format: date-time */
+            updated: string;
+            /** @description Its latest version (0: saved before versions were kept, unchanged since) */
+            version: number;
+            /** @description Whether the event is one of the service's own mails (order_confirmation, order_admin, order_refund) */
+            reserved: boolean;
+            /** @description The merge fields it may use (a mail of the service) or those it uses */
+            mergeFields: string[];
+        };
+        TemplateListAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["TemplateItem"][];
+        };
+        TemplateEventRequest: {
+            /**
+             * @description Event name (unique per app): a letter, then letters, digits, _, . or - (at most 100). order_confirmation, order_admin and order_refund replace the service's order mails
+             * @example welcome
+             */
+            event: string;
+        };
+        TemplateAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["TemplateItem"];
+        };
+        CreateTemplateRequest: {
+            /**
+             * @description Event name (unique per app): a letter, then letters, digits, _, . or - (at most 100). order_confirmation, order_admin and order_refund replace the service's order mails
+             * @example welcome
+             */
+            event: string;
+            /** @description Whether /message/notification (or the mail of the service) uses it; default true */
+            enabled?: boolean;
+            /**
+             * @description Subject line with [field] placeholders (one line)
+             * @example Hi [firstname]
+             */
+            subject: string;
+            /**
+             * @description HTML with [field] placeholders; its markup must be balanced
+             * @example <p>Hello [firstname]</p>
+             */
+            content: string;
+            /** @description Sender address; blank: the app's email_from */
+            from?: string;
+            /** @description BCC addresses, separated by , or ; */
+            bcc?: string;
+        };
+        UpdateTemplateRequest: {
+            /**
+             * @description Event name (unique per app): a letter, then letters, digits, _, . or - (at most 100). order_confirmation, order_admin and order_refund replace the service's order mails
+             * @example welcome
+             */
+            event: string;
+            /** @description Whether /message/notification (or the mail of the service) uses it; default true */
+            enabled?: boolean;
+            /** @description New subject; absent: unchanged */
+            subject?: string;
+            /** @description New HTML content; absent: unchanged */
+            content?: string;
+            /** @description New sender address; blank clears it, absent: unchanged */
+            from?: string;
+            /** @description New BCC list; blank clears it, absent: unchanged */
+            bcc?: string;
+        };
+        TemplateDeleted: {
+            event: string;
+            /** @description The version that keeps its last state (restore it with templates/restore) */
+            version: number;
+        };
+        TemplateDeletedAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["TemplateDeleted"];
+        };
+        TemplateVersionItem: {
+            version: number;
+            /**
+             * @description The change that left the template so (delete: its state before)
+             * @enum {string}
+             */
+            action: "create" | "update" | "delete" | "restore";
+            enabled: boolean;
+            subject: string;
+            content: string;
+            from: string | null;
+            bcc: string | null;
+            /** @description The core_users account that made the change */
+            userId: number | null;
+            /** Format: date-time */
+            created: string;
+        };
+        TemplateVersionsAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            /** @description Newest first */
+            data: components["schemas"]["TemplateVersionItem"][];
+        };
+        RestoreTemplateRequest: {
+            /**
+             * @description Event name (unique per app): a letter, then letters, digits, _, . or - (at most 100). order_confirmation, order_admin and order_refund replace the service's order mails
+             * @example welcome
+             */
+            event: string;
+            /** @description The version to make current again (templates/versions) */
+            version: number;
+        };
+        PreviewTemplateRequest: {
+            /**
+             * @description Event name (unique per app): a letter, then letters, digits, _, . or - (at most 100). order_confirmation, order_admin and order_refund replace the service's order mails
+             * @example welcome
+             */
+            event: string;
+            /**
+             * @description Values of the merge fields ([name] placeholders); without it, sample data
+             * @example {
+             *       "firstname": "Cy"
+             *     }
+             */
+            data?: {
+                [key: string]: unknown;
+            };
+            /** @description A subject to preview in place of the saved one (checked, not saved) */
+            subject?: string;
+            /** @description Content to preview in place of the saved one (checked, not saved) */
+            content?: string;
+        };
+        TemplatePreview: {
+            subject: string;
+            html: string;
+            /** @description The plain-text part, derived from the HTML */
+            text: string;
+            /** @description Merge fields used that the data filled */
+            usedFields: string[];
+            /** @description Merge fields used that the data did not fill (left as [name]) */
+            missingFields: string[];
+            /** @description Whether sample data was used (no data given) */
+            sample: boolean;
+        };
+        TemplatePreviewAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["TemplatePreview"];
+        };
+        TestSendTemplateRequest: {
+            /**
+             * @description Event name (unique per app): a letter, then letters, digits, _, . or - (at most 100). order_confirmation, order_admin and order_refund replace the service's order mails
+             * @example welcome
+             */
+            event: string;
+            /** @description The one address the test goes to (no CC, no BCC) */
+            email: string;
+            /**
+             * @description Values of the merge fields ([name] placeholders); without it, sample data
+             * @example {
+             *       "firstname": "Cy"
+             *     }
+             */
+            data?: {
+                [key: string]: unknown;
+            };
+        };
+        TemplateTestSend: {
+            /** @description The core_notification_log row of the test mail (Pending; the sender sends it) */
+            logId: number;
+            subject: string;
+            missingFields: string[];
+        };
+        TemplateTestSendAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["TemplateTestSend"];
         };
         ContentVersion: {
             /** @description Encrypted master id of the record */
@@ -2731,6 +3572,73 @@ export interface components {
             data: components["schemas"]["ListedOrderDto"][];
             paging: components["schemas"]["ListOrdersPaging"];
         };
+        OrderTimelineRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            /** @description Encrypted order id (the `_id` createOrder answered) */
+            _orderID: string;
+        };
+        TimelineEventDto: {
+            /**
+             * Format: date-time
+             * @description When it happened
+             */
+            at: string;
+            /**
+             * @description created (core_orders.created), item_added / item_changed (cart items), checkout (a payment intent asked), payment_event (a provider event received), completed (order_date), refund, cancelled (its audit row), staff_action (another audited action on the order), mail_written / mail_sent, note
+             * @enum {string}
+             */
+            type: "created" | "item_added" | "item_changed" | "checkout" | "payment_event" | "completed" | "refund" | "cancelled" | "staff_action" | "mail_written" | "mail_sent" | "note";
+            /** @description One line for people */
+            summary: string;
+            /** @description The event's fields (ids, amounts, statuses, the note's text…) */
+            details: {
+                [key: string]: unknown;
+            };
+        };
+        OrderTimelineDto: {
+            /** @description Encrypted order id */
+            _id: string;
+            orderID: number;
+            /** @description Oldest first */
+            events: components["schemas"]["TimelineEventDto"][];
+        };
+        OrderTimelineAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["OrderTimelineDto"];
+        };
+        AddOrderNoteRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            /** @description Encrypted order id (the `_id` createOrder answered) */
+            _orderID: string;
+            /** @description The note, 1..2000 characters (not only blanks) */
+            text: string;
+        };
+        AddedNoteDto: {
+            noteID: number;
+            /** @description The staff member who wrote it (core_users id) */
+            author: number;
+            text: string;
+            /** Format: date-time */
+            created: string;
+        };
+        AddOrderNoteAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["AddedNoteDto"];
+        };
         IdpStartRequest: {
             /** @description App id; the site-id header is preferred. Read from the body only outside production. */
             appID?: number;
@@ -3035,6 +3943,64 @@ export interface operations {
                     "application/json": components["schemas"]["Failure"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    AuditController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListAuditRequest"];
+            };
+        };
+        responses: {
+            /** @description { status: Success, data: [{ id, actor, action, table, recordId, ip, created, changes }], paging: { page, perPage, hasMore } } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListAuditAnswer"];
+                };
+            };
+            /** @description Validation error naming the field (actor, action, table, recordId, from, to, page, perPage 1..100) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer; 403 naming audit.view for a bearer that is not a staff member of the app holding it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer; 403 naming audit.view for a bearer that is not a staff member of the app holding it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4098,6 +5064,285 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    StaffController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListStaffRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffListAnswer"];
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    StaffController_invite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InviteStaffRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffMemberAnswer"];
+                };
+            };
+            /** @description Validation error naming email, roles, firstname, lastname or url */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
+            /** @description User with this email already exists (a staff member or an account with a password) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Too many reset links for this address (the reset link limits) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    StaffController_setRoles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetStaffRolesRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffMemberAnswer"];
+                };
+            };
+            /** @description Validation error naming userId or roles */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            /** @description Staff member not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description An app keeps at least one owner: make another staff member owner first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    StaffController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RemoveStaffRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffMemberAnswer"];
+                };
+            };
+            /** @description Validation error naming userId */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            /** @description Staff member not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description An app keeps at least one owner: make another staff member owner first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     MessagingController_notification: {
         parameters: {
             query?: never;
@@ -4203,6 +5448,780 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorFailure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    SendLogController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListSendLogRequest"];
+            };
+        };
+        responses: {
+            /** @description { status: Success, data: [{ id, event, templateID, email, subject, status, attempts, lastError, linkedTable, masterID, created, sent }], paging: { perPage, hasMore, nextCursor } } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListSendLogAnswer"];
+                };
+            };
+            /** @description Validation error naming the field (status, email, event, from, to, cursor, perPage 1..100) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer; 403 naming the permission for a bearer of the app whose roles lack it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer; 403 naming the permission for a bearer of the app whose roles lack it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    SendLogController_read: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendLogMailRequest"];
+            };
+        };
+        responses: {
+            /** @description { status: Success, data: { id, event, templateID, email, from, cc, bcc, subject, contentType, html, text, status, attempts, lastError, created, sent, nextAttempt, … } } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SendLogMailAnswer"];
+                };
+            };
+            /** @description Validation error naming id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer; 403 naming the permission for a bearer of the app whose roles lack it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer; 403 naming the permission for a bearer of the app whose roles lack it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            /** @description Mail not found (an unknown id, or another app's mail) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    SendLogController_retry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendLogMailRequest"];
+            };
+        };
+        responses: {
+            /** @description { status: Success, data: the mail as now queued (status Pending) } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SendLogMailAnswer"];
+                };
+            };
+            /** @description Validation error naming id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer; 403 naming the permission for a bearer of the app whose roles lack it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer; 403 naming the permission for a bearer of the app whose roles lack it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            /** @description Mail not found (an unknown id, or another app's mail) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description The mail is Pending (or Sent): only a Failed mail can be retried */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    TemplatesController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateListAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description 401 without a bearer (or an invalid one); 403 naming the permission for a staff member whose roles lack it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or an invalid one); 403 naming the permission for a staff member whose roles lack it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    TemplatesController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplateEventRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateAnswer"];
+                };
+            };
+            /** @description Validation error naming event */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or an invalid one); 403 naming the permission for a staff member whose roles lack it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or an invalid one); 403 naming the permission for a staff member whose roles lack it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            /** @description Template not found (none of this app for the event) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    TemplatesController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTemplateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateAnswer"];
+                };
+            };
+            /** @description Validation error naming the field: event (shape), subject (empty, over 500 characters, more than one line, unknown merge fields), content (empty, over 50000 characters, unbalanced markup, unknown merge fields), from, bcc */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or an invalid one); 403 naming the permission for a staff member whose roles lack it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or an invalid one); 403 naming the permission for a staff member whose roles lack it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
+            /** @description A template for this event exists: update it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    TemplatesController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTemplateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateAnswer"];
+                };
+            };
+            /** @description Validation error naming the field: event (shape), subject (empty, over 500 characters, more than one line, unknown merge fields), content (empty, over 50000 characters, unbalanced markup, unknown merge fields), from, bcc */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or an invalid one); 403 naming the permission for a staff member whose roles lack it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or an invalid one); 403 naming the permission for a staff member whose roles lack it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            /** @description Template not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    TemplatesController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplateEventRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateDeletedAnswer"];
+                };
+            };
+            /** @description Validation error naming event */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or an invalid one); 403 naming the permission for a staff member whose roles lack it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or an invalid one); 403 naming the permission for a staff member whose roles lack it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            /** @description Template not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    TemplatesController_versions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplateEventRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateVersionsAnswer"];
+                };
+            };
+            /** @description Validation error naming event */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or an invalid one); 403 naming the permission for a staff member whose roles lack it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or an invalid one); 403 naming the permission for a staff member whose roles lack it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            /** @description Template not found (no template and no version for the event) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    TemplatesController_restore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RestoreTemplateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateAnswer"];
+                };
+            };
+            /** @description Validation error naming event or version (or the restored text failing the checks of a save) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or an invalid one); 403 naming the permission for a staff member whose roles lack it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or an invalid one); 403 naming the permission for a staff member whose roles lack it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            /** @description Template not found / Template version not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    TemplatesController_preview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreviewTemplateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplatePreviewAnswer"];
+                };
+            };
+            /** @description Validation error naming event, data, subject or content */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or an invalid one); 403 naming the permission for a staff member whose roles lack it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or an invalid one); 403 naming the permission for a staff member whose roles lack it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            /** @description Template not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    TemplatesController_testSend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestSendTemplateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateTestSendAnswer"];
+                };
+            };
+            /** @description Validation error naming event, email or data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or an invalid one); 403 naming the permission for a staff member whose roles lack it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or an invalid one); 403 naming the permission for a staff member whose roles lack it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            /** @description Template not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Notifications are disabled for this app (core_sites.disable_email) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -6338,6 +8357,138 @@ export interface operations {
                 };
             };
             404: components["responses"]["AppNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    OrderTimelineController_orderTimeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderTimelineRequest"];
+            };
+        };
+        responses: {
+            /** @description { status: Success, data: { _id, orderID, events: [{ at, type, summary, details }] } } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderTimelineAnswer"];
+                };
+            };
+            /** @description Validation error naming the field (_orderID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer; 403 naming orders.view for a bearer that is not a staff member of the app holding it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer; 403 naming orders.view for a bearer that is not a staff member of the app holding it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            /** @description Order not found (an unknown, tampered or another app's encrypted id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    OrderTimelineController_addOrderNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddOrderNoteRequest"];
+            };
+        };
+        responses: {
+            /** @description { status: Success, data: { noteID, author, text, created } } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddOrderNoteAnswer"];
+                };
+            };
+            /** @description Validation error naming the field (_orderID, text: required, 1..2000 characters, not only blanks) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer; 403 naming orders.note for a bearer that is not a staff member of the app holding it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer; 403 naming orders.note for a bearer that is not a staff member of the app holding it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            /** @description Order not found (an unknown, tampered or another app's encrypted id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
