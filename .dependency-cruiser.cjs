@@ -9,7 +9,7 @@
 const LAYERS = [
   ['config', 'common', 'database', 'metrics', 'mail'], // L0 foundation
   ['app-context', 'audit', 'rate-limit', 'related'], // L1
-  ['versioning'], // L2
+  ['versioning', 'settings'], // L2
   ['messaging'], // L3
   ['auth'], // L4
   ['idp', 'tokens', 'data-rows'], // L5
@@ -37,6 +37,7 @@ const INDEXED = [
   'rate-limit',
   'related',
   'versioning',
+  'settings',
   'messaging',
   'auth',
   'idp',

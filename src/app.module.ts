@@ -20,6 +20,7 @@ import { RateLimitModule } from './rate-limit';
 import { OrdersModule } from './orders';
 import { TokensModule } from './tokens';
 import { IdpModule } from './idp';
+import { SettingsModule } from './settings';
 
 @Module({})
 export class AppModule {
@@ -47,6 +48,7 @@ export class AppModule {
         TokensModule,
         OrdersModule,
         IdpModule,
+        SettingsModule,
       ],
     };
   }

@@ -3,3 +3,4 @@ export { Site } from './entities/site.entity';
 export { NewSite, SiteChanges, SitesService, UnknownColumnError } from './sites.service';
 export { acceptsPaymentMode, paysLive } from './payment-mode';
 export { isPublishedSample, publishedSamplesMessage, sampleKeysOf } from './published-secrets';
+export { PAYMENT_KEY_FORMATS, SITE_DOMAIN, siteTextValue } from './site-values';

@@ -1,7 +1,6 @@
 import { createECDH } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { isEmail } from 'class-validator';
-import { isPublishedSample, Site, SiteChanges, SitesService } from '../app-context';
+import { SITE_DOMAIN, Site, SiteChanges, SitesService, siteTextValue } from '../app-context';
 import { AccountsService } from '../auth';
 import { IdCipherService } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
@@ -24,17 +23,6 @@ export type ShownTenant = { appID: number } & Omit<Site, 'id'> & { _id: string; 
 /** What `tenant:update` prints. */
 export type UpdatedTenant = { appID: number; changed: string[]; tenant: ShownTenant };
 
-const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
-
-/** What each payment column must look like: the provider's key prefixes (a live key in a test column is refused). */
-const KEY_FORMATS: Record<string, { pattern: RegExp; text: string }> = {
-  payment_test_private_key: { pattern: /^(sk|rk)_test_\w+$/, text: 'a test secret key, sk_test_… or rk_test_…' },
-  payment_live_private_key: { pattern: /^(sk|rk)_live_\w+$/, text: 'a live secret key, sk_live_… or rk_live_…' },
-  payment_webhook_secret: { pattern: /^whsec_\w+$/, text: 'a webhook signing secret, whsec_…' },
-  payment_test_public_key: { pattern: /^pk_test_\w+$/, text: 'a test publishable key, pk_test_…' },
-  payment_live_public_key: { pattern: /^pk_live_\w+$/, text: 'a live publishable key, pk_live_…' },
-};
-
 @Injectable()
 export class TenantService {
   constructor(
@@ -52,7 +40,7 @@ export class TenantService {
     this.connection.transactionManager(ctx); // asserts the edge's transaction: the check and the insert belong together
     const cleanDomain = domain.trim().toLowerCase();
     if (!name.trim()) throw new CommandError('--name is required');
-    if (!DOMAIN.test(cleanDomain)) throw new CommandError(`--domain "${domain}" is not a valid domain name`);
+    if (!SITE_DOMAIN.test(cleanDomain)) throw new CommandError(`--domain "${domain}" is not a valid domain name`);
     if (await this.sites.findByDomain(ctx, cleanDomain)) throw new CommandError(`A tenant with domain "${cleanDomain}" already exists`);
     const vapid = createVapidKeys();
     const site = await this.sites.create(ctx, {
@@ -144,41 +132,13 @@ export class TenantService {
     }
     const length = Number(metadata.length) || Infinity;
     if (value.length > length) throw new CommandError(`${flag} must be at most ${length} characters`);
-    switch (column) {
-      case 'domain': {
-        const domain = value.toLowerCase();
-        if (!DOMAIN.test(domain)) throw new CommandError(`${flag} "${text}" is not a valid domain name`);
-        const other = await this.sites.findByDomain(ctx, domain);
-        if (other && other.id !== appId) throw new CommandError(`A tenant with domain "${domain}" already exists`);
-        return domain;
-      }
-      case 'currency': {
-        const currency = value.toLowerCase();
-        if (!/^[a-z]{3}$/.test(currency) || !Intl.supportedValuesOf('currency').includes(currency.toUpperCase())) {
-          throw new CommandError(`${flag} must be an ISO 4217 currency code such as aud, eur or usd (got "${text}")`);
-        }
-        return currency;
-      }
-      case 'email_from': {
-        const address = /<([^<>]+)>$/.exec(value)?.[1] ?? value;
-        if (!isEmail(address.trim())) throw new CommandError(`${flag} must be an email address, a@b or Name <a@b> (got "${text}")`);
-        return value;
-      }
-      case 'vapid_subject':
-        if (!/^(mailto:\S+@\S+|https:\/\/\S+)$/.test(value))
-          throw new CommandError(`${flag} must be a mailto: or https: URL (got "${text}")`);
-        return value;
-      default: {
-        const format = KEY_FORMATS[column];
-        // The value of a secret is never repeated in a message.
-        if (format && !format.pattern.test(value)) throw new CommandError(`${flag} must be ${format.text}`);
-        if (format && ctx.production && isPublishedSample(value))
-          throw new CommandError(
-            `${flag} is a published sample value (README, fixtures/), which a production instance refuses: set the app's own key from the payment provider's dashboard`,
-          );
-        return value;
-      }
+    const checked = siteTextValue(column, value, ctx.production, text);
+    if ('problem' in checked) throw new CommandError(`${flag} ${checked.problem}`);
+    if (column === 'domain') {
+      const other = await this.sites.findByDomain(ctx, checked.value);
+      if (other && other.id !== appId) throw new CommandError(`A tenant with domain "${checked.value}" already exists`);
     }
+    return checked.value;
   }
 }
 

@@ -1,0 +1,58 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { RequirePermission } from '../common/access-guards';
+import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
+import { successData } from '../common/envelope';
+import { Ctx, RequestContext } from '../common/request-context';
+import { Transactional } from '../common/transactional';
+import { ReadSettingsAnswer, ReadSettingsRequest, UpdateSettingsAnswer, UpdateSettingsRequest } from './settings.dto';
+import { SettingsService } from './settings.service';
+
+const NOT_STAFF = (permission: string) =>
+  `401 without a bearer; 403 naming ${permission} for a bearer that is not a staff member of the app holding it`;
+
+/** The tenant's settings for its owners (README "Tenant settings"). */
+@ApiTags('Staff: tenant settings')
+@ApiAccess('admin-bearer')
+@Controller('staff')
+export class SettingsController {
+  constructor(private readonly settings: SettingsService) {}
+
+  @Post('settings')
+  @RequirePermission('settings.view')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "The tenant's settings",
+    description:
+      'Name, domain, currency, payment test mode, sender address, branding and payment keys. The private keys and the webhook secret are write-only: answered masked (`sk_test_…abcd`) or null when unset.',
+  })
+  @ApiOkResponse({ type: ReadSettingsAnswer })
+  @ApiFailureResponse(400, 'Validation error (appID)')
+  @ApiFailureResponse(401, NOT_STAFF('settings.view'))
+  @ApiFailureResponse(403, NOT_STAFF('settings.view'))
+  async read(@Ctx() ctx: RequestContext, @Body() _body: ReadSettingsRequest): Promise<ReadSettingsAnswer> {
+    return successData(await this.settings.read(ctx));
+  }
+
+  @Post('settings/update')
+  @RequirePermission('settings.manage')
+  @HttpCode(200)
+  @Transactional()
+  @ApiOperation({
+    summary: "Change the tenant's settings",
+    description:
+      'All or nothing: every change is checked as `tenant:update` checks it (a valid domain no other app has, an ISO 4217 currency, an email address, the provider key formats; ' +
+      'production refuses the sample keys this repository publishes), then written with its audit row (`settings.update`, secrets masked) in one transaction. Answers the settings after it.',
+  })
+  @ApiOkResponse({ type: UpdateSettingsAnswer })
+  @ApiFailureResponse(
+    400,
+    'Validation error naming the field: changes, or changes.<name> (not a setting, empty, too long, an invalid domain, currency, address or key, a domain of another app)',
+  )
+  @ApiFailureResponse(401, NOT_STAFF('settings.manage'))
+  @ApiFailureResponse(403, NOT_STAFF('settings.manage'))
+  async update(@Ctx() ctx: RequestContext, @Body() body: UpdateSettingsRequest): Promise<UpdateSettingsAnswer> {
+    const { settings, changed } = await this.settings.update(ctx, body.changes);
+    return successData({ ...settings, changed });
+  }
+}
