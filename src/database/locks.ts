@@ -25,6 +25,8 @@ export enum DatabaseLock {
   StaffOwners = 0x5354464f,
   /** The payment reconciliation tick: one instance asks the provider about open intents ("PRCN"). */
   PaymentReconcileTick = 0x5052434e,
+  /** Changes of one app's template for one event (create, update, delete, restore), which number its versions ("NTMP"). */
+  NotificationTemplate = 0x4e544d50,
 }
 
 // Every advisory-lock statement of the service is below. Raw SQL: advisory locks are PostgreSQL functions, not tables.

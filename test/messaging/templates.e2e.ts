@@ -98,6 +98,18 @@ describe('notification templates: staff API', () => {
     expect((await post('restore', { event: 'never_was', version: 1 })).status).toBe(404);
   });
 
+  it('numbers the versions of concurrent changes without a gap or a clash; of concurrent creates one wins', async () => {
+    const creates = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => post('create', { event: 'raced', subject: `Create ${i}`, content: '<p>c</p>' })),
+    );
+    expect(creates.map((res) => res.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
+    const updates = await Promise.all(Array.from({ length: 10 }, (_, i) => post('update', { event: 'raced', subject: `Update ${i}` })));
+    expect(updates.every((res) => res.status === 200)).toBe(true);
+    const versions = await post('versions', { event: 'raced' });
+    expect(versions.body.data.map((v: { version: number }) => v.version)).toEqual([11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
+    expect(updates.map((res) => res.body.data.version).sort((a: number, b: number) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+  });
+
   it('keeps the state of a template saved before versions existed as version 1 at its first change', async () => {
     const updated = await post('update', { event: 'welcome', subject: 'Welcome, [firstname]' });
     expect(updated.body.data.version).toBe(2);

@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { AuditService } from '../../audit';
 import { ApiError } from '../../common/api-error';
 import { RequestContext } from '../../common/request-context';
+import { DatabaseLock, lockRecord } from '../../database/locks';
 import { isUniqueViolation } from '../../database/transaction';
+import { TransactionalConnection } from '../../database/transactional-connection';
 import { Notification } from '../entities/notification.entity';
 import { NotificationVersion, VersionAction } from '../entities/notification-version.entity';
 import { MailOutboxService } from '../mail-outbox.service';
@@ -61,13 +63,15 @@ export interface TemplateChange {
 /**
  * The staff API of an app's notification templates (docs/messaging.md "Templates per tenant"): list, read,
  * create, update, delete, versions and restore, preview and test send. Each change runs in the transaction of
- * its route, holds the template's row lock, is checked (template-rules.ts) and writes the next
- * core_notification_versions row, so every earlier state can be listed and restored, and its audit row
+ * its route, holds the app's lock of the event (DatabaseLock.NotificationTemplate), is checked
+ * (template-rules.ts) and writes the next core_notification_versions row, so every earlier state can be
+ * listed and restored, and its audit row
  * (template.create, template.update, template.delete, template.restore) in the same transaction.
  */
 @Injectable()
 export class NotificationTemplatesService {
   constructor(
+    private readonly connection: TransactionalConnection,
     private readonly templates: NotificationTemplateRepository,
     private readonly versions: NotificationVersionRepository,
     private readonly outbox: MailOutboxService,
@@ -95,6 +99,7 @@ export class NotificationTemplatesService {
       bcc: blankToNull(input.bcc),
     };
     checkTemplate(fields);
+    await this.lock(ctx, input.event);
     if (await this.templates.one(ctx, input.event)) throw ApiError.conflict('A template for this event exists: update it');
     let row: Notification;
     try {
@@ -109,6 +114,7 @@ export class NotificationTemplatesService {
   }
 
   async update(ctx: RequestContext, event: string, change: TemplateChange): Promise<{ before: TemplateFields; after: TemplateView }> {
+    await this.lock(ctx, event);
     const row = await this.found(ctx, event, true);
     const before = fieldsOf(row);
     const fields: TemplateFields = {
@@ -129,6 +135,7 @@ export class NotificationTemplatesService {
 
   /** Deletes the template; its last state stays as a version (action `delete`), from which it can be restored. */
   async delete(ctx: RequestContext, event: string): Promise<{ before: TemplateFields; version: number }> {
+    await this.lock(ctx, event);
     const row = await this.found(ctx, event, true);
     await this.keepUnversioned(ctx, row);
     const version = await this.versions.append(ctx, 'delete', row.id, fieldsOf(row), this.userId(ctx));
@@ -152,6 +159,7 @@ export class NotificationTemplatesService {
     event: string,
     versionNumber: number,
   ): Promise<{ before: TemplateFields | null; after: TemplateView; created: boolean }> {
+    await this.lock(ctx, event);
     const row = await this.templates.one(ctx, event, true);
     const version = await this.versions.one(ctx, event, versionNumber);
     if (!version) throw ApiError.notFound(row ? VERSION_NOT_FOUND : TEMPLATE_NOT_FOUND);
@@ -234,6 +242,14 @@ export class NotificationTemplatesService {
   /** A template saved before versions were kept (seeded, or written with SQL) gets its state as version 1 before its first change. */
   private async keepUnversioned(ctx: RequestContext, row: Notification): Promise<void> {
     if ((await this.versions.latest(ctx, row.event)) === 0) await this.versions.append(ctx, 'create', row.id, fieldsOf(row), null);
+  }
+
+  /**
+   * The app's lock of the event's template until the transaction ends: its changes one at a time, also where no
+   * row exists to lock (a create, the restore of a deleted template), so version numbers never collide.
+   */
+  private lock(ctx: RequestContext, event: string): Promise<void> {
+    return lockRecord(this.connection.transactionManager(ctx), DatabaseLock.NotificationTemplate, `${ctx.appId}:${event}`);
   }
 
   private async found(ctx: RequestContext, event: string, lock = false): Promise<Notification> {
