@@ -1549,6 +1549,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/staff/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The tenant's settings
+         * @description Name, domain, currency, payment test mode, sender address, branding and payment keys. The private keys and the webhook secret are write-only: answered masked (`sk_test_…abcd`) or null when unset.
+         */
+        post: operations["SettingsController_read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/settings/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the tenant's settings
+         * @description All or nothing: every change is checked as `tenant:update` checks it (a valid domain no other app has, an ISO 4217 currency, an email address, the provider key formats; production refuses the sample keys this repository publishes), then written with its audit row (`settings.update`, secrets masked) in one transaction. Answers the settings after it.
+         */
+        post: operations["SettingsController_update"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3737,6 +3777,96 @@ export interface components {
             message: "Signed out successfully";
             /** @description Open it in the browser: the IdP's logout URL (or the logout relay); null when there is nothing to visit */
             logoutUrl: string | null;
+        };
+        ReadSettingsRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+        };
+        BrandingDto: {
+            logo: string | null;
+            splash_logo: string | null;
+            background: string | null;
+            colour1: string | null;
+            colour2: string | null;
+        };
+        TenantSettingsDto: {
+            appID: number;
+            name: string;
+            domain: string;
+            /** @description ISO 4217, lower case */
+            currency: string;
+            /** @description Payments use the test keys */
+            payment_test_mode: boolean;
+            email_from: string | null;
+            branding: components["schemas"]["BrandingDto"];
+            /** @description Public (also served by /getApp) */
+            payment_test_public_key: string | null;
+            /** @description Public (also served by /getApp) */
+            payment_live_public_key: string | null;
+            /** @description Write-only: its provider prefix and last 4 characters (`sk_test_…abcd`), or null when unset */
+            payment_test_private_key: string | null;
+            /** @description Write-only: its provider prefix and last 4 characters (`sk_test_…abcd`), or null when unset */
+            payment_live_private_key: string | null;
+            /** @description Write-only: its provider prefix and last 4 characters (`sk_test_…abcd`), or null when unset */
+            payment_webhook_secret: string | null;
+        };
+        ReadSettingsAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["TenantSettingsDto"];
+        };
+        UpdateSettingsRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            /**
+             * @description The settings to change, by column: name, domain, currency (ISO 4217), payment_test_mode (boolean), email_from (a@b or Name <a@b>), logo, splash_logo, background, colour1, colour2, payment_test_private_key (sk_test_…/rk_test_…), payment_live_private_key (sk_live_…/rk_live_…), payment_webhook_secret (whsec_…), payment_test_public_key (pk_test_…), payment_live_public_key (pk_live_…). null or "" clears an optional one. Any other name: 400 naming changes.<name>. Production refuses the sample keys this repository publishes.
+             * @example {
+             *       "name": "Demo Shop",
+             *       "currency": "eur",
+             *       "colour1": "#336699"
+             *     }
+             */
+            changes: {
+                [key: string]: unknown;
+            };
+        };
+        UpdatedSettingsDto: {
+            appID: number;
+            name: string;
+            domain: string;
+            /** @description ISO 4217, lower case */
+            currency: string;
+            /** @description Payments use the test keys */
+            payment_test_mode: boolean;
+            email_from: string | null;
+            branding: components["schemas"]["BrandingDto"];
+            /** @description Public (also served by /getApp) */
+            payment_test_public_key: string | null;
+            /** @description Public (also served by /getApp) */
+            payment_live_public_key: string | null;
+            /** @description Write-only: its provider prefix and last 4 characters (`sk_test_…abcd`), or null when unset */
+            payment_test_private_key: string | null;
+            /** @description Write-only: its provider prefix and last 4 characters (`sk_test_…abcd`), or null when unset */
+            payment_live_private_key: string | null;
+            /** @description Write-only: its provider prefix and last 4 characters (`sk_test_…abcd`), or null when unset */
+            payment_webhook_secret: string | null;
+            /** @description The settings whose value changed */
+            changed?: string[];
+        };
+        UpdateSettingsAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["UpdatedSettingsDto"];
         };
     };
     responses: {
@@ -8807,6 +8937,120 @@ export interface operations {
                     "application/json": components["schemas"]["Failure"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    SettingsController_read: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReadSettingsRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadSettingsAnswer"];
+                };
+            };
+            /** @description Validation error (appID) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer; 403 naming settings.view for a bearer that is not a staff member of the app holding it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer; 403 naming settings.view for a bearer that is not a staff member of the app holding it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    SettingsController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSettingsRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdateSettingsAnswer"];
+                };
+            };
+            /** @description Validation error naming the field: changes, or changes.<name> (not a setting, empty, too long, an invalid domain, currency, address or key, a domain of another app) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer; 403 naming settings.manage for a bearer that is not a staff member of the app holding it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer; 403 naming settings.manage for a bearer that is not a staff member of the app holding it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
