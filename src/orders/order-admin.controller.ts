@@ -6,6 +6,7 @@ import { RequirePermission } from '../common/access-guards';
 import { DecryptIds } from '../common/decrypt-ids.interceptor';
 import { success, successData } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
+import { Transactional } from '../common/transactional';
 import { TransactionalConnection } from '../database/transactional-connection';
 import { OrderAccessService, OrderRef } from './order-access.service';
 import {
@@ -15,6 +16,8 @@ import {
   ListOrdersRequest,
   RefundOrderAnswer,
   RefundOrderRequest,
+  ResendOrderMailAnswer,
+  ResendOrderMailRequest,
 } from './order-admin.dto';
 import { OrderAdminService } from './order-admin.service';
 import { ordersError } from './orders.errors';
@@ -131,6 +134,24 @@ export class OrderAdminController {
       if (cancelled) return successData(cancelled);
     }
     throw ordersError('ORDER_BUSY');
+  }
+
+  @Post('resendOrderMail')
+  @HttpCode(200)
+  @Transactional()
+  @RequirePermission('orders.resend')
+  @ApiOperation({
+    summary:
+      "Send a completed order's confirmation or admin mail again, rendered as the order is now (the app's own template, else the default)",
+    description: 'Written to the outbox in one transaction with its audit row (`order.resend`); the background sender sends it.',
+  })
+  @ApiOkResponse({ type: ResendOrderMailAnswer, description: '{ status: Success, data: { mails } }' })
+  @ApiFailureResponse(400, 'Validation error naming _orderID or mail / Cannot resend the mails of an order that is New')
+  @ApiFailureResponse(401, NOT_ADMIN)
+  @ApiFailureResponse(403, NOT_ADMIN)
+  @ApiFailureResponse(404, NOT_FOUND)
+  async resendOrderMail(@Ctx() ctx: RequestContext, @Body() body: ResendOrderMailRequest): Promise<ResendOrderMailAnswer> {
+    return successData(await this.admin.resendMail(ctx, this.access.refOf(ctx, body), body.mail)) as ResendOrderMailAnswer;
   }
 
   @Post('listOrders')

@@ -67,6 +67,30 @@ export class CancelOrderRequest {
   reason?: string;
 }
 
+/** The order mails a staff member may send again. */
+export const RESENDABLE_MAILS = ['confirmation', 'admin'] as const;
+export type ResendableMail = (typeof RESENDABLE_MAILS)[number];
+
+export class ResendOrderMailRequest {
+  @IdField('appID', { doc: { description: 'App id; the site-id header is preferred. Read from the body only outside production.' } })
+  appID?: number;
+
+  @EncryptedOrderIdField('_orderID', { required: true })
+  _orderID: number;
+
+  @ApiProperty({
+    enum: RESENDABLE_MAILS,
+    description: "`confirmation` (to the order's billing email) or `admin` (to the app's administrators)",
+  })
+  @IsIn(RESENDABLE_MAILS as unknown as string[], { message: `mail must be one of ${RESENDABLE_MAILS.join(', ')}` })
+  mail: ResendableMail;
+}
+
+export class ResendOrderMailAnswer extends SuccessEnvelope {
+  @ApiProperty({ description: 'Mails written to the outbox (0: the app sends no mail, or the order has no billing email)' })
+  data: { mails: number };
+}
+
 function OneOfField(name: string, values: readonly string[]): PropertyDecorator {
   return (target, key) => {
     ApiPropertyOptional({ enum: values })(target, key);

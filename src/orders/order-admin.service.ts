@@ -6,7 +6,10 @@ import { OrderStatus, PaymentStatus } from './entities';
 import { PaymentIntentsFlow } from './flows/payment-intents.flow';
 import { OrderAccessService, OrderRef } from './order-access.service';
 import { itemMachine } from './order-item-transitions';
-import { allows, requireTransition } from './order-transitions';
+import { ADMIN_MAIL_EVENT, CONFIRMATION_MAIL_EVENT, OrderMailsService } from './order-mails.service';
+import { allows, isCompleted, requireTransition } from './order-transitions';
+import { ordersError } from './orders.errors';
+import type { ResendableMail } from './order-admin.dto';
 import { orderNumberOf } from './orders.service';
 import { RefundAnswer, RefundReservation, RefundsService } from './refunds.service';
 import type { RefundView } from './payments';
@@ -56,6 +59,7 @@ export class OrderAdminService {
     private readonly intents: PaymentIntentsFlow,
     private readonly refunds: RefundsService,
     private readonly audit: AuditService,
+    private readonly mails: OrderMailsService,
   ) {}
 
   /** The fields of an order a staff action changes, as its audit row shows them. */
@@ -130,6 +134,24 @@ export class OrderAdminService {
       cancelledItems: cancelled,
       ...(refund ? { refundID: refund.refundID } : {}),
     };
+  }
+
+  /**
+   * A staff member's resend of a completed order's confirmation or admin mail, in the edge's transaction:
+   * rendered as the order is now (its items, its tokens' values), written to the outbox, audited.
+   */
+  async resendMail(ctx: RequestContext, ref: OrderRef, mail: ResendableMail): Promise<{ mails: number }> {
+    const order = await this.access.load(ctx, ref);
+    if (!isCompleted(order.orderstatus))
+      throw ordersError('ORDER_STATE', { detail: `resend the mails of an order that is ${order.orderstatus}` });
+    const items = await this.orders.itemsOf(ctx, order.id);
+    const tokens = await this.tokens.ofOrderItems(
+      ctx,
+      items.map((item) => item.id),
+    );
+    const mails = await this.mails.write(ctx, order, items, tokens, mail === 'admin' ? ADMIN_MAIL_EVENT : CONFIRMATION_MAIL_EVENT);
+    await this.audit.record(ctx, { action: 'order.resend', table: 'core_orders', recordId: order.id, after: { mail, mails } });
+    return { mails };
   }
 
   /**

@@ -71,8 +71,17 @@ export class OrderMailsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Writes the admin mail, then the confirmation, in the context's transaction (one statement); how many were written. */
-  async write(ctx: RequestContext, order: Order, items: OrderItem[], tokens: TokenRow[]): Promise<number> {
+  /**
+   * Writes the admin mail, then the confirmation, in the context's transaction (one statement); how many were
+   * written. `only` writes one of them (a staff member's resend).
+   */
+  async write(
+    ctx: RequestContext,
+    order: Order,
+    items: OrderItem[],
+    tokens: TokenRow[],
+    only?: typeof ADMIN_MAIL_EVENT | typeof CONFIRMATION_MAIL_EVENT,
+  ): Promise<number> {
     const site = ctx.app;
     if (site.disable_email) {
       this.logger.log({ appId: site.id, orderId: order.id }, 'order emails not written: disable_email is set for the app');
@@ -84,8 +93,10 @@ export class OrderMailsService {
     // The app's own templates of the two mails, if it saved any (docs/messaging.md "Templates per tenant"); else the defaults.
     const own = await this.templates.own(ctx, [ADMIN_MAIL_EVENT, CONFIRMATION_MAIL_EVENT]);
 
-    // Step 4: the admin email.
-    if (admins.visible.length + admins.hidden.length === 0) {
+    // Step 4: the admin email (unless only the confirmation is resent).
+    if (only === CONFIRMATION_MAIL_EVENT) {
+      this.logger.log({ appId: site.id, orderId: order.id }, 'order confirmation resent');
+    } else if (admins.visible.length + admins.hidden.length === 0) {
       this.logger.warn(
         { appId: site.id, orderId: order.id },
         'admin order email not written: the app has no email_cc, email_bcc or email_from',
@@ -110,9 +121,11 @@ export class OrderMailsService {
       });
     }
 
-    // Step 5: the customer email.
+    // Step 5: the customer email (unless only the admin mail is resent).
     const to = order.BillingEmail?.trim();
-    if (!to) {
+    if (only === ADMIN_MAIL_EVENT) {
+      this.logger.log({ appId: site.id, orderId: order.id }, 'admin order email resent');
+    } else if (!to) {
       this.logger.warn({ appId: site.id, orderId: order.id }, 'order confirmation not written: the order has no BillingEmail');
     } else {
       const context = this.confirmationContext(ctx, order, items, tokens);
