@@ -1,6 +1,7 @@
 import { AuditService, MASKED } from '../../src/audit';
 import { RequestContext } from '../../src/common/request-context';
 import { TransactionalConnection } from '../../src/database/transactional-connection';
+import { SettingsService } from '../../src/settings';
 import { seedTenant, Tenant, userToken } from '../content/content-helpers';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -93,6 +94,26 @@ describe('audit log', () => {
         await audit.record(ctx, { action: 'x'.repeat(65), table: 'core_sites', recordId: shop.appId }); // too long: the insert fails
       }),
     ).rejects.toThrow();
+    expect(await siteName(shop)).toBe(before);
+  });
+
+  it('fault through a real use case: settings.update wrote the change and its audit row, then the transaction failed: neither stays', async () => {
+    const ctx = ctxOf(shop);
+    const before = await siteName(shop);
+    await expect(
+      connection.inTransaction(ctx, async () => {
+        await t.get(SettingsService).update(ctx, { name: 'Renamed then rolled back' });
+        expect(
+          (
+            await connection
+              .manager(ctx)
+              .query(`SELECT count(*)::int AS n FROM core_audit_log WHERE changes->'name'->>'after' = 'Renamed then rolled back'`)
+          )[0].n,
+        ).toBe(1);
+        throw new Error('the use case fails after its audited change');
+      }),
+    ).rejects.toThrow('the use case fails');
+    expect(await sql(`SELECT 1 FROM core_audit_log WHERE changes->'name'->>'after' = 'Renamed then rolled back'`)).toEqual([]);
     expect(await siteName(shop)).toBe(before);
   });
 
