@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../common/access-guards';
 import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
+import { DecryptIds } from '../common/decrypt-ids.interceptor';
 import { successData } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
 import { Transactional } from '../common/transactional';
@@ -35,6 +36,7 @@ export class SettingsController {
   }
 
   @Post('settings/update')
+  @DecryptIds()
   @RequirePermission('settings.manage')
   @HttpCode(200)
   @Transactional()

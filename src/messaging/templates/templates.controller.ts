@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../../common/access-guards';
 import { ApiAccess, ApiFailureResponse } from '../../common/api-responses';
+import { DecryptIds } from '../../common/decrypt-ids.interceptor';
 import { successData } from '../../common/envelope';
 import { Ctx, RequestContext } from '../../common/request-context';
 import { Transactional } from '../../common/transactional';
@@ -129,6 +130,7 @@ export class TemplatesController {
   }
 
   @Post('preview')
+  @DecryptIds()
   @RequirePermission('mail.templates.view')
   @HttpCode(200)
   @ApiOperation({
@@ -144,6 +146,7 @@ export class TemplatesController {
   }
 
   @Post('testSend')
+  @DecryptIds()
   @RequirePermission('mail.templates.edit')
   @HttpCode(200)
   @Transactional()
