@@ -1368,6 +1368,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ecommerce/resendOrderMail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a completed order's confirmation or admin mail again, rendered as the order is now (the app's own template, else the default)
+         * @description Written to the outbox in one transaction with its audit row (`order.resend`); the background sender sends it.
+         */
+        post: operations["OrderAdminController_resendOrderMail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ecommerce/listOrders": {
         parameters: {
             query?: never;
@@ -3550,6 +3570,28 @@ export interface components {
              */
             datetime: string;
             data: components["schemas"]["CancelAnswerDto"];
+        };
+        ResendOrderMailRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            /** @description Encrypted order id (the `_id` createOrder answered) */
+            _orderID: string;
+            /**
+             * @description `confirmation` (to the order's billing email) or `admin` (to the app's administrators)
+             * @enum {string}
+             */
+            mail: "confirmation" | "admin";
+        };
+        ResendOrderMailAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            /** @description Mails written to the outbox (0: the app sends no mail, or the order has no billing email) */
+            data: Record<string, never>;
         };
         ListOrdersRequest: {
             /** @description App id; the site-id header is preferred. Read from the body only outside production. */
@@ -8434,6 +8476,72 @@ export interface operations {
                     "application/json": components["schemas"]["Failure"];
                 };
             };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    OrderAdminController_resendOrderMail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResendOrderMailRequest"];
+            };
+        };
+        responses: {
+            /** @description { status: Success, data: { mails } } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResendOrderMailAnswer"];
+                };
+            };
+            /** @description Validation error naming _orderID or mail / Cannot resend the mails of an order that is New */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer; 403 for a bearer that is not an admin of the app */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer; 403 for a bearer that is not an admin of the app */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            /** @description Order not found (an unknown, tampered or another app's encrypted id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
