@@ -1,10 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * Staff notes on orders (issue 38 part 5, README "Order timeline and notes"): core_order_notes, and an index on
- * core_payment_events(order_id) so an order's timeline finds its payment events without reading the app's whole
- * inbox.
- */
+/** Staff notes on orders (issue 38 part 5, README "Staff API: order timeline and notes"): core_order_notes. */
 export class OrderNotes1764001910000 implements MigrationInterface {
   name = 'OrderNotes1764001910000';
 
@@ -19,11 +15,9 @@ export class OrderNotes1764001910000 implements MigrationInterface {
         created  timestamptz NOT NULL DEFAULT now()
       )`);
     await q.query(`CREATE INDEX core_order_notes_order_idx ON core_order_notes (order_id, created)`);
-    await q.query(`CREATE INDEX core_payment_events_order_idx ON core_payment_events (order_id)`);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP INDEX core_payment_events_order_idx`);
     await q.query(`DROP TABLE core_order_notes`);
   }
 }

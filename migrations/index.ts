@@ -23,6 +23,7 @@ import { AuditLog1764001900000 } from './1764001900000-audit-log';
 import { OrderNotes1764001910000 } from './1764001910000-order-notes';
 import { TemplateVersions1764002000000 } from './1764002000000-template-versions';
 import { NotificationLogIndexes1764002100000 } from './1764002100000-notification-log-indexes';
+import { TimelineIndexes1764002200000 } from './1764002200000-timeline-indexes';
 
 /** Every migration, in order. A new migration is a new file here, never an edit of an applied one. */
 export const migrations = [
@@ -51,4 +52,5 @@ export const migrations = [
   OrderNotes1764001910000,
   TemplateVersions1764002000000,
   NotificationLogIndexes1764002100000,
+  TimelineIndexes1764002200000,
 ];

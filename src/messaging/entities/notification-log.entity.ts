@@ -18,6 +18,7 @@ export type MailContentType = 'html' | 'text';
 @Index('core_notification_log_app_status_idx', { synchronize: false }) // (app_id, status, created DESC, id DESC)
 @Index('core_notification_log_app_email_idx', { synchronize: false }) // (app_id, lower(email), created DESC, id DESC)
 @Index('core_notification_log_app_event_idx', { synchronize: false }) // (app_id, event, created DESC, id DESC)
+@Index('core_notification_log_linked_idx', ['app_id', 'linked_table', 'master_id']) // the mails about a record (the order timeline)
 export class NotificationLog {
   @PrimaryGeneratedColumn()
   id: number;
