@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { requestStore } from '../common/logging';
 
 /** What a service subscribed to a channel hears. */
 export interface ChannelSubscriber {
@@ -71,7 +72,9 @@ export class DatabaseNotifications implements OnApplicationBootstrap, OnModuleDe
     }
     const state = { again: false, done: Promise.resolve() };
     this.announcing.set(channel, state);
-    state.done = this.announce(channel, state);
+    // Outside the request that asked for it: the announcement is every tenant's (later ones join it), so it must
+    // not wait for that request's tenant share of the pool (tenant-pool.ts counts what a request's context checks out).
+    state.done = requestStore.exit(() => this.announce(channel, state));
   }
 
   private async announce(channel: string, state: { again: boolean }): Promise<void> {

@@ -3,6 +3,7 @@ import type Stripe from 'stripe';
 import { SitesService } from '../app-context';
 import { idFromText } from '../common/id-cipher.service';
 import { RequestContext, TenantSite } from '../common/request-context';
+import { TransactionalConnection } from '../database/transactional-connection';
 import { PaymentIntentsFlow } from './flows/payment-intents.flow';
 import { StrayPaymentsFlow } from './flows/stray-payments.flow';
 import { DISPUTE_EVENTS, DisputeOutcome, DisputesService, DisputeView, disputeViewOf } from './disputes.service';
@@ -84,6 +85,7 @@ export class PaymentWebhookService {
   private readonly logger = new Logger(PaymentWebhookService.name);
 
   constructor(
+    private readonly connection: TransactionalConnection,
     private readonly orders: OrderRepository,
     private readonly sites: SitesService,
     private readonly gateway: PaymentGatewayService,
@@ -108,7 +110,11 @@ export class PaymentWebhookService {
   ): Promise<{ site: TenantSite; event: Stripe.Event }> {
     const body = Buffer.isBuffer(rawBody) ? rawBody : Buffer.alloc(0);
     const claimed = claimedObject(body);
-    const named = claimed.appId ?? (claimed.intentId ? await this.orders.appPaidWith(ctx, claimed.intentId) : null);
+    // Looked up in the site cache or on the system pool: a flood of the tenant's reads must not keep the provider waiting.
+    const lookup = Object.assign(RequestContext.background(ctx.requestId, ctx.production), {
+      manager: this.connection.systemDataSource.manager,
+    });
+    const named = claimed.appId ?? (claimed.intentId ? await this.orders.appPaidWith(lookup, claimed.intentId) : null);
     let appId = named;
     if (pathAppId !== undefined) {
       const fromPath = idFromText(pathAppId);
@@ -117,7 +123,7 @@ export class PaymentWebhookService {
       appId = fromPath;
     }
     if (appId === null) return this.refuse('the event names no app (data.object.metadata.appID, or a payment intent of an order)', {});
-    const site = await this.sites.findById(ctx, appId);
+    const site = this.sites.cachedById(ctx, appId) ?? (await this.sites.findById(lookup, appId));
     if (!site) return this.refuse('the event names an unknown app', { appId });
     const event = this.gateway.verifyEvent(body, signature, site.payment_webhook_secret);
     return { site, event };
