@@ -9,6 +9,7 @@ import { DatabaseLock } from '../../database/locks';
 import { withTickLock } from '../../database/transaction';
 import { TransactionalConnection } from '../../database/transactional-connection';
 import { MetricsService } from '../../metrics';
+import { OrderPaymentIntent } from '../entities';
 import { PAYMENT_CANCELED, PAYMENT_FAILED, PAYMENT_SUCCEEDED } from '../payment-webhook.service';
 import { PaymentGatewayService, PaymentIntentView } from '../payments';
 import { ClaimedIntent, PaymentIntentRepository } from '../repositories/payment-intent.repository';
@@ -99,10 +100,10 @@ export class PaymentReconcileJob implements OnApplicationBootstrap, OnApplicatio
     let applied = 0;
     for (const row of claimed.intents) if (await this.reconcile(row)) applied++;
     for (const refund of claimed.refunds) {
-      const [intent] = (await this.connection.systemDataSource.query(
-        'SELECT livemode FROM core_payment_intents WHERE app_id = $1 AND intent_id = $2',
-        [refund.app_id, refund.payment_intent_id],
-      )) as { livemode: boolean }[]; // Raw SQL: one column of another aggregate's row, on the system pool.
+      const intent = await this.connection.systemDataSource.manager.findOne(OrderPaymentIntent, {
+        select: { livemode: true },
+        where: { app_id: refund.app_id, intent_id: refund.payment_intent_id },
+      });
       const site = await this.sites.findById(RequestContext.background(JOB, this.config.production), refund.app_id);
       if (site) await this.strays.send(site, refund.id, intent?.livemode ?? false);
     }
