@@ -24,6 +24,7 @@ import { OrderNotes1764001910000 } from './1764001910000-order-notes';
 import { TemplateVersions1764002000000 } from './1764002000000-template-versions';
 import { NotificationLogIndexes1764002100000 } from './1764002100000-notification-log-indexes';
 import { TimelineIndexes1764002200000 } from './1764002200000-timeline-indexes';
+import { SiteCorsOrigins1764002250000 } from './1764002250000-site-cors-origins';
 
 /** Every migration, in order. A new migration is a new file here, never an edit of an applied one. */
 export const migrations = [
@@ -53,4 +54,5 @@ export const migrations = [
   TemplateVersions1764002000000,
   NotificationLogIndexes1764002100000,
   TimelineIndexes1764002200000,
+  SiteCorsOrigins1764002250000,
 ];

@@ -7,6 +7,9 @@ import { Site } from './entities/site.entity';
 /** The channel core_sites' trigger notifies with the id of every inserted, updated or deleted row (migration SiteChanges). */
 export const SITES_CHANGED_CHANNEL = 'core_sites_changed';
 
+/** How many origins' answers `originListed` keeps. */
+const ORIGINS_KEPT = 10_000;
+
 interface Entry {
   site: Site;
   expires: number;
@@ -24,6 +27,8 @@ interface Entry {
 export class SiteCache implements OnModuleInit, OnModuleDestroy {
   private readonly byId = new Map<number, Entry>();
   private readonly idByDomain = new Map<string, number>();
+  /** Whether any app lists an origin in cors_origins, by origin; emptied by every change (any row may list it). */
+  private readonly listedOrigins = new Map<string, { listed: boolean; expires: number }>();
   /** Bumped by every change notification: a read that started before one does not store what it read. */
   private generation = 0;
   private listening = false;
@@ -77,6 +82,21 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     return this.keep(await this.loadAt(load));
   }
 
+  /** Whether any app lists `origin` in its cors_origins, from memory or `load`ed; at most ORIGINS_KEPT origins are kept. */
+  async originListed(origin: string, load: () => Promise<boolean>): Promise<boolean> {
+    if (!this.listening) return load();
+    const entry = this.listedOrigins.get(origin);
+    if (entry && entry.expires > Date.now()) return entry.listed;
+    const generation = this.generation;
+    const listed = await load();
+    if (this.listening && generation === this.generation) {
+      // Any origin can be sent: a full map is emptied rather than grown, so strangers cannot fill the memory.
+      if (this.listedOrigins.size >= ORIGINS_KEPT) this.listedOrigins.clear();
+      this.listedOrigins.set(origin, { listed, expires: Date.now() + this.config.siteCacheMs });
+    }
+    return listed;
+  }
+
   private async loadAt(load: () => Promise<Site | null>): Promise<{ site: Site | null; generation: number }> {
     const generation = this.generation;
     return { site: await load(), generation };
@@ -97,6 +117,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     this.byId.delete(id);
     if (entry) this.idByDomain.delete(entry.site.domain.toLowerCase());
     for (const [domain, siteId] of this.idByDomain) if (siteId === id) this.idByDomain.delete(domain);
+    this.listedOrigins.clear();
   }
 
   private forget(): void {
@@ -104,5 +125,6 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     this.generation++;
     this.byId.clear();
     this.idByDomain.clear();
+    this.listedOrigins.clear();
   }
 }

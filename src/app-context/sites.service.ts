@@ -44,19 +44,23 @@ export class SitesService {
   }
 
   /**
-   * Whether `origin` (a browser's Origin header, as browsers send it) is `https://<domain>` of an app: that
-   * app's own front end, whose requests CORS lets read their answers (CORS_APP_DOMAINS). It runs in the CORS
-   * hook, before any request context exists; a preflight names no app, so any app's domain counts.
+   * Whether `origin` (a browser's Origin header, as browsers send it) is an app's own front end, whose requests
+   * CORS lets read their answers (CORS_APP_DOMAINS): `https://<domain>` of an app, or an origin an app lists in
+   * its `cors_origins` setting. It runs in the CORS hook, before any request context exists; a preflight names
+   * no app, so any app's origins count. Both answers come through the site cache.
    */
   async isAppOrigin(origin: string): Promise<boolean> {
+    if (origin.includes('\u0000')) return false; // PostgreSQL text cannot hold NUL
     let url: URL;
     try {
       url = new URL(origin);
     } catch {
       return false;
     }
-    if (url.protocol !== 'https:' || url.origin !== origin) return false;
-    return (await this.byDomain(new TransactionScope(), url.host)) !== null;
+    if (url.origin !== origin) return false;
+    const scope = new TransactionScope();
+    if (url.protocol === 'https:' && (await this.byDomain(scope, url.host)) !== null) return true;
+    return this.cache.originListed(origin, () => this.sites.anyListsOrigin(scope, origin));
   }
 
   /** Every tenant by id, without its secret columns (`select: false`): what may be shown to an operator. */

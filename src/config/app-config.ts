@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
+import { browserOrigin } from './origin';
 // The file, not '../auth': the list of user tables only (the auth module's index loads Nest modules).
 
 /**
@@ -150,6 +151,11 @@ export interface AppConfig {
   };
   /** Versioned content and /getDataRows: expiry job interval (0 = off), page and result size limits. */
   content: { expiryTickMs: number; maxPerPage: number; maxRows: number };
+  /**
+   * The staff console (README "Staff console"): its built files (CONSOLE_DIR, default console/dist of the
+   * installation) and how long a console session may go without a refresh before it ends (CONSOLE_IDLE_MINUTES).
+   */
+  console: { distDir: string | null; idleMinutes: number };
   /** Warnings collected while loading (generated development secrets), logged once at start. */
   warnings: string[];
 }
@@ -358,15 +364,7 @@ function readCors(r: Reader): AppConfig['cors'] {
   const origins: string[] = [];
   for (const entry of entries) {
     if (entry === '*') continue;
-    let origin: string | null = null;
-    try {
-      const url = new URL(entry);
-      const bare =
-        url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password && !entry.includes('?') && !entry.includes('#');
-      if ((url.protocol === 'https:' || url.protocol === 'http:') && bare) origin = url.origin; // as browsers send it: lower case, no default port
-    } catch {
-      // not a URL: reported below
-    }
+    const origin = browserOrigin(entry);
     if (origin === null) r.errors.push(`CORS_ORIGINS: "${entry}" is not an origin (scheme://host[:port], no path), nor *`);
     else origins.push(origin);
   }
@@ -481,6 +479,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
       expiryTickMs: r.int('CONTENT_EXPIRY_TICK_MS', 60000, 0),
       maxPerPage: r.int('DATA_ROWS_MAX_PER_PAGE', 100, 1, 10000),
       maxRows: r.int('DATA_ROWS_MAX_ROWS', 1000, 1, 100000),
+    },
+    console: {
+      distDir: r.str('CONSOLE_DIR'),
+      idleMinutes: r.int('CONSOLE_IDLE_MINUTES', 30, 1, 7 * 24 * 60),
     },
     warnings: [],
   };

@@ -21,6 +21,7 @@ export class UpdateSettingsRequest {
     additionalProperties: true,
     description:
       'The settings to change, by column: name, domain, currency (ISO 4217), payment_test_mode (boolean), email_from (a@b or Name <a@b>), ' +
+      'cors_origins (an array of at most 20 browser origins, https://host[:port]; http only for localhost outside production; null or [] for none), ' +
       'logo, splash_logo, background, colour1, colour2, payment_test_private_key (sk_test_…/rk_test_…), payment_live_private_key (sk_live_…/rk_live_…), ' +
       'payment_webhook_secret (whsec_…), payment_test_public_key (pk_test_…), payment_live_public_key (pk_live_…). ' +
       'null or "" clears an optional one. Any other name: 400 naming changes.<name>. Production refuses the sample keys this repository publishes.',
@@ -48,6 +49,12 @@ export class TenantSettingsDto {
   @ApiProperty({ description: 'ISO 4217, lower case' }) currency: string;
   @ApiProperty({ description: 'Payments use the test keys' }) payment_test_mode: boolean;
   @ApiProperty({ type: String, nullable: true }) email_from: string | null;
+  @ApiProperty({
+    type: [String],
+    description: "Browser origins besides https://<domain> whose requests may read the API's answers (CORS), as browsers send them",
+    example: ['https://www.shop.example.test', 'http://localhost:5173'],
+  })
+  cors_origins: string[];
   @ApiProperty({ type: BrandingDto }) branding: BrandingDto;
   @ApiProperty({ type: String, nullable: true, description: 'Public (also served by /getApp)' }) payment_test_public_key: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'Public (also served by /getApp)' }) payment_live_public_key: string | null;

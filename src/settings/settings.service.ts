@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { browserOrigin } from '../config/origin';
 import { Site, SiteChanges, SitesService, siteTextValue } from '../app-context';
 import { AuditService } from '../audit';
 import { ApiError } from '../common/api-error';
@@ -14,10 +15,14 @@ export const SECRET_SETTINGS = ['payment_test_private_key', 'payment_live_privat
 const PUBLIC_KEYS = { payment_test_public_key: 255, payment_live_public_key: 255 } as const;
 const SECRET_LENGTH = 255;
 const REQUIRED = new Set(['name', 'domain', 'currency']);
+/** At most this many entries in cors_origins. */
+const CORS_ORIGINS_MAX = 20;
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 export const SETTING_COLUMNS = [
   ...Object.keys(TEXT_SETTINGS),
   'payment_test_mode',
+  'cors_origins',
   ...Object.keys(BRANDING),
   ...SECRET_SETTINGS,
   ...Object.keys(PUBLIC_KEYS),
@@ -32,6 +37,8 @@ export interface TenantSettings {
   currency: string;
   payment_test_mode: boolean;
   email_from: string | null;
+  /** Browser origins besides `https://<domain>` that may read the API's answers (CORS). */
+  cors_origins: string[];
   branding: { logo: string | null; splash_logo: string | null; background: string | null; colour1: string | null; colour2: string | null };
   payment_test_public_key: string | null;
   payment_live_public_key: string | null;
@@ -112,6 +119,7 @@ export class SettingsService {
       if (typeof raw !== 'boolean') throw ApiError.field(field, `${field} must be true or false`);
       return raw;
     }
+    if (name === 'cors_origins') return corsOrigins(field, raw, ctx.production);
     if (raw === null || (typeof raw === 'string' && raw.trim() === '')) {
       if (REQUIRED.has(name)) throw ApiError.field(field, `${field} cannot be empty`);
       return null;
@@ -125,6 +133,32 @@ export class SettingsService {
     if ('problem' in checked) throw ApiError.field(field, `${field} ${checked.problem}`);
     return checked.value;
   }
+}
+
+/**
+ * The stored list of a cors_origins change: each entry an origin as browsers send it (scheme://host[:port]),
+ * https, or http on a loopback host outside production (a front end on a developer's machine); duplicates
+ * dropped, null or [] for none.
+ */
+function corsOrigins(field: string, raw: unknown, production: boolean): string[] {
+  if (raw === null) return [];
+  if (!Array.isArray(raw)) throw ApiError.field(field, `${field} must be an array of origins (https://shop.example.com) or null`);
+  if (raw.length > CORS_ORIGINS_MAX) throw ApiError.field(field, `${field} must have at most ${CORS_ORIGINS_MAX} origins`);
+  const origins = new Set<string>();
+  raw.forEach((entry: unknown, index) => {
+    const at = `${field}[${index}]`;
+    const origin = typeof entry === 'string' && entry.length <= 300 ? browserOrigin(entry.trim()) : null;
+    if (origin === null)
+      throw ApiError.field(at, `${at} must be an origin, scheme://host[:port] with no path (got ${JSON.stringify(entry)})`);
+    const url = new URL(origin);
+    if (url.protocol === 'http:' && (production || !LOOPBACK_HOSTS.has(url.hostname)))
+      throw ApiError.field(
+        at,
+        `${at} must be an https origin${production ? '' : ' (http only for localhost, 127.0.0.1 or [::1])'} (got "${origin}")`,
+      );
+    origins.add(origin);
+  });
+  return [...origins];
 }
 
 function lengthOf(name: string): number {
@@ -145,6 +179,7 @@ function shown(site: Site): TenantSettings {
     currency: site.currency,
     payment_test_mode: site.payment_test_mode,
     email_from: site.email_from,
+    cors_origins: site.cors_origins ?? [],
     branding: { logo: site.logo, splash_logo: site.splash_logo, background: site.background, colour1: site.colour1, colour2: site.colour2 },
     payment_test_public_key: site.payment_test_public_key,
     payment_live_public_key: site.payment_live_public_key,

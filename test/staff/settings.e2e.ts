@@ -3,6 +3,7 @@ import { TransactionalConnection } from '../../src/database/transactional-connec
 import { SettingsService } from '../../src/settings';
 import { seedTenant, Tenant, userToken } from '../content/content-helpers';
 import { startTestApp, TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait';
 
 /**
  * Tenant settings for owners (README "Tenant settings"): read with the private keys masked, changed all or
@@ -37,6 +38,7 @@ describe('tenant settings', () => {
       currency: 'aud',
       payment_test_mode: row.payment_test_mode,
       email_from: row.email_from,
+      cors_origins: [],
       branding: { logo: '/img/logo.png', splash_logo: '/img/splash.png', background: '#fff', colour1: '#111', colour2: '#222' },
       payment_test_public_key: row.payment_test_public_key,
       payment_live_public_key: row.payment_live_public_key,
@@ -122,6 +124,12 @@ describe('tenant settings', () => {
       [{ payment_test_private_key: 'sk_live_abc123' }, 'changes.payment_test_private_key'],
       [{ payment_webhook_secret: 'secret' }, 'changes.payment_webhook_secret'],
       [{ colour1: 'x'.repeat(51) }, 'changes.colour1'],
+      [{ cors_origins: 'https://a.example.test' }, 'changes.cors_origins'],
+      [{ cors_origins: ['https://a.example.test', 'https://a.example.test/path'] }, 'changes.cors_origins[1]'],
+      [{ cors_origins: ['http://shop.example.test'] }, 'changes.cors_origins[0]'],
+      [{ cors_origins: [5] }, 'changes.cors_origins[0]'],
+      [{ cors_origins: ['*'] }, 'changes.cors_origins[0]'],
+      [{ cors_origins: Array.from({ length: 21 }, (_, i) => `https://f${i}.example.test`) }, 'changes.cors_origins'],
     ];
     for (const [changes, field] of cases) {
       const res = await t.post('/staff/settings/update', changes === undefined ? {} : { changes }, shop.adminHeaders);
@@ -133,6 +141,47 @@ describe('tenant settings', () => {
       expect(JSON.stringify(res.body)).not.toContain('sk_live_abc123');
     }
     expect(await site()).toEqual(before);
+  });
+
+  it('keeps the CORS origins an owner sets, normalized as browsers send them, and lets them read answers', async () => {
+    const cors = await startTestApp({ CORS_ORIGINS: 'https://operator.example.test' }, t.database);
+    try {
+      const from = (origin: string) => cors.post('/getApp', {}, { 'site-id': String(shop.appId), origin });
+      const allowed = async (origin: string) => (await from(origin)).headers['access-control-allow-origin'];
+      const front = `https://front-${shop.appId}.example.test`;
+      expect(await allowed(front)).toBeUndefined();
+
+      const res = await cors.post(
+        '/staff/settings/update',
+        { changes: { cors_origins: [`HTTPS://Front-${shop.appId}.example.test:443`, 'http://localhost:5173', front] } },
+        shop.adminHeaders,
+      );
+      expect(res.status).toBe(200);
+      expect(res.body.data.cors_origins).toEqual([front, 'http://localhost:5173']);
+      expect(res.body.data.changed).toEqual(['cors_origins']);
+      await waitFor(async () => (await allowed(front)) === front); // once the change notification has dropped the cached answer
+      expect(await allowed('http://localhost:5173')).toBe('http://localhost:5173');
+      expect(await allowed(`https://front-${shop.appId}.example.test.evil.test`)).toBeUndefined();
+      expect(await allowed(`http://front-${shop.appId}.example.test`)).toBeUndefined();
+
+      const preflight = await cors.request('OPTIONS', '/getApp', undefined, {
+        origin: front,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'site-id,content-type',
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers['access-control-allow-origin']).toBe(front);
+
+      const audit = await cors.post('/staff/audit', { action: 'settings.update' }, shop.adminHeaders);
+      expect(audit.body.data[0].changes.cors_origins).toEqual({ before: [], after: [front, 'http://localhost:5173'] });
+
+      expect(
+        (await cors.post('/staff/settings/update', { changes: { cors_origins: null } }, shop.adminHeaders)).body.data.cors_origins,
+      ).toEqual([]);
+      await waitFor(async () => (await allowed(front)) === undefined);
+    } finally {
+      await cors.close();
+    }
   });
 
   it('production refuses the payment keys this repository publishes, as tenant:update does', async () => {

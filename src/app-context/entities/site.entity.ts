@@ -4,6 +4,7 @@ import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn,
 @Entity('core_sites')
 @Check('core_sites_currency_check', `currency ~ '^[a-z]{3}$'`)
 @Index('core_sites_domain_uq', { synchronize: false }) // unique on lower(domain): an expression index, kept in the migration
+@Index('core_sites_cors_origins_idx', { synchronize: false }) // GIN on cors_origins, kept in the migration
 export class Site {
   @PrimaryGeneratedColumn()
   id: number;
@@ -98,6 +99,10 @@ export class Site {
    */
   @Column({ type: 'boolean', default: false })
   payment_test_mode: boolean;
+
+  /** Browser origins besides `https://<domain>` that CORS lets read answers (the owner's setting `cors_origins`). */
+  @Column({ type: 'text', array: true, default: () => "'{}'" })
+  cors_origins: string[];
 
   @CreateDateColumn({ type: 'timestamptz' })
   created: Date;

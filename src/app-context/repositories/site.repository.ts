@@ -20,6 +20,15 @@ export class SiteRepository {
     return (await this.connection.query<Site>(scope, 'SELECT * FROM core_sites WHERE lower(domain) = lower($1)', [domain]))[0] ?? null;
   }
 
+  /** Whether any tenant lists `origin` in cors_origins (the GIN index answers `@>`). */
+  async anyListsOrigin(scope: TransactionScope, origin: string): Promise<boolean> {
+    return this.connection
+      .repository(scope, Site)
+      .createQueryBuilder('s')
+      .where('s.cors_origins @> ARRAY[:origin]::text[]', { origin })
+      .getExists();
+  }
+
   /** Every tenant by id, without its secret columns (`select: false`). */
   list(scope: TransactionScope): Promise<Site[]> {
     return this.connection.repository(scope, Site).find({ order: { id: 'ASC' } });
