@@ -9,7 +9,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     rules: {
       // `_name` marks a parameter or binding kept on purpose (a handler's signature, a destructured rest).
       '@typescript-eslint/no-unused-vars': [
