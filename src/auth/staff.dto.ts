@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsDefined, IsIn } from 'class-validator';
 import { DateProperty, SuccessEnvelope } from '../common/api-responses';
@@ -60,8 +60,8 @@ export class RemoveStaffRequest extends ListStaffRequest {
 export class StaffMemberDto {
   @ApiProperty() id: number;
   @ApiProperty() email: string;
-  @ApiPropertyOptional({ nullable: true, type: String }) firstname: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String }) lastname: string | null;
+  @ApiProperty({ nullable: true, type: String }) firstname: string | null;
+  @ApiProperty({ nullable: true, type: String }) lastname: string | null;
   @ApiProperty({ type: [String], enum: STAFF_ROLES, description: 'Effective roles (an `admin` primary role is an owner)' })
   roles: StaffRole[];
   @ApiProperty({ description: 'false until the invited member has set a password through the link' }) passwordSet: boolean;

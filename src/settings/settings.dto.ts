@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { IsNotEmpty, IsObject } from 'class-validator';
 import { SuccessEnvelope } from '../common/api-responses';
 import { IdField } from '../common/dto-fields';
@@ -68,7 +68,7 @@ export class ReadSettingsAnswer extends SuccessEnvelope {
 }
 
 export class UpdatedSettingsDto extends TenantSettingsDto {
-  @ApiPropertyOptional({ type: [String], description: 'The settings whose value changed' }) changed: string[];
+  @ApiProperty({ type: [String], description: 'The settings whose value changed' }) changed: string[];
 }
 
 export class UpdateSettingsAnswer extends SuccessEnvelope {
