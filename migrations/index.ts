@@ -25,6 +25,7 @@ import { TemplateVersions1764002000000 } from './1764002000000-template-versions
 import { NotificationLogIndexes1764002100000 } from './1764002100000-notification-log-indexes';
 import { TimelineIndexes1764002200000 } from './1764002200000-timeline-indexes';
 import { SiteCorsOrigins1764002250000 } from './1764002250000-site-cors-origins';
+import { OrderSearchIndexes1764002350000 } from './1764002350000-order-search-indexes';
 
 /** Every migration, in order. A new migration is a new file here, never an edit of an applied one. */
 export const migrations = [
@@ -55,4 +56,5 @@ export const migrations = [
   NotificationLogIndexes1764002100000,
   TimelineIndexes1764002200000,
   SiteCorsOrigins1764002250000,
+  OrderSearchIndexes1764002350000,
 ];

@@ -1399,7 +1399,7 @@ export interface paths {
         put?: never;
         /**
          * The app's orders, newest first, one page
-         * @description Filters: status, paymentStatus, from/to (creation time), email (billing email, exact). Index-backed: a page costs the same whatever the number of orders.
+         * @description Filters: status, paymentStatus, from/to (creation time), email (billing email, exact), search (the order number or id exactly, or the start of the billing email, last name or "first last", without regard to case). Index-backed: a page costs the same whatever the number of orders; a search reads the orders it matches through its indexes.
          */
         post: operations["OrderAdminController_listOrders"];
         delete?: never;
@@ -3612,6 +3612,8 @@ export interface components {
             to?: string;
             /** @description The billing email, exactly as the order holds it */
             email?: string;
+            /** @description The order number or id (exactly: `42`, `00000042`, `#42`), or the start of the billing email, first name, last name or "first last", without regard to case */
+            search?: string;
             /** @description Page number, from 1 */
             page?: number;
             /** @description Orders per page, 1..100; default 20 */
@@ -3840,6 +3842,14 @@ export interface components {
             /** @description Payments use the test keys */
             payment_test_mode: boolean;
             email_from: string | null;
+            /**
+             * @description Browser origins besides https://<domain> whose requests may read the API's answers (CORS), as browsers send them
+             * @example [
+             *       "https://www.shop.example.test",
+             *       "http://localhost:5173"
+             *     ]
+             */
+            cors_origins: string[];
             branding: components["schemas"]["BrandingDto"];
             /** @description Public (also served by /getApp) */
             payment_test_public_key: string | null;
@@ -3866,7 +3876,7 @@ export interface components {
             /** @description App id; the site-id header is preferred. Read from the body only outside production. */
             appID?: number;
             /**
-             * @description The settings to change, by column: name, domain, currency (ISO 4217), payment_test_mode (boolean), email_from (a@b or Name <a@b>), logo, splash_logo, background, colour1, colour2, payment_test_private_key (sk_test_…/rk_test_…), payment_live_private_key (sk_live_…/rk_live_…), payment_webhook_secret (whsec_…), payment_test_public_key (pk_test_…), payment_live_public_key (pk_live_…). null or "" clears an optional one. Any other name: 400 naming changes.<name>. Production refuses the sample keys this repository publishes.
+             * @description The settings to change, by column: name, domain, currency (ISO 4217), payment_test_mode (boolean), email_from (a@b or Name <a@b>), cors_origins (an array of at most 20 browser origins, https://host[:port]; http only for localhost outside production; null or [] for none), logo, splash_logo, background, colour1, colour2, payment_test_private_key (sk_test_…/rk_test_…), payment_live_private_key (sk_live_…/rk_live_…), payment_webhook_secret (whsec_…), payment_test_public_key (pk_test_…), payment_live_public_key (pk_live_…). null or "" clears an optional one. Any other name: 400 naming changes.<name>. Production refuses the sample keys this repository publishes.
              * @example {
              *       "name": "Demo Shop",
              *       "currency": "eur",
@@ -3886,6 +3896,14 @@ export interface components {
             /** @description Payments use the test keys */
             payment_test_mode: boolean;
             email_from: string | null;
+            /**
+             * @description Browser origins besides https://<domain> whose requests may read the API's answers (CORS), as browsers send them
+             * @example [
+             *       "https://www.shop.example.test",
+             *       "http://localhost:5173"
+             *     ]
+             */
+            cors_origins: string[];
             branding: components["schemas"]["BrandingDto"];
             /** @description Public (also served by /getApp) */
             payment_test_public_key: string | null;
@@ -8567,7 +8585,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListOrdersAnswer"];
                 };
             };
-            /** @description Validation error naming the field (status, paymentStatus, from, to, email, page, perPage 1..100) */
+            /** @description Validation error naming the field (status, paymentStatus, from, to, email, search, page, perPage 1..100) */
             400: {
                 headers: {
                     [name: string]: unknown;

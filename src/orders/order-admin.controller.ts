@@ -160,14 +160,15 @@ export class OrderAdminController {
   @ApiOperation({
     summary: "The app's orders, newest first, one page",
     description:
-      'Filters: status, paymentStatus, from/to (creation time), email (billing email, exact). Index-backed: a page costs the same whatever the number of orders.',
+      'Filters: status, paymentStatus, from/to (creation time), email (billing email, exact), search (the order number or id exactly, or the start of the billing email, last name or "first last", without regard to case). ' +
+      'Index-backed: a page costs the same whatever the number of orders; a search reads the orders it matches through its indexes.',
   })
   @ApiOkResponse({
     type: ListOrdersAnswer,
     description:
       '{ status: Success, data: [{ _id, orderID, orderNumber, orderStatus, paymentStatus, total, refundedTotal, currency, billingEmail, orderDate, created, items }], paging: { page, perPage, hasMore } }',
   })
-  @ApiFailureResponse(400, 'Validation error naming the field (status, paymentStatus, from, to, email, page, perPage 1..100)')
+  @ApiFailureResponse(400, 'Validation error naming the field (status, paymentStatus, from, to, email, search, page, perPage 1..100)')
   @ApiFailureResponse(401, NOT_ADMIN)
   @ApiFailureResponse(403, NOT_ADMIN)
   async listOrders(@Ctx() ctx: RequestContext, @Body() body: ListOrdersRequest): Promise<ListOrdersAnswer> {

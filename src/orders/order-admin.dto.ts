@@ -3,6 +3,7 @@ import { DateProperty, SuccessEnvelope } from '../common/api-responses';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Max, Min, ValidateBy, ValidateIf } from 'class-validator';
 import { IdField, TextField } from '../common/dto-fields';
+import { SearchField } from '../common/search';
 import { EncryptedOrderIdField, IntField } from './cart.dto';
 import { OrderStatus, PaymentStatus } from './entities';
 import { MAX_ORDER_TOTAL } from './order-totals';
@@ -129,6 +130,12 @@ export class ListOrdersRequest {
 
   @TextField('email', 320, { doc: { description: 'The billing email, exactly as the order holds it' } })
   email?: string;
+
+  @SearchField(
+    'search',
+    'The order number or id (exactly: `42`, `00000042`, `#42`), or the start of the billing email, first name, last name or "first last", without regard to case',
+  )
+  search?: string;
 
   @IntField('page', 1, 1_000_000, { doc: { description: 'Page number, from 1' } })
   page?: number;

@@ -28,6 +28,7 @@ export interface ListOrdersQuery {
   from?: string;
   to?: string;
   email?: string;
+  search?: string;
   page?: number;
   perPage?: number;
 }
@@ -165,11 +166,12 @@ export class OrderAdminService {
   ): Promise<{ data: ListedOrder[]; paging: { page: number; perPage: number; hasMore: boolean } }> {
     const page = query.page ?? 1;
     const perPage = query.perPage ?? DEFAULT_PER_PAGE;
-    const { status, paymentStatus, email, from, to } = query;
+    const { status, paymentStatus, email, search, from, to } = query;
     const orders = await this.orders.list(ctx, {
       status,
       paymentStatus,
       email,
+      search,
       from,
       to,
       offset: (page - 1) * perPage,

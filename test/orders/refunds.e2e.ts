@@ -355,11 +355,62 @@ describe('refunds, failed payments, cancellation and the order list', () => {
       expect((await listOrders({}, shop.customerHeaders)).status).toBe(403);
     });
 
+    it("searches by order number, billing email and name, without regard to case, only in the caller's app", async () => {
+      const mine = await paidOrder([{ productID: shop.book, Qty: 1, Price: 2500 }]);
+      const lookalike = await paidOrder([{ productID: shop.book, Qty: 1, Price: 2500 }]);
+      const theirs = await paidOrderOf(other);
+      const [{ id: theirID }] = await sql('SELECT id FROM core_orders WHERE app_id = $1 ORDER BY id DESC LIMIT 1', [other.appId]);
+      const bill = (id: number, first: string, last: string, email: string) =>
+        sql(`UPDATE core_orders SET "BillingFirstName" = $2, "BillingLastName" = $3, "BillingEmail" = $4 WHERE id = $1`, [
+          id,
+          first,
+          last,
+          email,
+        ]);
+      await bill(mine.orderID, 'Zoe', 'Quistorp', 'Zed_Search@Example.test');
+      await bill(lookalike.orderID, 'Zoey', 'Quist', 'zedxsearch@example.test'); // `_` is not a wildcard
+      await bill(theirID, 'Zoe', 'Quistorp', 'zed_search@example.test'); // the same customer in another app
+      const found = async (search: string, headers = shop.adminHeaders) => {
+        const res = await listOrders({ search, perPage: 100 }, headers);
+        expect(res.status).toBe(200);
+        return res.body.data.map((o: { orderID: number }) => o.orderID);
+      };
+      const number = String(mine.orderID).padStart(8, '0');
+      expect(await found(number)).toEqual([mine.orderID]);
+      expect(await found(`#${mine.orderID}`)).toEqual([mine.orderID]);
+      expect(await found(`  ${mine.orderID} `)).toEqual([mine.orderID]);
+      expect(await found('ZED_SEARCH')).toEqual([mine.orderID]);
+      expect(await found('zed')).toEqual([lookalike.orderID, mine.orderID]);
+      expect(await found('quistorp')).toEqual([mine.orderID]);
+      expect(await found('QUIST')).toEqual([lookalike.orderID, mine.orderID]);
+      expect(await found('zoe   quistorp')).toEqual([mine.orderID]);
+      expect(await found('zoe')).toEqual([lookalike.orderID, mine.orderID]);
+      expect(await found('%')).toEqual([]);
+      expect(await found('search')).toEqual([]); // a prefix, not a substring
+      // Combined with the other filters.
+      expect((await listOrders({ search: 'zoe', status: 'New' })).body.data).toEqual([]);
+      expect((await listOrders({ search: 'zoe', paymentStatus: 'Success', perPage: 100 })).body.data).toHaveLength(2);
+      // Another app sees its own order only, never ours, and ours never theirs.
+      expect(await found('zed_search', other.adminHeaders)).toEqual([theirID]);
+      expect(await found(number, other.adminHeaders)).toEqual([]);
+      expect(await found(String(theirID))).toEqual([]);
+      expect(theirs).toBeTruthy();
+
+      for (const [body, field] of [
+        [{ search: 'x'.repeat(201) }, 'search'],
+        [{ search: 42 }, 'search'],
+      ] as const) {
+        expect(await listOrders(body)).toMatchObject({ status: 400, body: { message: 'Validation error', errors: [{ field }] } });
+      }
+      expect((await listOrders({ search: '   ' })).status).toBe(200); // blank: no search
+    });
+
     it("reads a page through an index, without sorting the app's orders, whatever their number", async () => {
       const big = await seedShop(t);
       await sql(
-        `INSERT INTO core_orders (app_id, orderstatus, orderstatuslabel, payment_status, "BillingEmail", created)
-         SELECT $1, CASE WHEN g % 3 = 0 THEN 'Paid' ELSE 'New' END, 'New', NULL, 'buyer' || (g % 500) || '@example.test', now() - g * interval '1 second'
+        `INSERT INTO core_orders (app_id, orderstatus, orderstatuslabel, payment_status, "BillingEmail", "BillingFirstName", "BillingLastName", created)
+         SELECT $1, CASE WHEN g % 3 = 0 THEN 'Paid' ELSE 'New' END, 'New', NULL, 'buyer' || (g % 500) || '@example.test',
+                'Ann' || (g % 5000), 'Lee' || g, now() - g * interval '1 second'
          FROM generate_series(1, 20000) g`,
         [big.appId],
       );
@@ -383,6 +434,32 @@ describe('refunds, failed payments, cancellation and the order list', () => {
       const page = await listOrders({ page: 3, perPage: 20, status: 'Paid' }, big.adminHeaders);
       expect(page.body.data).toHaveLength(20);
       expect(page.body.paging.hasMore).toBe(true);
+
+      // The search: one BitmapOr over its three indexes (and the primary key for a number), never a scan of the
+      // app's orders; the top-N sort is over the orders it matched.
+      const searchWhere = (term: string, id?: number) =>
+        `AND (${id ? `o.id = ${id} OR ` : ''}lower(o."BillingEmail") LIKE '${term}%' OR lower(o."BillingLastName") LIKE '${term}%' OR ` +
+        `lower(COALESCE(o."BillingFirstName", '') || ' ' || COALESCE(o."BillingLastName", '')) LIKE '${term}%')`;
+      for (const where of [searchWhere('lee12345'), searchWhere('buyer499@'), searchWhere('12345', 12345)]) {
+        const plan = JSON.stringify(
+          await sql(
+            `EXPLAIN (FORMAT JSON) SELECT o.* FROM core_orders o WHERE o.app_id = $1 ${where} ORDER BY o.created DESC, o.id DESC LIMIT 21`,
+            [big.appId],
+          ),
+        );
+        for (const index of ['core_orders_app_email_search_idx', 'core_orders_app_last_name_search_idx', 'core_orders_app_name_search_idx'])
+          expect(plan).toContain(index);
+        expect(plan).toContain('BitmapOr');
+        expect(plan).not.toContain('Seq Scan');
+        if (where.includes('o.id =')) expect(plan).toContain('core_orders_pkey');
+      }
+      const byName = await listOrders({ search: 'LEE12345' }, big.adminHeaders);
+      expect(byName.body.data).toHaveLength(1);
+      const byFirst = await listOrders({ search: 'ann4999 ' }, big.adminHeaders);
+      expect(byFirst.body.data).toHaveLength(4); // g = 4999, 9999, 14999, 19999
+      const byEmail = await listOrders({ search: 'Buyer499@', perPage: 100 }, big.adminHeaders);
+      expect(byEmail.body.data).toHaveLength(40);
+      expect(byEmail.body.data.every((o: { billingEmail: string }) => o.billingEmail === 'buyer499@example.test')).toBe(true);
     });
   });
 

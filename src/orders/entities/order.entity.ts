@@ -31,6 +31,9 @@ export interface PostalAddress {
 @Index('core_orders_app_email_idx', { synchronize: false }) // (app_id, "BillingEmail", created DESC, id DESC): listOrders by email
 @Index('core_orders_app_status_idx', { synchronize: false }) // (app_id, orderstatus, created DESC, id DESC): listOrders by status
 @Index('core_orders_app_payment_status_idx', { synchronize: false }) // (app_id, payment_status, created DESC, id DESC): by payment status
+@Index('core_orders_app_email_search_idx', { synchronize: false }) // (app_id, lower("BillingEmail") text_pattern_ops): listOrders' search
+@Index('core_orders_app_last_name_search_idx', { synchronize: false }) // (app_id, lower("BillingLastName") text_pattern_ops): listOrders' search
+@Index('core_orders_app_name_search_idx', { synchronize: false }) // (app_id, lower(first || ' ' || last) text_pattern_ops): listOrders' search
 @Index('core_orders_AuthCode_idx', ['AuthCode'])
 export class Order {
   @PrimaryGeneratedColumn()

@@ -1,12 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { In, QueryDeepPartialEntity } from 'typeorm';
 import { RequestContext } from '../../common/request-context';
+import { idOfTerm, prefixPattern } from '../../common/search';
 import { TransactionalConnection } from '../../database/transactional-connection';
 import { GIFT_REDEEM_STATUSES, ItemStatus, Order, OrderItem, OrderStatus, PaymentStatus } from '../entities';
 import { MAX_ORDER_TOTAL, UNCOUNTED_ITEM_STATUSES } from '../order-totals';
 
 /** The order total of `:orderId` in SQL, in bigint so no product of integers overflows (order-totals.ts's orderTotal). */
 const SUM_SQL = `(SELECT COALESCE(SUM(i."Qty"::bigint * (i."Price"::bigint + i."bond")), 0) FROM core_order_items i WHERE i."Order_ID" = :orderId AND i."ItemStatus" NOT IN (:...uncounted))`;
+
+/**
+ * listOrders' search: each alternative is the expression of one index of migration 1764002350000 (app_id
+ * first, then the lower-cased text with text_pattern_ops), so `LIKE 'term%'` is an index range whatever the
+ * database's collation, and the alternatives are one BitmapOr; a number also matches the order id (primary key).
+ */
+export const ORDER_SEARCH_COLUMNS = [
+  `lower(o."BillingEmail")`,
+  `lower(o."BillingLastName")`,
+  `lower(COALESCE(o."BillingFirstName", '') || ' ' || COALESCE(o."BillingLastName", ''))`,
+] as const;
 
 /** listOrders' filters and page. */
 export interface OrderListQuery {
@@ -15,6 +27,8 @@ export interface OrderListQuery {
   from?: string;
   to?: string;
   email?: string;
+  /** Trimmed, blank-free: the order id exactly, or the start of the billing email or name (ORDER_SEARCH). */
+  search?: string;
   offset: number;
   limit: number;
 }
@@ -173,6 +187,12 @@ export class OrderRepository {
     if (query.email) qb.andWhere('o."BillingEmail" = :email', { email: query.email });
     if (query.from) qb.andWhere('o.created >= :from', { from: query.from });
     if (query.to) qb.andWhere('o.created < :to', { to: query.to });
+    if (query.search) {
+      const id = idOfTerm(query.search);
+      const alternatives = ORDER_SEARCH_COLUMNS.map((column) => `${column} LIKE :searchPrefix`);
+      if (id !== null) alternatives.unshift('o.id = :searchId');
+      qb.andWhere(`(${alternatives.join(' OR ')})`, { searchPrefix: prefixPattern(query.search), searchId: id });
+    }
     return qb.getMany();
   }
 
