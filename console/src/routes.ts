@@ -19,10 +19,20 @@ export interface NavEntry {
 
 const Orders = lazy(() => import('./screens/Orders'));
 const OrderDetail = lazy(() => import('./screens/OrderDetail'));
+const MailTemplates = lazy(() => import('./screens/MailTemplates'));
+const MailLog = lazy(() => import('./screens/MailLog'));
 
 export const routes: Route[] = [
   { path: '/orders', screen: Orders, permission: 'orders.view' },
   { path: '/orders/:id', screen: OrderDetail, permission: 'orders.view' },
+  { path: '/mail/templates', screen: MailTemplates, permission: 'mail.templates.view' },
+  { path: '/mail/templates/:event', screen: MailTemplates, permission: 'mail.templates.view' },
+  { path: '/mail/log', screen: MailLog, permission: 'mail.log.view' },
+  { path: '/mail/log/:id', screen: MailLog, permission: 'mail.log.view' },
 ];
 
-export const nav: NavEntry[] = [{ to: '/orders', label: 'Orders', permission: 'orders.view', prefix: '/orders' }];
+export const nav: NavEntry[] = [
+  { to: '/orders', label: 'Orders', permission: 'orders.view', prefix: '/orders' },
+  { to: '/mail/templates', label: 'Mail templates', permission: 'mail.templates.view', prefix: '/mail/templates' },
+  { to: '/mail/log', label: 'Send log', permission: 'mail.log.view', prefix: '/mail/log' },
+];
