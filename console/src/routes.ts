@@ -21,6 +21,9 @@ const Orders = lazy(() => import('./screens/Orders'));
 const OrderDetail = lazy(() => import('./screens/OrderDetail'));
 const MailTemplates = lazy(() => import('./screens/MailTemplates'));
 const MailLog = lazy(() => import('./screens/MailLog'));
+const Staff = lazy(() => import('./screens/Staff'));
+const Audit = lazy(() => import('./screens/Audit'));
+const Settings = lazy(() => import('./screens/Settings'));
 
 export const routes: Route[] = [
   { path: '/orders', screen: Orders, permission: 'orders.view' },
@@ -29,10 +32,16 @@ export const routes: Route[] = [
   { path: '/mail/templates/:event', screen: MailTemplates, permission: 'mail.templates.view' },
   { path: '/mail/log', screen: MailLog, permission: 'mail.log.view' },
   { path: '/mail/log/:id', screen: MailLog, permission: 'mail.log.view' },
+  { path: '/staff', screen: Staff, permission: 'staff.view' },
+  { path: '/audit', screen: Audit, permission: 'audit.view' },
+  { path: '/settings', screen: Settings, permission: 'settings.view' },
 ];
 
 export const nav: NavEntry[] = [
   { to: '/orders', label: 'Orders', permission: 'orders.view', prefix: '/orders' },
   { to: '/mail/templates', label: 'Mail templates', permission: 'mail.templates.view', prefix: '/mail/templates' },
   { to: '/mail/log', label: 'Send log', permission: 'mail.log.view', prefix: '/mail/log' },
+  { to: '/staff', label: 'Staff', permission: 'staff.view', prefix: '/staff' },
+  { to: '/audit', label: 'Audit log', permission: 'audit.view', prefix: '/audit' },
+  { to: '/settings', label: 'Settings', permission: 'settings.view', prefix: '/settings' },
 ];

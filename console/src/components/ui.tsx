@@ -195,9 +195,14 @@ export function ConfirmDialog({
   const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
+    if (!dialog || !open) return;
+    // Focus goes back where it was when the dialog closes, also when it is unmounted while open.
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    if (!dialog.open) dialog.showModal();
+    return () => {
+      if (dialog.open) dialog.close();
+      if (opener?.isConnected) opener.focus();
+    };
   }, [open]);
   return (
     <dialog ref={ref} className="dialog" aria-labelledby={titleId} onClose={onClose} onCancel={() => onClose()}>
