@@ -26,6 +26,7 @@ import { NotificationLogIndexes1764002100000 } from './1764002100000-notificatio
 import { TimelineIndexes1764002200000 } from './1764002200000-timeline-indexes';
 import { SiteCorsOrigins1764002250000 } from './1764002250000-site-cors-origins';
 import { OrderSearchIndexes1764002350000 } from './1764002350000-order-search-indexes';
+import { TokenListIndexes1764002370000 } from './1764002370000-token-list-indexes';
 
 /** Every migration, in order. A new migration is a new file here, never an edit of an applied one. */
 export const migrations = [
@@ -57,4 +58,5 @@ export const migrations = [
   TimelineIndexes1764002200000,
   SiteCorsOrigins1764002250000,
   OrderSearchIndexes1764002350000,
+  TokenListIndexes1764002370000,
 ];

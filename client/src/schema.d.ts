@@ -1077,6 +1077,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ecommerce/listTokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Staff: the app's access tokens, newest first, one page
+         * @description Filters: productID (a product master id: tokens of any of its versions), customerId, orderID, status (pending, gift_pending, active, expired; a pending or active token whose expiry date has passed is listed, and filtered, as expired). Needs orders.view, as getToken does: the rows carry the token values.
+         */
+        post: operations["TokensController_listTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ecommerce/getCustomerTokens": {
         parameters: {
             query?: never;
@@ -2064,8 +2084,8 @@ export interface components {
         StaffMemberDto: {
             id: number;
             email: string;
-            firstname?: string | null;
-            lastname?: string | null;
+            firstname: string | null;
+            lastname: string | null;
             /** @description Effective roles (an `admin` primary role is an owner) */
             roles: ("owner" | "orders" | "content" | "support" | "viewer")[];
             /** @description false until the invited member has set a password through the link */
@@ -3091,6 +3111,82 @@ export interface components {
             message: "Token found";
             data: components["schemas"]["TokenRowDto"];
         };
+        ListTokensRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            /**
+             * @description Only tokens of this product (its master id: every version of it)
+             * @example 101
+             */
+            productID?: number;
+            /**
+             * @description Only tokens this customer (core_customers id) owns
+             * @example 12
+             */
+            customerId?: number;
+            /**
+             * @description Only tokens issued for this order
+             * @example 501
+             */
+            orderID?: number;
+            /**
+             * @description Only tokens in this status as the list shows it: a pending or active token whose expiry date has passed is `expired`
+             * @enum {string}
+             */
+            status?: "pending" | "gift_pending" | "active" | "expired";
+            /** @description Page number, from 1 */
+            page?: number;
+            /** @description Tokens per page, 1..100; default 20 */
+            perPage?: number;
+        };
+        ListedTokenDto: {
+            id: number;
+            /** @description 64 hex characters */
+            token_value: string;
+            /** @description The product version row current at purchase (core_products.id) */
+            product_id: number;
+            order_id: number;
+            /**
+             * @description pending, gift_pending, active or expired
+             * @enum {string}
+             */
+            status: "pending" | "gift_pending" | "active" | "expired";
+            /**
+             * Format: date-time
+             * @description null: never expires
+             */
+            expiry_date: string | null;
+            activations: number;
+            maximum_activations: number;
+            /** Format: date-time */
+            created_date: string;
+            /** Format: date-time */
+            last_activated: string | null;
+            /** @description The owner; null for a gift nobody has redeemed */
+            customer_id: number | null;
+            order_item_id: number;
+            /** @description Issued as a gift (customer_id null: nobody redeemed it yet) */
+            gift: boolean;
+            /** @description The product master id (null when its version row is gone) */
+            productID: number | null;
+        };
+        ListPaging: {
+            page: number;
+            perPage: number;
+            /** @description More rows follow this page */
+            hasMore: boolean;
+        };
+        ListTokensAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["ListedTokenDto"][];
+            paging: components["schemas"]["ListPaging"];
+        };
         CustomerTokensRequest: {
             /**
              * @description Optional filter: only tokens of this product (master id)
@@ -3916,7 +4012,7 @@ export interface components {
             /** @description Write-only: its provider prefix and last 4 characters (`sk_test_…abcd`), or null when unset */
             payment_webhook_secret: string | null;
             /** @description The settings whose value changed */
-            changed?: string[];
+            changed: string[];
         };
         UpdateSettingsAnswer: {
             /** @enum {string} */
@@ -7587,6 +7683,64 @@ export interface operations {
                     "application/json": components["schemas"]["Failure"] | components["schemas"]["DataNullFailure"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    TokensController_listTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListTokensRequest"];
+            };
+        };
+        responses: {
+            /** @description { status: Success, data: [ { id, token_value, product_id, customer_id, order_id, status, expiry_date, activations, maximum_activations, created_date, last_activated, order_item_id, gift, productID } ], paging: { page, perPage, hasMore } } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListTokensAnswer"];
+                };
+            };
+            /** @description Validation error naming the field (productID, customerId, orderID, status, page, perPage 1..100) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Unauthorized: no bearer, or an invalid one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Insufficient permissions (orders.view): the bearer is a customer or a staff member without it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];

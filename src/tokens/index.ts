@@ -2,6 +2,8 @@
 export { TokensModule } from './tokens.module';
 export { TokenIssuerService } from './token-issuer.service';
 export type { DigitalItem } from './token-issuer.service';
+export { TokensService } from './tokens.service';
+export type { ListedToken, TokenListFilters } from './tokens.service';
 export type { TokenRow } from './token-rows';
 export { Token } from './entities/token.entity';
 export { TokenTemplate } from './entities/token-template.entity';

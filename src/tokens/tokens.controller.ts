@@ -6,6 +6,7 @@ import { CUSTOMER_TABLE, RequirePermission, CustomerGuard, OptionalBearerGuard }
 import { ApiError } from '../common/api-error';
 import { success } from '../common/envelope';
 import { MAX_ID } from '../common/id-cipher.service';
+import { pageAnswer, pageOf } from '../common/list-fields';
 import { Ctx, RequestContext } from '../common/request-context';
 import { Transactional } from '../common/transactional';
 import { customerRow, publicRow, TokenRow } from './token-rows';
@@ -14,6 +15,8 @@ import {
   CustomerTokensAnswer,
   CustomerTokensRequest,
   ExpireTokenRequest,
+  ListTokensAnswer,
+  ListTokensRequest,
   ExtendTokenRequest,
   RedeemTokenRequest,
   TokenActivatedAnswer,
@@ -192,6 +195,36 @@ export class TokensController {
     const tokenId = /^\d{1,10}$/.test(id) ? Number(id) : NaN;
     if (!(tokenId >= 1 && tokenId <= MAX_ID)) throw ApiError.field('id', 'id must be a positive integer');
     return success({ message: 'Token found', data: await this.tokens.get(ctx, tokenId) });
+  }
+
+  @Post('listTokens')
+  @HttpCode(200)
+  @RequirePermission('orders.view')
+  @ApiAccess('admin-bearer')
+  @ApiOperation({
+    summary: "Staff: the app's access tokens, newest first, one page",
+    description:
+      'Filters: productID (a product master id: tokens of any of its versions), customerId, orderID, status (pending, gift_pending, active, expired; ' +
+      'a pending or active token whose expiry date has passed is listed, and filtered, as expired). Needs orders.view, as getToken does: the rows carry the token values.',
+  })
+  @ApiOkResponse({
+    type: ListTokensAnswer,
+    description: `{ status: Success, data: [ { ${ROW}, order_item_id, gift, productID } ], paging: { page, perPage, hasMore } }`,
+  })
+  @ApiFailureResponse(400, 'Validation error naming the field (productID, customerId, orderID, status, page, perPage 1..100)')
+  @ApiFailureResponse(401, ADMIN_401)
+  @ApiFailureResponse(403, 'Insufficient permissions (orders.view): the bearer is a customer or a staff member without it')
+  async listTokens(@Ctx() ctx: RequestContext, @Body() body: ListTokensRequest): Promise<ListTokensAnswer> {
+    const paging = pageOf(body);
+    const rows = await this.tokens.list(ctx, {
+      productID: body.productID,
+      customerId: body.customerId,
+      orderId: body.orderID,
+      status: body.status,
+      offset: paging.offset,
+      limit: paging.limit,
+    });
+    return success(pageAnswer(rows, paging));
   }
 
   @Post('getCustomerTokens')

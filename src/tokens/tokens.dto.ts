@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
 import { DateProperty, SuccessEnvelope } from '../common/api-responses';
 import { IdField, TextField } from '../common/dto-fields';
+import { ListPaging, OneOfField, PageField, PerPageField } from '../common/list-fields';
 import { TOKEN_STATUSES, TokenStatus } from './token-transitions';
 
 const PRODUCT_ID = { description: 'The product master id (not a version row id)', example: 101 };
@@ -60,6 +61,33 @@ export class ExtendTokenRequest {
 export class CustomerTokensRequest {
   @IdField('productId', { doc: { ...PRODUCT_ID, description: 'Optional filter: only tokens of this product (master id)' } })
   productId?: number;
+}
+
+export class ListTokensRequest {
+  @IdField('appID', { doc: { description: 'App id; the site-id header is preferred. Read from the body only outside production.' } })
+  appID?: number;
+
+  @IdField('productID', { doc: { ...PRODUCT_ID, description: 'Only tokens of this product (its master id: every version of it)' } })
+  productID?: number;
+
+  @IdField('customerId', { doc: { description: 'Only tokens this customer (core_customers id) owns', example: 12 } })
+  customerId?: number;
+
+  @IdField('orderID', { doc: { description: 'Only tokens issued for this order', example: 501 } })
+  orderID?: number;
+
+  @OneOfField(
+    'status',
+    TOKEN_STATUSES,
+    'Only tokens in this status as the list shows it: a pending or active token whose expiry date has passed is `expired`',
+  )
+  status?: TokenStatus;
+
+  @PageField()
+  page?: number;
+
+  @PerPageField('Tokens')
+  perPage?: number;
 }
 
 /* Answers (OpenAPI documentation only: see src/common/api-responses.ts). */
@@ -145,4 +173,16 @@ export class TokenFoundAnswer extends SuccessEnvelope {
 export class CustomerTokensAnswer extends SuccessEnvelope {
   @ApiProperty({ enum: ['Tokens found'] }) message: string;
   @ApiProperty({ type: [CustomerTokenRowDto] }) data: CustomerTokenRowDto[];
+}
+
+/** A token as listTokens shows it: getToken's row, whether it was issued as a gift, and its product's master id. */
+export class ListedTokenDto extends TokenRowDto {
+  @ApiProperty({ description: 'Issued as a gift (customer_id null: nobody redeemed it yet)' }) gift: boolean;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The product master id (null when its version row is gone)' }) productID:
+    number | null;
+}
+
+export class ListTokensAnswer extends SuccessEnvelope {
+  @ApiProperty({ type: [ListedTokenDto] }) data: ListedTokenDto[];
+  @ApiProperty({ type: ListPaging }) paging: ListPaging;
 }

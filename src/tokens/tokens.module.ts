@@ -17,6 +17,6 @@ import { TokensService } from './tokens.service';
   imports: [TypeOrmModule.forFeature([TokenTemplate, Token]), VersioningModule],
   controllers: [TokensController],
   providers: [TokenRepository, TokenTemplateRepository, TokenIssuerService, TokensService],
-  exports: [TokenIssuerService],
+  exports: [TokenIssuerService, TokensService],
 })
 export class TokensModule {}

@@ -27,6 +27,17 @@ export interface RedeemedToken {
   master_product_id: number;
 }
 
+/** listTokens' filters: `productID` a product master id. */
+export interface TokenListFilters {
+  productID?: number;
+  customerId?: number;
+  orderId?: number;
+  status?: TokenStatus;
+}
+
+/** A token as listTokens (and the staff's customer page) shows it: its row, whether it was issued as a gift, and its product's master id. */
+export type ListedToken = TokenRow & { gift: boolean; productID: number | null };
+
 export type RedeemOutcome = { ok: true; token: RedeemedToken } | { ok: false; failure: TokenFailure };
 
 const PRODUCTS = 'core_products';
@@ -155,6 +166,22 @@ export class TokensService {
   async customerTokens(ctx: RequestContext, customerId: number, productId?: number): Promise<TokenRow[]> {
     const tokens = await this.ofCustomer(ctx, customerId);
     return (productId === undefined ? tokens : await this.ofProduct(ctx, tokens, productId)).map((t) => t.row);
+  }
+
+  /**
+   * listTokens: one page of the app's tokens, newest first, with each token's product master id. The status
+   * is the one the list shows (TokenRepository's LISTED_STATUS): a token whose expiry date has passed is expired.
+   */
+  async list(ctx: RequestContext, query: TokenListFilters & { offset: number; limit: number }): Promise<ListedToken[]> {
+    const productVersions = query.productID === undefined ? undefined : await this.content.versionRowIds(ctx, PRODUCTS, query.productID);
+    const rows = await this.tokens.list(ctx, { ...query, productVersions });
+    const listed: ListedToken[] = [];
+    for (const raw of rows) {
+      const { row, due, unredeemedGift } = state(raw);
+      const status = due ? (statusAfter('reachExpiry', row.status, unredeemedGift) ?? row.status) : row.status;
+      listed.push({ ...row, status, gift: raw.gift === true, productID: await this.masterOf(ctx, row) });
+    }
+    return listed;
   }
 
   /** The checks after the product's: not gift_pending, not expired, expiry not passed (then it becomes expired), activations below the maximum. */

@@ -155,6 +155,11 @@ export class ContentService {
     return this.versions.masterIdOf(ctx, table, id);
   }
 
+  /** The content rows of every version of the app's record `masterId` of `table`, oldest first (none for an unknown record). */
+  async versionRowIds(ctx: RequestContext, table: string, masterId: number): Promise<number[]> {
+    return (await this.versions.history(ctx, table, masterId)).map((version) => version.Current_ID);
+  }
+
   /**
    * Runs a write in the use case's transaction, which its edge opened (the endpoint is @Transactional()):
    * a lost race on the one-current-version index is a 409, bad values a 400.

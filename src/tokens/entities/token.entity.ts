@@ -21,6 +21,9 @@ const GIFT_CHECK = `status = 'expired' OR (status = 'gift_pending') = (gift AND 
 @Unique('core_tokens_token_value_key', ['token_value'])
 @Unique('core_tokens_order_item_id_item_unit_key', ['order_item_id', 'item_unit'])
 @Index('core_tokens_app_customer_idx', ['app_id', 'customer_id'])
+@Index('core_tokens_app_id_idx', { synchronize: false }) // (app_id, id DESC): listTokens' newest-first pages
+@Index('core_tokens_app_order_idx', { synchronize: false }) // (app_id, order_id, id DESC): listTokens by order, an order's tokens
+@Index('core_tokens_app_product_idx', { synchronize: false }) // (app_id, product_id, id DESC): listTokens by product
 export class Token {
   @PrimaryGeneratedColumn()
   id: number;

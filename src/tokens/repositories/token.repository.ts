@@ -11,6 +11,7 @@ import {
   RESTORABLE_EXPIRY,
   TOKEN_TRANSITIONS,
   TokenExpiryReason,
+  TokenStatus,
   TokenTransition,
   TokenTrigger,
 } from '../token-transitions';
@@ -43,6 +44,31 @@ const EXPIRE = applies('expire');
 const EXTENDED_STATUS = `CASE WHEN ${applies('extendGift')} THEN '${TOKEN_TRANSITIONS.extendGift.to}' WHEN ${applies('extend')} THEN '${TOKEN_TRANSITIONS.extend.to}' ELSE status END`;
 
 type TokenUpdate = UpdateQueryBuilder<Token>;
+
+/** SQL: a pending or active token whose expiry date has passed: the first check that reads it makes it expired. */
+const DUE = `(${REACH_EXPIRY} AND COALESCE(expiry_date <= now(), false))`;
+
+/**
+ * listTokens' status filter, as the list shows a token's status: a token whose expiry date has passed counts
+ * as `expired` (validateToken and activateToken would make it so on their first read), so `active` and
+ * `pending` are only those whose date has not.
+ */
+const LISTED_STATUS: Record<TokenStatus, string> = {
+  expired: `(status = 'expired' OR ${DUE})`,
+  active: `(status = 'active' AND NOT ${DUE})`,
+  pending: `(status = 'pending' AND NOT ${DUE})`,
+  gift_pending: `status = 'gift_pending'`,
+};
+
+/** listTokens' filters and page. `productVersions`: the content rows of the product's versions (none: nothing matches). */
+export interface TokenListQuery {
+  productVersions?: number[];
+  customerId?: number;
+  orderId?: number;
+  status?: TokenStatus;
+  offset: number;
+  limit: number;
+}
 
 /**
  * The SET of a change to expired for `reason` (a parameter of the statement, `:reason`): when and why, and
@@ -94,6 +120,29 @@ export class TokenRepository {
       .andWhere('t.customer_id = :customerId', { customerId })
       .orderBy('t.id', 'ASC')
       .getRawMany<RawTokenState>();
+  }
+
+  /**
+   * One page of the app's tokens, newest first (id DESC), with `gift` and `due`. Each filter has an index that
+   * starts with app_id (migration 1764002370000: by id, by order, by product; by customer since the tokens migration).
+   */
+  list(ctx: RequestContext, query: TokenListQuery): Promise<RawTokenState[]> {
+    const qb = this.connection.repository(ctx, Token).createQueryBuilder('t').select([]);
+    for (const column of TOKEN_ROW_COLUMNS) qb.addSelect(`t.${column}`, column);
+    qb.addSelect('t.gift', 'gift')
+      .addSelect('(t.expiry_date IS NOT NULL AND t.expiry_date <= now())', 'due')
+      .where('t.app_id = :appId', { appId: ctx.appId })
+      .orderBy('t.id', 'DESC')
+      .offset(query.offset)
+      .limit(query.limit);
+    if (query.productVersions) {
+      if (query.productVersions.length === 0) return Promise.resolve([]);
+      qb.andWhere('t.product_id IN (:...versions)', { versions: query.productVersions });
+    }
+    if (query.customerId !== undefined) qb.andWhere('t.customer_id = :customerId', { customerId: query.customerId });
+    if (query.orderId !== undefined) qb.andWhere('t.order_id = :orderId', { orderId: query.orderId });
+    if (query.status) qb.andWhere(LISTED_STATUS[query.status]);
+    return qb.getRawMany<RawTokenState>();
   }
 
   /** The tokens issued for these order items of the app, by item and unit. */
