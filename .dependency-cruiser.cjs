@@ -14,7 +14,7 @@ const LAYERS = [
   ['auth'], // L4
   ['idp', 'tokens', 'data-rows'], // L5
   ['orders'], // L6
-  ['cli', 'health'], // L7, with the bootstrap files src/*.ts (app.module, main, cli, openapi…), which may import anything
+  ['cli', 'health', 'console'], // L7, with the bootstrap files src/*.ts (app.module, main, cli, openapi…), which may import anything
 ];
 
 /** Same-layer imports that are part of the design. */
@@ -44,6 +44,7 @@ const INDEXED = [
   'tokens',
   'data-rows',
   'orders',
+  'console',
   'metrics',
   'mail',
 ];

@@ -25,7 +25,9 @@ import { TemplateVersions1764002000000 } from './1764002000000-template-versions
 import { NotificationLogIndexes1764002100000 } from './1764002100000-notification-log-indexes';
 import { TimelineIndexes1764002200000 } from './1764002200000-timeline-indexes';
 import { SiteCorsOrigins1764002250000 } from './1764002250000-site-cors-origins';
+import { ConsoleSessions1764002300000 } from './1764002300000-console-sessions';
 import { OrderSearchIndexes1764002350000 } from './1764002350000-order-search-indexes';
+import { CustomerListIndexes1764002360000 } from './1764002360000-customer-list-indexes';
 import { TokenListIndexes1764002370000 } from './1764002370000-token-list-indexes';
 
 /** Every migration, in order. A new migration is a new file here, never an edit of an applied one. */
@@ -57,6 +59,8 @@ export const migrations = [
   NotificationLogIndexes1764002100000,
   TimelineIndexes1764002200000,
   SiteCorsOrigins1764002250000,
+  ConsoleSessions1764002300000,
   OrderSearchIndexes1764002350000,
+  CustomerListIndexes1764002360000,
   TokenListIndexes1764002370000,
 ];

@@ -8,6 +8,7 @@ import { ApiError } from './common/api-error';
 import { answerClientError, MAX_URL_LENGTH, routeNotFound, sendError, toApiError } from './common/global-exception.filter';
 import { AppModule } from './app.module';
 import { SitesService } from './app-context';
+import { CONSOLE_SESSION_ROUTES } from './console';
 import { corsOrigin, DOCS_HELMET, securityHeaders } from './common/http-security';
 import { createRootLogger, JsonLogger, requestStore } from './common/logging';
 import { AppConfig } from './config/app-config';
@@ -156,7 +157,8 @@ export async function createApp(config: AppConfig, database: Pick<DatabaseHandle
     );
     done();
   });
-  if (config.basePath) app.setGlobalPrefix(config.basePath, { exclude: ['health', 'health/ready', 'metrics'] });
+  // The console's session routes too: its cookies are scoped to /console/session on the console's origin (src/console).
+  if (config.basePath) app.setGlobalPrefix(config.basePath, { exclude: ['health', 'health/ready', 'metrics', ...CONSOLE_SESSION_ROUTES] });
   // Tenant front ends live on many domains and authenticate with bearer tokens, not cookies. Which origins
   // may read answers: CORS_ORIGINS and the apps' own domains (README "Operations").
   const sites = app.get(SitesService);

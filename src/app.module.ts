@@ -21,6 +21,7 @@ import { OrdersModule } from './orders';
 import { TokensModule } from './tokens';
 import { IdpModule } from './idp';
 import { SettingsModule } from './settings';
+import { ConsoleModule } from './console';
 
 @Module({})
 export class AppModule {
@@ -49,6 +50,7 @@ export class AppModule {
         OrdersModule,
         IdpModule,
         SettingsModule,
+        ConsoleModule,
       ],
     };
   }

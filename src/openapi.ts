@@ -85,7 +85,9 @@ export function documentBuilder(config: AppConfig): DocumentBuilder {
         `${Object.keys(GLOBAL_RESPONSES).join(', ')}) are added to every operation that does not list that status itself. ` +
         `A request that matches no operation gets 404 (RouteNotFound) or, when the path has other methods, 405 with Allow (MethodNotAllowed). URLs over ${MAX_URL_LENGTH} characters get 414, ` +
         'request heads over 16 KB 431 and a request sent too slowly 408, all in the failure envelope.' +
-        (config.basePath ? ` Paths are under ${config.basePath}, except /health, /health/ready and /metrics.` : ''),
+        (config.basePath
+          ? ` Paths are under ${config.basePath}, except /health, /health/ready, /metrics and the staff console's session (/console/session/…).`
+          : ''),
     )
     .setVersion('2')
     .addApiKey(

@@ -1629,6 +1629,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console/session/csrf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A CSRF token for the session POSTs; sets the `console_csrf` secret cookie when the browser has none
+         * @description The secret cookie is HttpOnly, SameSite=Strict, Path=/console/session, Secure in production.
+         */
+        get: operations["ConsoleSessionController_csrf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/session/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign a staff member (core_users account with a staff role) of the tenant into the console
+         * @description The tenant by `domain` or `appID`; the password login of POST /auth/login with its per-account limits. The refresh token is set in the `console_refresh` cookie (HttpOnly, SameSite=Strict, Path=/console/session, Secure in production, Max-Age CONSOLE_IDLE_MINUTES), never in the body.
+         */
+        post: operations["ConsoleSessionController_signIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/session/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new access token for the session of the `console_refresh` cookie, which is replaced (the old one no longer works)
+         * @description Roles and permissions are read from the account. A session not refreshed within CONSOLE_IDLE_MINUTES has ended. On 401 and 403 the cookie is cleared. The refresh token is set in the `console_refresh` cookie (HttpOnly, SameSite=Strict, Path=/console/session, Secure in production, Max-Age CONSOLE_IDLE_MINUTES), never in the body.
+         */
+        post: operations["ConsoleSessionController_refresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/session/sign-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the session of the `console_refresh` cookie (its refresh token no longer works) and clear the cookie
+         * @description Succeeds without a session too.
+         */
+        post: operations["ConsoleSessionController_signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4023,6 +4103,67 @@ export interface components {
              */
             datetime: string;
             data: components["schemas"]["UpdatedSettingsDto"];
+        };
+        ConsoleCsrfData: {
+            /** @description Send it back in the `x-csrf-token` header of the session POSTs (sign-in, refresh, sign-out) */
+            csrfToken: string;
+        };
+        ConsoleCsrfAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["ConsoleCsrfData"];
+        };
+        ConsoleSignInRequest: {
+            /**
+             * @description The tenant by its domain (core_sites.domain), as the sign-in page asks; or appID
+             * @example shop.example.test
+             */
+            domain?: string;
+            /** @description The tenant by its id, when no domain is given */
+            appID?: number;
+            /** @example admin@example.test */
+            email: string;
+            password: string;
+        };
+        ConsoleStaff: {
+            /** @description core_users id */
+            id: number;
+            email: string;
+            firstname: string | null;
+            lastname: string | null;
+            /** @description Effective roles (an `admin` primary role is an owner) */
+            roles: ("owner" | "orders" | "content" | "support" | "viewer")[];
+            /** @description What the roles allow, read from the account at this request: the console offers only these operations */
+            permissions: ("orders.view" | "orders.refund" | "orders.cancel" | "orders.resend" | "orders.note" | "orders.complete" | "customers.view" | "customers.invite" | "tokens.manage" | "content.view" | "content.edit" | "content.publish" | "mail.send" | "mail.templates.view" | "mail.templates.edit" | "mail.log.view" | "mail.log.retry" | "audit.view" | "staff.view" | "staff.manage" | "settings.view" | "settings.manage")[];
+        };
+        ConsoleApp: {
+            /** @description The tenant: send it as the `site-id` header of API requests */
+            appID: number;
+            name: string;
+            domain: string;
+        };
+        ConsoleSessionData: {
+            /** @description Access token for `authorization: Bearer …` on API requests (kept in memory, never stored) */
+            accessToken: string;
+            /** @description Seconds the access token is valid (JWT_ACCESS_TOKEN_LIFE): refresh before */
+            expiresIn: number;
+            staff: components["schemas"]["ConsoleStaff"];
+            app: components["schemas"]["ConsoleApp"];
+        };
+        ConsoleSessionAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["ConsoleSessionData"];
         };
     };
     responses: {
@@ -9331,6 +9472,187 @@ export interface operations {
                 };
             };
             404: components["responses"]["AppNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ConsoleSessionController_csrf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleCsrfAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ConsoleSessionController_signIn: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The token of GET /console/session/csrf (made for the secret in the `console_csrf` cookie) */
+                "x-csrf-token": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsoleSignInRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSessionAnswer"];
+                };
+            };
+            /** @description Validation error naming email, password, domain or appID (neither given, or naming no app) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Invalid credentials / Authentication failed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Insufficient permissions (an account without a staff role); `Invalid or missing CSRF token` (no x-csrf-token, or one not made for this browser’s console_csrf cookie); `Cross-origin requests are refused` (an Origin header of another origin) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Too many failed logins on this account from this client address, or from all addresses (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ConsoleSessionController_refresh: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The token of GET /console/session/csrf (made for the secret in the `console_csrf` cookie) */
+                "x-csrf-token": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSessionAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Invalid refresh token (no cookie, signed out, a cookie already used) / The session has ended after a time without activity: sign in again / Refresh token has expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Insufficient permissions (no staff role any more); `Invalid or missing CSRF token` (no x-csrf-token, or one not made for this browser’s console_csrf cookie); `Cross-origin requests are refused` (an Origin header of another origin) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ConsoleSessionController_signOut: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The token of GET /console/session/csrf (made for the secret in the `console_csrf` cookie) */
+                "x-csrf-token": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description { status: Success, message: Signed out successfully } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description `Invalid or missing CSRF token` (no x-csrf-token, or one not made for this browser’s console_csrf cookie); `Cross-origin requests are refused` (an Origin header of another origin) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];

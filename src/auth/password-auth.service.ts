@@ -10,7 +10,14 @@ import { AuthTable, isAuthTable } from './auth-tables';
 import { PasswordHasherService } from './password-hasher.service';
 import { assertStrongPassword } from './password-policy';
 import { issuedBeforePasswordChange, passwordVersion } from './password-version';
-import { InvalidTokenError, MalformedTokenError, TokenExpiredError, TokenPair, SessionTokensService } from './session-tokens.service';
+import {
+  InvalidTokenError,
+  MalformedTokenError,
+  TokenExpiredError,
+  TokenPair,
+  SessionTokensService,
+  VerifiedToken,
+} from './session-tokens.service';
 
 export function principalOf(account: Account): AuthPrincipal {
   return { userId: account.id, appId: account.appId, authTable: account.table, role: account.role };
@@ -94,14 +101,7 @@ export class PasswordAuthService {
     ) {
       throw authError('INVALID_TOKEN_FORMAT');
     }
-    let refresh: { principal: AuthPrincipal; issuedAt: number; passwordVersion: string | null };
-    try {
-      refresh = this.tokens.verifyWithIssuedAt(body.refresh_token, 'refresh');
-    } catch (error) {
-      if (error instanceof TokenExpiredError) throw authError('REFRESH_TOKEN_EXPIRED');
-      if (error instanceof MalformedTokenError) throw authError('INVALID_TOKEN_FORMAT');
-      throw authError('INVALID_REFRESH_TOKEN');
-    }
+    const refresh = this.verifyRefreshToken(body.refresh_token);
     let access: AuthPrincipal;
     try {
       access = this.tokens.verify(body.access_token, 'access', { ignoreExpiration: true });
@@ -113,6 +113,31 @@ export class PasswordAuthService {
     if (access.userId !== claimed.userId || access.appId !== claimed.appId || access.authTable !== claimed.authTable) {
       throw authError('INVALID_REFRESH_TOKEN');
     }
+    return (await this.renew(ctx, refresh)).tokens;
+  }
+
+  /**
+   * A new pair, and the account, for a refresh token alone: the staff console's cookie session (src/console),
+   * which keeps no access token across page loads and binds the refresh token to a server-side session of its
+   * own. The same checks as `refresh` otherwise: the token's signature, type and expiry, its app (the context's
+   * when it names one), the account still there and no password change since the token was issued.
+   */
+  async refreshAlone(ctx: RequestContext, refreshToken: string): Promise<{ tokens: TokenPair; account: Account }> {
+    return this.renew(ctx, this.verifyRefreshToken(refreshToken));
+  }
+
+  private verifyRefreshToken(token: string): VerifiedToken {
+    try {
+      return this.tokens.verifyWithIssuedAt(token, 'refresh');
+    } catch (error) {
+      if (error instanceof TokenExpiredError) throw authError('REFRESH_TOKEN_EXPIRED');
+      if (error instanceof MalformedTokenError) throw authError('INVALID_TOKEN_FORMAT');
+      throw authError('INVALID_REFRESH_TOKEN');
+    }
+  }
+
+  private async renew(ctx: RequestContext, refresh: VerifiedToken): Promise<{ tokens: TokenPair; account: Account }> {
+    const claimed = refresh.principal;
     if (!isAuthTable(claimed.authTable) || (ctx.site && ctx.site.id !== claimed.appId)) throw authError('INVALID_REFRESH_TOKEN');
     ctx.site ??= await this.sites.findById(ctx, claimed.appId);
     if (!ctx.site) throw authError('INVALID_REFRESH_TOKEN');
@@ -120,6 +145,6 @@ export class PasswordAuthService {
     const account = await this.accounts.findById(ctx, claimed.authTable, claimed.userId);
     if (!account) throw authError('INVALID_REFRESH_TOKEN');
     if (issuedBeforePasswordChange(refresh, account)) throw authError('REFRESH_TOKEN_EXPIRED');
-    return this.issueTokens(account);
+    return { tokens: this.issueTokens(account), account };
   }
 }

@@ -35,6 +35,24 @@ export const DOCS_CSP: Directives = {
 };
 
 /**
+ * The staff console at /console (README "Staff console"): a Vite build whose scripts and styles are files of its
+ * own origin (no inline script or style), images from itself, data: URLs and https, and the API on the same
+ * origin; never framed, no plugins, no <base>.
+ */
+export const CONSOLE_CSP: Directives = {
+  'default-src': ["'self'"],
+  'script-src': ["'self'"],
+  'style-src': ["'self'"],
+  'img-src': ["'self'", 'data:', 'https:'],
+  'connect-src': ["'self'"],
+  'font-src': ["'self'"],
+  'object-src': ["'none'"],
+  'base-uri': ["'none'"],
+  'form-action': ["'self'"],
+  'frame-ancestors': ["'none'"],
+};
+
+/**
  * helmet's headers on every answer, with: a Content-Security-Policy for a JSON API (`DOCS_CSP` on /docs),
  * `X-Frame-Options: DENY`, HSTS in production only (a development server on plain http must not pin
  * localhost to https), and `Cross-Origin-Resource-Policy: cross-origin`, as the API is read from the apps'
@@ -51,6 +69,9 @@ export function helmetOptions(config: AppConfig): HelmetOptions {
 
 /** The helmet options of a /docs route (route config `helmet`, read by securityHeaders). */
 export const DOCS_HELMET = { contentSecurityPolicy: { useDefaults: false, directives: DOCS_CSP } };
+
+/** The helmet options of the console's pages and files (route config `helmet`, read by securityHeaders). */
+export const CONSOLE_HELMET = { contentSecurityPolicy: { useDefaults: false, directives: CONSOLE_CSP } };
 
 /** What helmet's middleware does to a response, in its order: a header set, or one removed (value null). */
 type HeaderEdit = readonly [name: string, value: string | null];
@@ -73,16 +94,18 @@ function helmetEdits(options: HelmetOptions): HeaderEdit[] {
 }
 
 /**
- * Gives an answer helmet's headers (`DOCS_HELMET`'s CSP on routes whose config names it), on the raw response
- * as helmet's middleware does. app.factory.ts calls it first thing in its onRequest hook, so answers that never
- * reach a route (404, 405, 414, 503) carry them too.
+ * Gives an answer helmet's headers (`DOCS_HELMET`'s or `CONSOLE_HELMET`'s CSP on routes whose config names it),
+ * on the raw response as helmet's middleware does. app.factory.ts calls it first thing in its onRequest hook, so
+ * answers that never reach a route (404, 405, 414, 503) carry them too.
  */
 export function securityHeaders(config: AppConfig): (request: FastifyRequest, reply: FastifyReply) => void {
   const api = helmetEdits(helmetOptions(config));
   const docs = helmetEdits({ ...helmetOptions(config), contentSecurityPolicy: DOCS_HELMET.contentSecurityPolicy });
+  const consolePages = helmetEdits({ ...helmetOptions(config), contentSecurityPolicy: CONSOLE_HELMET.contentSecurityPolicy });
   return (request, reply) => {
     const res = reply.raw;
-    for (const [name, value] of (request.routeOptions.config as { helmet?: unknown }).helmet === undefined ? api : docs)
+    const helmet = (request.routeOptions.config as { helmet?: unknown }).helmet;
+    for (const [name, value] of helmet === undefined ? api : helmet === CONSOLE_HELMET ? consolePages : docs)
       if (value === null) res.removeHeader(name);
       else res.setHeader(name, value);
   };

@@ -27,6 +27,8 @@ const TABLE_RULES: Record<string, TableRules> = {
   core_tables: { notContent: true },
   // One-time codes.
   core_sms_codes: { notContent: true },
+  // The staff console's sessions (src/console): whose browser is signed in, and since when.
+  core_console_sessions: { notContent: true, notLinkable: true, notSeedable: true },
   // The migrations ledger (and TypeORM's default name for it).
   migrations: { notContent: true, notLinkable: true, notSeedable: true },
   typeorm_migrations: { notContent: true, notLinkable: true, notSeedable: true },
