@@ -509,6 +509,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/staff/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The app's customers, newest first, one page; `search` by id, or the start of the email, last name or "first last"
+         * @description Guest placeholders (the customer rows of orders placed without an account: no email, phone or name) are left out. Never a password hash or any other secret.
+         */
+        post: operations["StaffCustomersController_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/customers/reset-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a customer a password reset link (as /customers/request-reset does), audited as customer.reset_link
+         * @description The link's lifetime, mail and rate limits are the reset link's; the mail leaves through the outbox after commit.
+         */
+        post: operations["StaffCustomersController_resetLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/message/notification": {
         parameters: {
             query?: never;
@@ -1468,6 +1508,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/staff/customers/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A customer (never a password hash or any other secret) with their orders and access tokens, newest first, each paged
+         * @description Orders as listOrders shows them (`ordersPage`), tokens as listTokens shows them (`tokensPage`, with the token values: customers.view goes to the same roles as orders.view); `perPage` for both (default 20).
+         */
+        post: operations["StaffCustomerController_get"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/oauth/idp/start": {
         parameters: {
             query?: never;
@@ -2220,6 +2280,76 @@ export interface components {
             appID?: number;
             /** @description The staff member (core_users id) */
             userId: number;
+        };
+        ListCustomersRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            /** @description The customer id exactly, or the start of the email, last name or "first last", without regard to case (`%` and `_` are plain characters) */
+            search?: string;
+            /** @description Page number, from 1 */
+            page?: number;
+            /** @description Customers per page, 1..100; default 20 */
+            perPage?: number;
+        };
+        StaffCustomerDto: {
+            id: number;
+            email: string | null;
+            firstname: string | null;
+            lastname: string | null;
+            displayname: string | null;
+            mobile: string | null;
+            emailverified: boolean;
+            /** @description Whether the customer has a password (can log in with one); never the password itself */
+            passwordSet: boolean;
+            /** Format: date-time */
+            created: string;
+            /** Format: date-time */
+            updated: string;
+        };
+        ListPaging: {
+            page: number;
+            perPage: number;
+            /** @description More rows follow this page */
+            hasMore: boolean;
+        };
+        ListCustomersAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["StaffCustomerDto"][];
+            paging: components["schemas"]["ListPaging"];
+        };
+        CustomerResetLinkRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            /**
+             * @description The customer (core_customers id)
+             * @example 12
+             */
+            customerId: number;
+            /** @description The reset page the link opens (on the app's domain or a subdomain; a loopback address outside production); default https://<app domain>/reset-password */
+            url?: string;
+        };
+        ResetLinkSentDto: {
+            customerId: number;
+            /** @description Where the link was mailed */
+            email: string;
+        };
+        CustomerResetLinkAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            /** @description Email with reset password instructions was sent to <email>. */
+            message: string;
+            data: components["schemas"]["ResetLinkSentDto"];
         };
         ErrorFailure: {
             /** @enum {string} */
@@ -3250,12 +3380,6 @@ export interface components {
             /** @description The product master id (null when its version row is gone) */
             productID: number | null;
         };
-        ListPaging: {
-            page: number;
-            perPage: number;
-            /** @description More rows follow this page */
-            hasMore: boolean;
-        };
         ListTokensAnswer: {
             /** @enum {string} */
             status: "Success";
@@ -3898,6 +4022,46 @@ export interface components {
              */
             datetime: string;
             data: components["schemas"]["AddedNoteDto"];
+        };
+        StaffCustomerRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            /**
+             * @description The customer (core_customers id)
+             * @example 12
+             */
+            customerId: number;
+            /** @description Page of the customer's orders, from 1 */
+            ordersPage?: number;
+            /** @description Page of the customer's access tokens, from 1 */
+            tokensPage?: number;
+            /** @description Orders and tokens per page, 1..100; default 20 */
+            perPage?: number;
+        };
+        CustomerOrdersPage: {
+            /** @description Newest first, as listOrders shows them */
+            data: components["schemas"]["ListedOrderDto"][];
+            paging: components["schemas"]["ListPaging"];
+        };
+        CustomerTokensPage: {
+            /** @description Newest first, as listTokens shows them */
+            data: components["schemas"]["ListedTokenDto"][];
+            paging: components["schemas"]["ListPaging"];
+        };
+        StaffCustomerDetailDto: {
+            customer: components["schemas"]["StaffCustomerDto"];
+            orders: components["schemas"]["CustomerOrdersPage"];
+            tokens: components["schemas"]["CustomerTokensPage"];
+        };
+        StaffCustomerAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["StaffCustomerDetailDto"];
         };
         IdpStartRequest: {
             /** @description App id; the site-id header is preferred. Read from the body only outside production. */
@@ -5766,6 +5930,149 @@ export interface operations {
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    StaffCustomersController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListCustomersRequest"];
+            };
+        };
+        responses: {
+            /** @description { status: Success, data: [{ id, email, firstname, lastname, displayname, mobile, emailverified, passwordSet, created, updated }], paging: { page, perPage, hasMore } } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListCustomersAnswer"];
+                };
+            };
+            /** @description Validation error naming the field (search, page, perPage 1..100) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    StaffCustomersController_resetLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerResetLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description { status: Success, message: Email with reset password instructions was sent to <email>., data: { customerId, email } } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerResetLinkAnswer"];
+                };
+            };
+            /** @description Validation error naming customerId or url (not on the app's domain) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            /** @description Customer not found (also another app's customer) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description The customer has no email address to send a reset link to / Email is disabled for this app: no reset link can be sent */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Too many password reset requests for this account (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -9032,6 +9339,72 @@ export interface operations {
                 };
             };
             /** @description Order not found (an unknown, tampered or another app's encrypted id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    StaffCustomerController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StaffCustomerRequest"];
+            };
+        };
+        responses: {
+            /** @description { status: Success, data: { customer, orders: { data, paging }, tokens: { data, paging } } } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffCustomerAnswer"];
+                };
+            };
+            /** @description Validation error naming the field (customerId, ordersPage, tokensPage, perPage 1..100) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            /** @description Customer not found (also another app's customer) */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -29,6 +29,7 @@ export interface ListOrdersQuery {
   to?: string;
   email?: string;
   search?: string;
+  customerId?: number;
   page?: number;
   perPage?: number;
 }
@@ -166,12 +167,13 @@ export class OrderAdminService {
   ): Promise<{ data: ListedOrder[]; paging: { page: number; perPage: number; hasMore: boolean } }> {
     const page = query.page ?? 1;
     const perPage = query.perPage ?? DEFAULT_PER_PAGE;
-    const { status, paymentStatus, email, search, from, to } = query;
+    const { status, paymentStatus, email, search, customerId, from, to } = query;
     const orders = await this.orders.list(ctx, {
       status,
       paymentStatus,
       email,
       search,
+      customerId,
       from,
       to,
       offset: (page - 1) * perPage,

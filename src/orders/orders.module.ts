@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuthModule } from '../auth';
 import { MessagingModule } from '../messaging';
 import { TokensModule } from '../tokens';
 import { VersioningModule } from '../versioning';
@@ -20,6 +21,7 @@ import { OrderCompletionService } from './order-completion.service';
 import { OrderMailsService } from './order-mails.service';
 import { OrderStatusController } from './order-status.controller';
 import { OrderStatusService } from './order-status.service';
+import { StaffCustomerController } from './staff-customer.controller';
 import { OrderTimelineController } from './order-timeline.controller';
 import { OrderTimelineService } from './order-timeline.service';
 import { OrdersController } from './orders.controller';
@@ -38,7 +40,7 @@ import { OrderTimelineRepository } from './repositories/order-timeline.repositor
 
 /** Orders, cart, checkout, the payment webhook, order completion and QR codes (SPEC "Orders and cart"). */
 @Module({
-  imports: [TypeOrmModule.forFeature(ORDER_ENTITIES), VersioningModule, TokensModule, MessagingModule],
+  imports: [TypeOrmModule.forFeature(ORDER_ENTITIES), VersioningModule, TokensModule, MessagingModule, AuthModule],
   controllers: [
     OrdersController,
     CheckoutController,
@@ -46,6 +48,7 @@ import { OrderTimelineRepository } from './repositories/order-timeline.repositor
     OrderStatusController,
     OrderAdminController,
     OrderTimelineController,
+    StaffCustomerController,
   ],
   providers: [
     OrderTimelineService,

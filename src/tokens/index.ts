@@ -3,6 +3,7 @@ export { TokensModule } from './tokens.module';
 export { TokenIssuerService } from './token-issuer.service';
 export type { DigitalItem } from './token-issuer.service';
 export { TokensService } from './tokens.service';
+export { ListedTokenDto } from './tokens.dto';
 export type { ListedToken, TokenListFilters } from './tokens.service';
 export type { TokenRow } from './token-rows';
 export { Token } from './entities/token.entity';

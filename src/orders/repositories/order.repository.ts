@@ -29,6 +29,8 @@ export interface OrderListQuery {
   email?: string;
   /** Trimmed, blank-free: the order id exactly, or the start of the billing email or name (ORDER_SEARCH). */
   search?: string;
+  /** The staff's customer page: that customer's orders (core_orders_app_customer_idx). */
+  customerId?: number;
   offset: number;
   limit: number;
 }
@@ -185,6 +187,7 @@ export class OrderRepository {
     if (query.status) qb.andWhere('o.orderstatus = :status', { status: query.status });
     if (query.paymentStatus) qb.andWhere('o.payment_status = :paymentStatus', { paymentStatus: query.paymentStatus });
     if (query.email) qb.andWhere('o."BillingEmail" = :email', { email: query.email });
+    if (query.customerId !== undefined) qb.andWhere('o.customer_id = :customerId', { customerId: query.customerId });
     if (query.from) qb.andWhere('o.created >= :from', { from: query.from });
     if (query.to) qb.andWhere('o.created < :to', { to: query.to });
     if (query.search) {
