@@ -1,6 +1,8 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The staff console is an npm workspace (console/): npm ci installs its packages too.
+COPY console/package.json ./console/
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build && npm prune --omit=dev
@@ -15,6 +17,8 @@ ENV DATA_DIR=/app/.data
 ENV MALLOC_TRIM_THRESHOLD_=131072
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The staff console's build, served at /console (src/console).
+COPY --from=build /app/console/dist ./console/dist
 COPY package.json ./
 COPY bin ./bin
 COPY templates ./templates
