@@ -978,6 +978,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/content/tables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The app's content tables, each with its records by stage (draft, staged, published, expired) and the columns a form can edit
+         * @description The tables /getDataRows and /content/* reach (registered in core_tables), without the account tables, which change through the account routes.
+         */
+        post: operations["ContentTablesController_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/content/rows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One page of the app's records of a content table in a stage (drafts and staged ones too), the most recently updated first
+         * @description Each record is the content row of its version in that stage (its columns but secret ones) with `_id` (the encrypted record id, for /content/*) and the version's meta fields.
+         */
+        post: operations["ContentTablesController_rows"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/getDataRows": {
         parameters: {
             query?: never;
@@ -2972,6 +3012,82 @@ export interface components {
              */
             datetime: string;
             data: components["schemas"]["ContentDiff"];
+        };
+        ContentTablesRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+        };
+        StageCountsDto: {
+            draft: number;
+            staged: number;
+            published: number;
+            expired: number;
+        };
+        EditableColumnDto: {
+            name: string;
+            /**
+             * @description The kind of value the column takes (a form's input)
+             * @enum {string}
+             */
+            kind: "integer" | "number" | "boolean" | "datetime" | "text" | "json" | "other";
+            nullable: boolean;
+            /** @description Characters, for a text column with a declared length */
+            maxLength: number | null;
+        };
+        ContentTableDto: {
+            /** @example core_products */
+            table: string;
+            /** @description A live table keeps no versions (edited in place) */
+            live: boolean;
+            /** @description The column copied into meta_title */
+            titleField: string | null;
+            /** @description The app's records in each stage */
+            stages: components["schemas"]["StageCountsDto"];
+            /** @description /content/create and /content/edit take these in `data` (never id, app_id, created, updated or a secret column) */
+            columns: components["schemas"]["EditableColumnDto"][];
+        };
+        ContentTablesAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["ContentTableDto"][];
+        };
+        ContentRowsRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            /**
+             * @description A content table (as /content/tables lists them)
+             * @example core_products
+             */
+            table: string;
+            /**
+             * @description draft (the current version New, Editing or Rolled Back, not published or staged), staged (the newest staged version not published), published (the published version, its expiry date not passed), expired (the current version Expired, or the published version past its expiry date)
+             * @enum {string}
+             */
+            stage: "draft" | "staged" | "published" | "expired";
+            /** @description Page number, from 1 */
+            page?: number;
+            /** @description Records per page, 1..100; default 20 */
+            perPage?: number;
+        };
+        /** @description A record in the stage: `_id` (the encrypted record id), the version's content row (its columns but secret ones) and meta_master_id, meta_current_id, meta_title, meta_status, meta_updated, meta_publish_set_date, meta_publish_expire_date */
+        StagedRecord: {
+            [key: string]: unknown;
+        };
+        ContentRowsAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["StagedRecord"][];
+            paging: components["schemas"]["ListPaging"];
         };
         /** @description A row: the columns named in fields (any JSON values); rows of versioned tables read without isAppGrid also carry _id and the meta_* fields */
         DataRow: {
@@ -7672,6 +7788,122 @@ export interface operations {
                     "application/json": components["schemas"]["Failure"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ContentTablesController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContentTablesRequest"];
+            };
+        };
+        responses: {
+            /** @description { status: Success, data: [{ table, live, titleField, stages: { draft, staged, published, expired }, columns: [{ name, kind, nullable, maxLength }] }] } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContentTablesAnswer"];
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming content.view for a staff member without it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming content.view for a staff member without it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ContentTablesController_rows: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContentRowsRequest"];
+            };
+        };
+        responses: {
+            /** @description { status: Success, data: [{ _id, …columns, meta_master_id, meta_current_id, meta_title, meta_status, meta_updated, meta_publish_set_date, meta_publish_expire_date }], paging: { page, perPage, hasMore } } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContentRowsAnswer"];
+                };
+            };
+            /** @description Validation error naming the field (table: not a content table, or an account table; stage; page; perPage 1..100) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming content.view for a staff member without it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming content.view for a staff member without it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];

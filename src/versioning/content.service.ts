@@ -13,7 +13,8 @@ import { RegisteredTable, TableCatalogService } from './table-catalog.service';
 import { versioningError } from './versioning.errors';
 
 /** Columns the content endpoints never take from a request: identity, tenant, bookkeeping. */
-const NOT_WRITABLE = new Set(['id', 'app_id', 'created', 'updated']);
+/** Columns the service sets: never written from a request, never offered to a form. */
+export const NOT_WRITABLE = new Set(['id', 'app_id', 'created', 'updated']);
 const MAX_DATA_COLUMNS = 100;
 
 /** A version as the admin endpoints show it: the core_data row (spec names) plus the encrypted master id. */

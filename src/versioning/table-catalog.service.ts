@@ -68,6 +68,11 @@ export class TableCatalogService {
     return (await this.tables(ctx)).get(name);
   }
 
+  /** Every registered table the content paths can reach, by name. */
+  async list(ctx: TransactionScope): Promise<RegisteredTable[]> {
+    return [...(await this.tables(ctx)).values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
   /** Forgets the cached registry and schema (after a migration, or a change of core_tables, in tests). */
   invalidate(): void {
     this.cache = null;
