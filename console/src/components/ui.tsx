@@ -201,7 +201,9 @@ export function ConfirmDialog({
     if (!dialog.open) dialog.showModal();
     return () => {
       if (dialog.open) dialog.close();
+      // The control that opened it may be gone (a cancelled order offers no cancel): then the screen gets it.
       if (opener?.isConnected) opener.focus();
+      else document.getElementById('main')?.focus();
     };
   }, [open]);
   return (

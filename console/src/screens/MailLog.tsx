@@ -77,7 +77,7 @@ function LogPages({ filters }: { filters: Filters }) {
           </Status>
           {rows.length > 0 && (
             <TableWrap label="Mails">
-              <table className="list">
+              <table className="list stack">
                 <thead>
                   <tr>
                     <th scope="col">Mail</th>
@@ -98,14 +98,18 @@ function LogPages({ filters }: { filters: Filters }) {
                         <Link to={`/mail/log/${mail.id}`}>{mail.subject || `Mail ${mail.id}`}</Link>
                         {mail.lastError && <span className="sub">{mail.lastError}</span>}
                       </th>
-                      <td>{mail.event}</td>
-                      <td className="wrap">{mail.email ?? '(BCC only)'}</td>
-                      <td>
+                      <td data-label="Event">{mail.event}</td>
+                      <td data-label="To" className="wrap">
+                        {mail.email ?? '(BCC only)'}
+                      </td>
+                      <td data-label="Status">
                         <Badge value={mail.status} />
                       </td>
-                      <td className="num">{mail.attempts}</td>
-                      <td>{dateTime(mail.created)}</td>
-                      <td>{dateTime(mail.sent)}</td>
+                      <td data-label="Attempts" className="num">
+                        {mail.attempts}
+                      </td>
+                      <td data-label="Queued">{dateTime(mail.created)}</td>
+                      <td data-label="Sent">{dateTime(mail.sent)}</td>
                     </tr>
                   ))}
                 </tbody>

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { api, call, type Schemas } from '../api';
 import { ApiFailure } from '../api-failure';
-import { Badge, ConfirmDialog, ErrorMessage, Loading, Status, TableWrap, TextArea, TextField, useCan, useTitle } from '../components/ui';
+import { Badge, ConfirmDialog, ErrorMessage, Loading, TableWrap, TextArea, TextField, useCan, useTitle } from '../components/ui';
 import { dateTime, fullName, money, toMajor, toMinor } from '../format';
 import { Link } from '../router';
 
@@ -41,6 +41,8 @@ export default function OrderDetail({ params }: { params: Record<string, string>
     queryFn: () => call(api.POST('/ecommerce/orderTimeline', { body: { _orderID: orderID } })),
   });
   const data = order.data?.data;
+  // The outcome of the last action, kept here: the action's own panel may go (a cancelled order offers no cancel).
+  const [notice, setNotice] = useState('');
   useTitle(data ? `Order ${data.orderNumber || data.orderID}` : 'Order');
 
   if (order.isPending) return <Loading label="Loading the order…" />;
@@ -76,9 +78,9 @@ export default function OrderDetail({ params }: { params: Record<string, string>
           <Mails events={events} />
           <Timeline events={events} loading={timeline.isPending} error={timeline.error} currency={data.currency} />
         </div>
-        <aside className="order-actions" aria-label="Order actions">
-          <Actions order={data} refundable={refundable} timelineReady={!timeline.isPending} />
-        </aside>
+        <ActionsAside notice={notice}>
+          <Actions order={data} refundable={refundable} timelineReady={!timeline.isPending} onDone={setNotice} />
+        </ActionsAside>
       </div>
     </section>
   );
@@ -133,7 +135,7 @@ function Items({ order }: { order: Order }) {
       {order.items.length === 0 ? (
         <p>No items.</p>
       ) : (
-        <TableWrap label="Items">
+        <TableWrap label="Order items">
           <table className="list">
             <thead>
               <tr>
@@ -289,7 +291,7 @@ function Mails({ events }: { events: TimelineEvent[] }) {
             <tbody>
               {[...mails.values()].map(({ written, sent }) => (
                 <tr key={str(detail(written, 'mailID'))}>
-                  <td className="wrap">
+                  <td>
                     {str(detail(written, 'event'))}
                     <span className="sub">{str(detail(written, 'subject'))}</span>
                   </td>
@@ -341,7 +343,36 @@ function summary(e: TimelineEvent, currency: string): string {
   return e.summary;
 }
 
-function Actions({ order, refundable, timelineReady }: { order: Order; refundable: number; timelineReady: boolean }) {
+type Done = (message: string) => void;
+
+/**
+ * The actions column and the outcome of the last action, announced. When the control that was used went away
+ * with the change (the cancel of an order now cancelled), focus would fall to the page: it comes to the outcome.
+ */
+function ActionsAside({ notice, children }: { notice: string; children: ReactNode }) {
+  const status = useRef<HTMLParagraphElement>(null);
+  const lastFocused = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    const timer = setInterval(() => {
+      const gone = lastFocused.current && !lastFocused.current.isConnected;
+      if (gone && (document.activeElement === document.body || document.activeElement === null)) {
+        lastFocused.current = null;
+        status.current?.focus();
+      }
+    }, 200);
+    return () => clearInterval(timer);
+  }, []);
+  return (
+    <aside className="order-actions" aria-label="Order actions" onFocus={(e) => (lastFocused.current = e.target)}>
+      <p ref={status} role="status" aria-live="polite" className="status action-status" tabIndex={-1}>
+        {notice}
+      </p>
+      {children}
+    </aside>
+  );
+}
+
+function Actions({ order, refundable, timelineReady, onDone }: { order: Order; refundable: number; timelineReady: boolean; onDone: Done }) {
   const can = useCan();
   const canRefund =
     can('orders.refund') &&
@@ -355,10 +386,10 @@ function Actions({ order, refundable, timelineReady }: { order: Order; refundabl
   if (!canRefund && !canCancel && !canResend && !canNote) return null;
   return (
     <>
-      {canRefund && <RefundForm order={order} refundable={refundable} />}
-      {canNote && <NoteForm order={order} />}
-      {canResend && <ResendMail order={order} />}
-      {canCancel && <CancelOrder order={order} />}
+      {canRefund && <RefundForm order={order} refundable={refundable} onDone={onDone} />}
+      {canNote && <NoteForm order={order} onDone={onDone} />}
+      {canResend && <ResendMail order={order} onDone={onDone} />}
+      {canCancel && <CancelOrder order={order} onDone={onDone} />}
     </>
   );
 }
@@ -373,13 +404,12 @@ function useOrderChanged(order: Order) {
     ]);
 }
 
-function RefundForm({ order, refundable }: { order: Order; refundable: number }) {
+function RefundForm({ order, refundable, onDone }: { order: Order; refundable: number; onDone: Done }) {
   const changed = useOrderChanged(order);
   const [amount, setAmount] = useState(() => toMajor(refundable, order.currency));
   const [reason, setReason] = useState('');
   const [confirming, setConfirming] = useState<{ cents: number; key: string } | null>(null);
   const [localError, setLocalError] = useState<string | null>(null);
-  const [done, setDone] = useState('');
   const refund = useMutation({
     mutationFn: (input: { cents: number; key: string }) =>
       call(
@@ -390,7 +420,7 @@ function RefundForm({ order, refundable }: { order: Order; refundable: number })
       ),
     onSuccess: async (answer) => {
       setConfirming(null);
-      setDone(`Refunded ${money(answer.data.amount, answer.data.currency)}. Payment status: ${answer.data.paymentStatus}.`);
+      onDone(`Refunded ${money(answer.data.amount, answer.data.currency)}. Payment status: ${answer.data.paymentStatus}.`);
       setReason('');
       await changed();
     },
@@ -398,7 +428,7 @@ function RefundForm({ order, refundable }: { order: Order; refundable: number })
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    setDone('');
+    onDone('');
     refund.reset();
     const cents = toMinor(amount, order.currency);
     if (cents === null || cents < 1) return setLocalError('Enter an amount, such as 12.50.');
@@ -436,7 +466,6 @@ function RefundForm({ order, refundable }: { order: Order; refundable: number })
         {!confirming && <ErrorMessage error={refund.error} shownFields={['amount', 'reason']} />}
         <button type="submit">Refund</button>
       </form>
-      <Status>{done}</Status>
       <ConfirmDialog
         open={confirming !== null}
         title="Refund this order?"
@@ -458,15 +487,14 @@ function RefundForm({ order, refundable }: { order: Order; refundable: number })
   );
 }
 
-function NoteForm({ order }: { order: Order }) {
+function NoteForm({ order, onDone }: { order: Order; onDone: Done }) {
   const changed = useOrderChanged(order);
   const [text, setText] = useState('');
-  const [done, setDone] = useState('');
   const note = useMutation({
     mutationFn: () => call(api.POST('/ecommerce/addOrderNote', { body: { _orderID: order._id, text } })),
     onSuccess: async () => {
       setText('');
-      setDone('Note added to the timeline.');
+      onDone('Note added to the timeline.');
       await changed();
     },
   });
@@ -476,7 +504,7 @@ function NoteForm({ order }: { order: Order }) {
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          setDone('');
+          onDone('');
           note.mutate();
         }}
       >
@@ -495,24 +523,22 @@ function NoteForm({ order }: { order: Order }) {
           Add note
         </button>
       </form>
-      <Status>{done}</Status>
     </section>
   );
 }
 
-function ResendMail({ order }: { order: Order }) {
+function ResendMail({ order, onDone }: { order: Order; onDone: Done }) {
   const changed = useOrderChanged(order);
-  const [done, setDone] = useState('');
   const resend = useMutation({
     mutationFn: (mail: 'confirmation' | 'admin') => call(api.POST('/ecommerce/resendOrderMail', { body: { _orderID: order._id, mail } })),
     onSuccess: async (_answer, mail) => {
-      setDone(mail === 'confirmation' ? `Confirmation queued for ${order.billing.email ?? 'the customer'}.` : 'Admin notice queued.');
+      onDone(mail === 'confirmation' ? `Confirmation queued for ${order.billing.email ?? 'the customer'}.` : 'Admin notice queued.');
       await changed();
     },
   });
   return (
     <section className="panel" aria-labelledby="resend-title">
-      <h2 id="resend-title">Mails</h2>
+      <h2 id="resend-title">Resend mails</h2>
       <div className="actions">
         <button type="button" onClick={() => resend.mutate('confirmation')} disabled={resend.isPending}>
           Resend confirmation
@@ -522,22 +548,20 @@ function ResendMail({ order }: { order: Order }) {
         </button>
       </div>
       <ErrorMessage error={resend.error} />
-      <Status>{done}</Status>
     </section>
   );
 }
 
-function CancelOrder({ order }: { order: Order }) {
+function CancelOrder({ order, onDone }: { order: Order; onDone: Done }) {
   const changed = useOrderChanged(order);
   const [open, setOpen] = useState(false);
   const [reason, setReason] = useState('');
-  const [done, setDone] = useState('');
   const cancel = useMutation({
     mutationFn: () =>
       call(api.POST('/ecommerce/cancelOrder', { body: { _orderID: order._id, ...(reason.trim() ? { reason: reason.trim() } : {}) } })),
     onSuccess: async (answer) => {
       setOpen(false);
-      setDone(`Order cancelled: ${answer.data.cancelledItems} item${answer.data.cancelledItems === 1 ? '' : 's'} cancelled.`);
+      onDone(`Order cancelled: ${answer.data.cancelledItems} item${answer.data.cancelledItems === 1 ? '' : 's'} cancelled.`);
       await changed();
     },
   });
@@ -554,13 +578,12 @@ function CancelOrder({ order }: { order: Order }) {
         className="danger"
         onClick={() => {
           cancel.reset();
-          setDone('');
+          onDone('');
           setOpen(true);
         }}
       >
         Cancel order
       </button>
-      <Status>{done}</Status>
       <ConfirmDialog
         open={open}
         title="Cancel this order?"

@@ -80,7 +80,7 @@ export default function Orders() {
           </Status>
           {rows.length > 0 && (
             <TableWrap label="Orders list">
-              <table className="list">
+              <table className="list stack">
                 <thead>
                   <tr>
                     <th scope="col">Order</th>
@@ -102,16 +102,20 @@ export default function Orders() {
                       <th scope="row">
                         <Link to={`/orders/${encodeURIComponent(order._id)}`}>{order.orderNumber || `#${order.orderID}`}</Link>
                       </th>
-                      <td>{dateTime(order.created)}</td>
-                      <td className="wrap">{order.billingEmail ?? '—'}</td>
-                      <td>
+                      <td data-label="Created">{dateTime(order.created)}</td>
+                      <td data-label="Customer" className="wrap">
+                        {order.billingEmail ?? '—'}
+                      </td>
+                      <td data-label="Status">
                         <Badge value={order.orderStatus} />
                       </td>
-                      <td>
+                      <td data-label="Payment">
                         <Badge value={order.paymentStatus} />
                       </td>
-                      <td className="num">{order.items}</td>
-                      <td className="num">
+                      <td data-label="Items" className="num">
+                        {order.items}
+                      </td>
+                      <td data-label="Total" className="num">
                         {money(order.total, order.currency)}
                         {order.refundedTotal > 0 && <span className="sub">−{money(order.refundedTotal, order.currency)} refunded</span>}
                       </td>

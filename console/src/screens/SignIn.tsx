@@ -5,12 +5,11 @@ import { signIn } from '../session';
 
 const LOCAL = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
 
-/** Sign-in: the tenant (by its domain or app id) and the staff account. */
+/** Sign-in: the tenant (its domain, or its app id when a number is typed) and the staff account. */
 export function SignIn({ notice }: { notice?: string }) {
   const host = window.location.hostname;
-  const [by, setBy] = useState<'domain' | 'appID'>(LOCAL.has(host) ? 'appID' : 'domain');
-  const [domain, setDomain] = useState(LOCAL.has(host) ? '' : host);
-  const [appID, setAppID] = useState('');
+  const [tenant, setTenant] = useState(LOCAL.has(host) ? '' : host);
+  const byAppID = /^\d+$/.test(tenant.trim());
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
@@ -26,8 +25,8 @@ export function SignIn({ notice }: { notice?: string }) {
     setError(null);
     setBusy(true);
     try {
-      const tenant = by === 'domain' ? { domain: domain.trim() } : { appID: Number(appID) };
-      await signIn({ ...tenant, email: email.trim(), password });
+      const shop = byAppID ? { appID: Number(tenant.trim()) } : { domain: tenant.trim() };
+      await signIn({ ...shop, email: email.trim(), password });
     } catch (failure) {
       setError(asFailure(failure));
       setBusy(false);
@@ -43,39 +42,17 @@ export function SignIn({ notice }: { notice?: string }) {
             {notice}
           </p>
         )}
-        <fieldset className="choice">
-          <legend>Find the shop by</legend>
-          <label>
-            <input type="radio" name="by" value="domain" checked={by === 'domain'} onChange={() => setBy('domain')} /> Domain
-          </label>
-          <label>
-            <input type="radio" name="by" value="appID" checked={by === 'appID'} onChange={() => setBy('appID')} /> App ID
-          </label>
-        </fieldset>
-        {by === 'domain' ? (
-          <TextField
-            label="Shop domain"
-            field="domain"
-            error={error}
-            value={domain}
-            onChange={(e) => setDomain(e.target.value)}
-            required
-            autoComplete="url"
-            inputMode="url"
-            placeholder="shop.example.com"
-          />
-        ) : (
-          <TextField
-            label="App ID"
-            field="appID"
-            error={error}
-            value={appID}
-            onChange={(e) => setAppID(e.target.value)}
-            required
-            inputMode="numeric"
-            pattern="[0-9]+"
-          />
-        )}
+        <TextField
+          label="Shop domain or app ID"
+          field={byAppID ? 'appID' : 'domain'}
+          error={error}
+          value={tenant}
+          onChange={(e) => setTenant(e.target.value)}
+          required
+          autoComplete="off"
+          spellCheck={false}
+          hint="The shop's domain (shop.example.com), or its app ID (a number)"
+        />
         <TextField
           label="Email"
           field="email"
