@@ -24,10 +24,19 @@ const MailLog = lazy(() => import('./screens/MailLog'));
 const Staff = lazy(() => import('./screens/Staff'));
 const Audit = lazy(() => import('./screens/Audit'));
 const Settings = lazy(() => import('./screens/Settings'));
+const Customers = lazy(() => import('./screens/Customers'));
+const Tokens = lazy(() => import('./screens/Tokens'));
+const Content = lazy(() => import('./screens/Content'));
 
 export const routes: Route[] = [
   { path: '/orders', screen: Orders, permission: 'orders.view' },
   { path: '/orders/:id', screen: OrderDetail, permission: 'orders.view' },
+  { path: '/customers', screen: Customers, permission: 'customers.view' },
+  { path: '/customers/:id', screen: Customers, permission: 'customers.view' },
+  { path: '/tokens', screen: Tokens, permission: 'orders.view' },
+  { path: '/content', screen: Content, permission: 'content.view' },
+  { path: '/content/:table', screen: Content, permission: 'content.view' },
+  { path: '/content/:table/:id', screen: Content, permission: 'content.view' },
   { path: '/mail/templates', screen: MailTemplates, permission: 'mail.templates.view' },
   { path: '/mail/templates/:event', screen: MailTemplates, permission: 'mail.templates.view' },
   { path: '/mail/log', screen: MailLog, permission: 'mail.log.view' },
@@ -39,6 +48,9 @@ export const routes: Route[] = [
 
 export const nav: NavEntry[] = [
   { to: '/orders', label: 'Orders', permission: 'orders.view', prefix: '/orders' },
+  { to: '/customers', label: 'Customers', permission: 'customers.view', prefix: '/customers' },
+  { to: '/tokens', label: 'Access tokens', permission: 'orders.view', prefix: '/tokens' },
+  { to: '/content', label: 'Content', permission: 'content.view', prefix: '/content' },
   { to: '/mail/templates', label: 'Mail templates', permission: 'mail.templates.view', prefix: '/mail/templates' },
   { to: '/mail/log', label: 'Send log', permission: 'mail.log.view', prefix: '/mail/log' },
   { to: '/staff', label: 'Staff', permission: 'staff.view', prefix: '/staff' },
