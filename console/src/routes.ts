@@ -1,4 +1,5 @@
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import type { Permission } from './session';
 
 type Screen = LazyExoticComponent<ComponentType<{ params: Record<string, string> }>>;
 
@@ -6,13 +7,13 @@ export interface Route {
   path: string;
   screen: Screen;
   /** Shown only to staff holding this permission. */
-  permission?: string;
+  permission?: Permission;
 }
 
 export interface NavEntry {
   to: string;
   label: string;
-  permission: string;
+  permission: Permission;
   /** Paths under this prefix mark the entry current. */
   prefix: string;
 }

@@ -1,3 +1,4 @@
+import { createClient, type Schemas } from '@platform-service/client';
 import { useSyncExternalStore } from 'react';
 import { ApiFailure } from './api-failure';
 import { queryClient } from './queryClient';
@@ -8,39 +9,20 @@ import { queryClient } from './queryClient';
  * before it runs out. A reload restores the session through /console/session/refresh. After IDLE_MS
  * without any input the console signs out (the server enforces its own idle limit too).
  */
-export interface Staff {
-  id: number;
-  email: string;
-  firstname: string | null;
-  lastname: string | null;
-  roles: string[];
-  permissions: string[];
-}
-
-export interface SessionApp {
-  appID: number;
-  name: string;
-  domain: string;
-}
-
-export interface SessionData {
-  accessToken: string;
-  expiresIn: number;
-  staff: Staff;
-  app: SessionApp;
-}
+export type SessionData = Schemas['ConsoleSessionData'];
+export type Staff = SessionData['staff'];
+export type SessionApp = SessionData['app'];
+export type Permission = Staff['permissions'][number];
+export type SignInInput = Schemas['ConsoleSignInRequest'];
 
 export type SessionState = { status: 'loading' } | { status: 'signedOut'; notice?: string } | { status: 'signedIn'; data: SessionData };
 
-export interface SignInInput {
-  domain?: string;
-  appID?: number;
-  email: string;
-  password: string;
-}
-
 export const IDLE_MS = 30 * 60 * 1000;
-const SESSION_BASE = `${import.meta.env.BASE_URL}session`;
+/** While the staff member is active, the session is refreshed at least this often: the server ends one not refreshed for its idle time. */
+const KEEPALIVE_MS = 5 * 60 * 1000;
+
+/** The session routes (/console/session/*, outside the API's base path), typed by the same client. */
+const sessionApi = createClient({ baseUrl: window.location.origin, credentials: 'same-origin', cache: 'no-store' });
 
 let state: SessionState = { status: 'loading' };
 const listeners = new Set<() => void>();
@@ -48,6 +30,7 @@ let csrfToken: string | null = null;
 let refreshing: Promise<boolean> | null = null;
 let refreshTimer: ReturnType<typeof setTimeout> | undefined;
 let lastActivity = Date.now();
+let lastRefresh = 0;
 
 function setState(next: SessionState) {
   state = next;
@@ -71,38 +54,27 @@ export function currentSession(): SessionData | null {
 
 async function csrf(force = false): Promise<string> {
   if (!csrfToken || force) {
-    const response = await fetch(`${SESSION_BASE}/csrf`, { credentials: 'same-origin', cache: 'no-store' });
-    const body = (await response.json().catch(() => null)) as { data?: { csrfToken?: string } } | null;
-    if (!response.ok || !body?.data?.csrfToken) throw ApiFailure.from(response.status, body);
-    csrfToken = body.data.csrfToken;
+    const { data, error, response } = await sessionApi.GET('/console/session/csrf');
+    if (!data) throw ApiFailure.from(response.status, error);
+    csrfToken = data.data.csrfToken;
   }
   return csrfToken;
 }
 
-/** A POST to a session route with the CSRF token; a refused token (expired secret) is fetched again once. */
-async function sessionPost(route: string, body: object = {}): Promise<{ status: number; body: unknown }> {
+type Answer<T> = { data?: T; error?: unknown; response: Response };
+
+/** A session POST with the CSRF token; a refused token (a new secret cookie) is fetched again once. */
+async function withCsrf<T>(post: (headers: { 'x-csrf-token': string }) => Promise<Answer<T>>): Promise<Answer<T>> {
   for (let attempt = 0; ; attempt++) {
-    const token = await csrf(attempt > 0);
-    const response = await fetch(`${SESSION_BASE}/${route}`, {
-      method: 'POST',
-      credentials: 'same-origin',
-      cache: 'no-store',
-      headers: { 'content-type': 'application/json', 'x-csrf-token': token },
-      body: JSON.stringify(body),
-    });
-    const parsed: unknown = await response.json().catch(() => null);
-    const message = (parsed as { message?: unknown } | null)?.message;
-    if (response.status === 403 && attempt === 0 && typeof message === 'string' && /csrf/i.test(message)) continue;
-    return { status: response.status, body: parsed };
+    const answer = await post({ 'x-csrf-token': await csrf(attempt > 0) });
+    const message = (answer.error as { message?: unknown } | undefined)?.message;
+    if (answer.response.status === 403 && attempt === 0 && typeof message === 'string' && /csrf/i.test(message)) continue;
+    return answer;
   }
 }
 
-function sessionData(body: unknown): SessionData | null {
-  const data = (body as { status?: string; data?: SessionData } | null)?.data;
-  return data && typeof data.accessToken === 'string' && data.staff && data.app ? data : null;
-}
-
 function signedIn(data: SessionData) {
+  lastRefresh = Date.now();
   setState({ status: 'signedIn', data });
   clearTimeout(refreshTimer);
   // Renew a minute before the token runs out (halfway for short-lived tokens).
@@ -126,14 +98,16 @@ const idleNotice = 'You were signed out after 30 minutes without activity.';
 export function refresh(): Promise<boolean> {
   refreshing ??= (async () => {
     try {
-      const answer = await sessionPost('refresh');
-      const data = answer.status === 200 ? sessionData(answer.body) : null;
-      if (data) {
-        signedIn(data);
+      const answer = await withCsrf((header) => sessionApi.POST('/console/session/refresh', { params: { header } }));
+      if (answer.data) {
+        signedIn(answer.data.data);
         return true;
       }
-      const lost = state.status === 'signedIn' ? 'Your session has ended. Sign in again.' : undefined;
-      signedOut(answer.status === 401 ? lost : ApiFailure.from(answer.status, answer.body).message);
+      const status = answer.response.status;
+      const wasSignedIn = state.status === 'signedIn';
+      if (status >= 500 && wasSignedIn) return false; // keep the session; the next call tries again
+      // On start a 401 only means "not signed in"; otherwise the server's words say why (idle, no staff role…).
+      signedOut(status === 401 && !wasSignedIn ? undefined : ApiFailure.from(status, answer.error).message);
       return false;
     } catch {
       // No answer at all: keep a live session (the next call tries again); on start, show sign-in.
@@ -147,16 +121,15 @@ export function refresh(): Promise<boolean> {
 }
 
 export async function signIn(input: SignInInput): Promise<void> {
-  const answer = await sessionPost('sign-in', input);
-  const data = answer.status === 200 ? sessionData(answer.body) : null;
-  if (!data) throw ApiFailure.from(answer.status, answer.body);
+  const answer = await withCsrf((header) => sessionApi.POST('/console/session/sign-in', { params: { header }, body: input }));
+  if (!answer.data) throw ApiFailure.from(answer.response.status, answer.error);
   lastActivity = Date.now();
-  signedIn(data);
+  signedIn(answer.data.data);
 }
 
 export async function signOut(notice?: string): Promise<void> {
   try {
-    await sessionPost('sign-out');
+    await withCsrf((header) => sessionApi.POST('/console/session/sign-out', { params: { header } }));
   } catch {
     // Signed out here either way; the server ends an idle session by itself.
   }
@@ -175,7 +148,10 @@ export function startSession(): void {
   for (const type of ['pointerdown', 'keydown', 'wheel', 'touchstart'] as const)
     window.addEventListener(type, touch, { passive: true, capture: true });
   const checkIdle = () => {
-    if (state.status === 'signedIn' && idleFor() >= IDLE_MS) void signOut(idleNotice);
+    if (state.status !== 'signedIn') return;
+    if (idleFor() >= IDLE_MS) void signOut(idleNotice);
+    // Active since the last refresh, and that was a while ago: refresh, so the server sees the activity too.
+    else if (lastActivity > lastRefresh && Date.now() - lastRefresh >= KEEPALIVE_MS) void refresh();
   };
   setInterval(checkIdle, 15_000);
   // A sleeping laptop pauses timers: check as soon as the page is seen again.

@@ -8,10 +8,10 @@ import {
   type TextareaHTMLAttributes,
 } from 'react';
 import { asFailure } from '../api-failure';
-import { useSession } from '../session';
+import { useSession, type Permission } from '../session';
 
 /** Whether the signed-in staff member holds a permission (what they cannot do is not offered). */
-export function useCan(): (permission: string) => boolean {
+export function useCan(): (permission: Permission) => boolean {
   const session = useSession();
   const permissions = session.status === 'signedIn' ? session.data.staff.permissions : [];
   return (permission) => permissions.includes(permission);

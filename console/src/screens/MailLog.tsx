@@ -2,6 +2,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState, type FormEvent } from 'react';
 import { api, call, type Schemas } from '../api';
 import { Badge, ErrorMessage, Loading, SelectField, Status, TableWrap, TextField, useCan, useTitle } from '../components/ui';
+import { MailFrame } from '../components/MailFrame';
 import { dateTime, dayStart } from '../format';
 import { Link, setSearch, useSearch } from '../router';
 
@@ -275,7 +276,7 @@ function MailDetail({ id }: { id: number }) {
           </section>
           <section className="panel" aria-labelledby="body-title">
             <h2 id="body-title">Body</h2>
-            {data.html !== null && <iframe className="preview-frame" title="Mail body (HTML)" sandbox="" srcDoc={data.html} />}
+            {data.html !== null && <MailFrame title="Mail body (HTML)" html={data.html} />}
             {data.text !== null &&
               (data.html !== null ? (
                 <details>

@@ -15,6 +15,7 @@ import {
   useCan,
   useTitle,
 } from '../components/ui';
+import { MailFrame } from '../components/MailFrame';
 import { dateTime } from '../format';
 import { useDebounced } from '../hooks';
 import { Link, navigate } from '../router';
@@ -371,7 +372,7 @@ function Preview({ event, subject, content }: { event: string; subject: string; 
             )}
           </dl>
           <h3>HTML</h3>
-          <iframe className="preview-frame" title="Mail preview (HTML)" sandbox="" srcDoc={result.html} />
+          <MailFrame title="Mail preview (HTML)" html={result.html} />
           <details>
             <summary>Plain-text part</summary>
             <pre className="block">{result.text}</pre>
