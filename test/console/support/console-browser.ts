@@ -1,0 +1,112 @@
+import { readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { ShopClient, ShopHarness, startShopHarness, stopShopHarness } from '../../orders/checkout-helpers';
+
+/**
+ * The console's browser tests (README "Staff console"): the service listening on a random port with a
+ * seeded shop, the payment double and the SMTP peer (test/orders/checkout-helpers.ts), and Debian's
+ * Chromium driven by playwright-core (CHROMIUM_PATH, default /usr/bin/chromium; `.ci/run` installs it).
+ * The pages run under the service's own CSP: a violation fails the test (`watch`).
+ */
+export interface ConsoleHarness extends ShopHarness {
+  baseUrl: string;
+  browser: Browser;
+}
+
+export const STAFF_PASSWORD = 'Admin@1234';
+
+/** Where the specs write their screenshots (committed, linked from the README). */
+export const SCREENSHOTS = join(__dirname, '..', '..', '..', 'docs', 'console');
+
+export async function startConsoleHarness(env: Record<string, string> = {}): Promise<ConsoleHarness> {
+  const shop = await startShopHarness(env);
+  await shop.t.app.listen(0, '127.0.0.1');
+  const baseUrl = `http://127.0.0.1:${(shop.t.app.getHttpServer().address() as AddressInfo).port}`;
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-dev-shm-usage'],
+  });
+  return { ...shop, baseUrl, browser };
+}
+
+export async function stopConsoleHarness(h: Partial<ConsoleHarness>): Promise<void> {
+  await h.browser?.close();
+  await stopShopHarness(h);
+}
+
+/** A fresh browser context (its own cookies) at 1280 × 900, or the width given. */
+export async function newContext(h: ConsoleHarness, width = 1280): Promise<BrowserContext> {
+  return h.browser.newContext({ baseURL: h.baseUrl, viewport: { width, height: width < 600 ? 844 : 900 } });
+}
+
+/**
+ * A page whose CSP violations, uncaught errors and failed console messages are collected: `problems()` is
+ * empty on a page that runs as the service serves it.
+ */
+export async function watchedPage(context: BrowserContext): Promise<{ page: Page; problems: () => string[] }> {
+  const page = await context.newPage();
+  const seen: string[] = [];
+  page.on('pageerror', (error) => seen.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy|Refused to/i.test(message.text())) seen.push(`console: ${message.text()}`);
+  });
+  return { page, problems: () => seen.splice(0) };
+}
+
+/** Signs in through the sign-in page with the shop's app id, and waits for the console's navigation. */
+export async function signIn(page: Page, appId: number, email: string, password = STAFF_PASSWORD): Promise<void> {
+  await page.goto('/console/');
+  await page.getByLabel('Shop domain or app ID').fill(String(appId));
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+}
+
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core on the page as it is now: the serious and critical violations (id, impact, the first targets).
+ * Evaluated through the DevTools protocol, which the page's CSP does not govern, so the page keeps its CSP.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const page = globalThis as unknown as {
+      axe: { run: (context: unknown, options: unknown) => Promise<{ violations: AxeViolation[] }> };
+      document: unknown;
+    };
+    const result = await page.axe.run(page.document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.targets.join(', ')}`);
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  nodes: { target: string[] }[];
+}
+
+/** A full-page screenshot under docs/console/. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** `count` paid orders of the book (2500) by the shop's customer, through checkout and the signed webhook. */
+export async function paidOrders(client: ShopClient, count: number): Promise<{ _id: string; orderID: number }[]> {
+  const orders: { _id: string; orderID: number }[] = [];
+  for (let i = 0; i < count; i++) {
+    const order = await client.checkedOut([{ productID: client.shop.book, Qty: 1, Price: 2500 }]);
+    const delivered = await client.deliver(client.paid(order.intent));
+    if (delivered.status !== 200) throw new Error(`webhook: ${JSON.stringify(delivered.body)}`);
+    orders.push(order);
+  }
+  return orders;
+}
