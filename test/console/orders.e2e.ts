@@ -31,7 +31,7 @@ describe('console: orders and the session, in a browser', () => {
   const orderLink = (orderID: number) => page.getByRole('link', { name: String(orderID).padStart(8, '0') });
 
   beforeAll(async () => {
-    h = await startConsoleHarness(process.env.CONSOLE_DIR ? { CONSOLE_DIR: process.env.CONSOLE_DIR } : {});
+    h = await startConsoleHarness();
     orders = await paidOrders(h.client, 3);
     [{ user_email: ownerEmail }] = await sql(`SELECT user_email FROM core_users WHERE app_id = $1 AND firstname = 'Ada'`, [h.shop.appId]);
     context = await newContext(h);

@@ -21,8 +21,10 @@ export const STAFF_PASSWORD = 'Admin@1234';
 /** Where the specs write their screenshots (committed, linked from the README). */
 export const SCREENSHOTS = join(__dirname, '..', '..', '..', 'docs', 'console');
 
+/** CONSOLE_DIR, when set, names the console build to serve (a build of its own, while console/dist is being rebuilt). */
 export async function startConsoleHarness(env: Record<string, string> = {}): Promise<ConsoleHarness> {
-  const shop = await startShopHarness(env);
+  const dist = process.env.CONSOLE_DIR ? { CONSOLE_DIR: process.env.CONSOLE_DIR } : {};
+  const shop = await startShopHarness({ ...dist, ...env });
   await shop.t.app.listen(0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${(shop.t.app.getHttpServer().address() as AddressInfo).port}`;
   const browser = await chromium.launch({
