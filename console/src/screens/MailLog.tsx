@@ -89,7 +89,6 @@ function LogPages({ filters }: { filters: Filters }) {
                       Attempts
                     </th>
                     <th scope="col">Queued</th>
-                    <th scope="col">Sent</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -105,12 +104,12 @@ function LogPages({ filters }: { filters: Filters }) {
                       </td>
                       <td data-label="Status">
                         <Badge value={mail.status} />
+                        {mail.sent && <span className="sub">{dateTime(mail.sent)}</span>}
                       </td>
                       <td data-label="Attempts" className="num">
                         {mail.attempts}
                       </td>
                       <td data-label="Queued">{dateTime(mail.created)}</td>
-                      <td data-label="Sent">{dateTime(mail.sent)}</td>
                     </tr>
                   ))}
                 </tbody>
