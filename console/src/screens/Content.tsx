@@ -580,13 +580,13 @@ function Lifecycle({ table, id, row, onDone }: { table: string; id: number; row:
     return (
       <section className="panel" aria-labelledby="lifecycle-title">
         <h2 id="lifecycle-title">Publishing</h2>
-        <PublishFacts row={row} />
+        <PublishFacts table={table} id={id} row={row} />
       </section>
     );
   return (
     <section className="panel wide" aria-labelledby="lifecycle-title">
       <h2 id="lifecycle-title">Publishing</h2>
-      <PublishFacts row={row} />
+      <PublishFacts table={table} id={id} row={row} />
       <TextField
         label="Publish at"
         field="publishSetDate"
@@ -653,7 +653,17 @@ function Lifecycle({ table, id, row, onDone }: { table: string; id: number; row:
   );
 }
 
-function PublishFacts({ row }: { row: Row }) {
+function useHistory(table: string, id: number) {
+  return useQuery({
+    queryKey: ['contentHistory', table, id],
+    queryFn: () => call(api.POST('/content/history', { body: { table, masterId: id } })),
+  });
+}
+
+/** The current version's status and dates: /getDataRows gives no publication dates, the history has them. */
+function PublishFacts({ table, id, row }: { table: string; id: number; row: Row }) {
+  const history = useHistory(table, id);
+  const current = history.data?.data.find((v) => v.IsCurrent === 1);
   return (
     <dl className="facts">
       <dt>Status</dt>
@@ -661,9 +671,9 @@ function PublishFacts({ row }: { row: Row }) {
         <Badge value={str(row.meta_status)} />
       </dd>
       <dt>Publishes</dt>
-      <dd>{dateTime(str(row.meta_publish_set_date))}</dd>
+      <dd>{dateTime(current?.Publish_Set_Date)}</dd>
       <dt>Expires</dt>
-      <dd>{row.meta_publish_expire_date ? dateTime(str(row.meta_publish_expire_date)) : 'Never'}</dd>
+      <dd>{!current ? '—' : current.Publish_Expire_Date ? dateTime(current.Publish_Expire_Date) : 'Never'}</dd>
     </dl>
   );
 }
@@ -671,10 +681,7 @@ function PublishFacts({ row }: { row: Row }) {
 function History({ table, id, onDone }: { table: string; id: number; onDone: (m: string) => void }) {
   const can = useCan();
   const changed = useRecordChanged(table, id);
-  const history = useQuery({
-    queryKey: ['contentHistory', table, id],
-    queryFn: () => call(api.POST('/content/history', { body: { table, masterId: id } })),
-  });
+  const history = useHistory(table, id);
   const versions = history.data?.data ?? [];
   const [rollingBack, setRollingBack] = useState<Version | null>(null);
   const rollback = useMutation({
