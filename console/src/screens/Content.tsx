@@ -146,7 +146,7 @@ function Rows({ table }: { table: string }) {
             {rows.isFetching
               ? 'Loading records…'
               : list.length === 0
-                ? `No ${STAGE_LABEL[stage].toLowerCase()} records.`
+                ? `No ${stage} records.`
                 : `Showing ${list.length} records on page ${page}.`}
           </Status>
           {list.length > 0 && (
