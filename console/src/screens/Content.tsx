@@ -110,7 +110,8 @@ function Rows({ table }: { table: string }) {
     placeholderData: keepPreviousData,
   });
   const list = (rows.data?.data ?? []) as Row[];
-  const extra = (info?.columns ?? []).filter((c) => c.name !== info?.titleField && c.kind !== 'json').slice(0, 2);
+  // One column besides the title: with the three dates, a second one pushed Expires out of sight at 1280 px.
+  const extra = (info?.columns ?? []).filter((c) => c.name !== info?.titleField && c.kind !== 'json').slice(0, 1);
 
   return (
     <section aria-labelledby="rows-title">
