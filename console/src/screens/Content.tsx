@@ -725,7 +725,7 @@ function History({ table, id, onDone }: { table: string; id: number; onDone: (m:
                     <td>
                       <Badge value={v.Status} />
                       {v.Published === 1 && v.Status !== 'Published' && <span className="sub">Published</span>}
-                      {v.Staged === 1 && v.Status !== 'Staged' && <span className="sub">Staged</span>}
+                      {v.Staged === 1 && v.Published !== 1 && v.Status !== 'Staged' && <span className="sub">Staged</span>}
                     </td>
                     <td className="wrap">{v.Title ?? '—'}</td>
                     <td>{dateTime(v.Updated)}</td>
