@@ -97,7 +97,7 @@ function CustomerSearch({ q, error }: { q: string; error: unknown }) {
     setSearch({ q: draft });
   };
   return (
-    <form className="filters" role="search" aria-label="Search customers" onSubmit={apply}>
+    <form className="filters" role="search" aria-label="Find customers" onSubmit={apply}>
       <TextField
         label="Search"
         field="search"
