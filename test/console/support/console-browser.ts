@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { ShopClient, ShopHarness, startShopHarness, stopShopHarness } from '../../orders/checkout-helpers';
 
 /**
@@ -23,7 +23,7 @@ export const SCREENSHOTS = join(__dirname, '..', '..', '..', 'docs', 'console');
 
 /** CONSOLE_DIR, when set, names the console build to serve (a build of its own, while console/dist is being rebuilt). */
 export async function startConsoleHarness(env: Record<string, string> = {}): Promise<ConsoleHarness> {
-  const dist = process.env.CONSOLE_DIR ? { CONSOLE_DIR: process.env.CONSOLE_DIR } : {};
+  const dist: Record<string, string> = process.env.CONSOLE_DIR ? { CONSOLE_DIR: process.env.CONSOLE_DIR } : {};
   const shop = await startShopHarness({ ...dist, ...env });
   await shop.t.app.listen(0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${(shop.t.app.getHttpServer().address() as AddressInfo).port}`;
@@ -111,4 +111,43 @@ export async function paidOrders(client: ShopClient, count: number): Promise<{ _
     orders.push(order);
   }
   return orders;
+}
+
+/** A paid order of one E-book (1500, digital) by the shop's signed-in customer: its access token is theirs. */
+export async function paidEbook(client: ShopClient): Promise<{ _id: string; orderID: number }> {
+  const order = await client.checkedOut([{ productID: client.shop.ebook, Qty: 1, Price: 1500 }], client.shop.customerHeaders);
+  const delivered = await client.deliver(client.paid(order.intent));
+  if (delivered.status !== 200) throw new Error(`webhook: ${JSON.stringify(delivered.body)}`);
+  return { _id: order._id, orderID: order.orderID };
+}
+
+/** A core_users member of the shop holding exactly `roles` (not an owner), signing in with STAFF_PASSWORD (the owner's hash). */
+export async function staffMember(h: ConsoleHarness, roles: string[]): Promise<{ id: number; email: string }> {
+  const email = `staff-${roles.join('-') || 'none'}-${Math.random().toString(36).slice(2)}@example.test`;
+  const [{ id }] = await h.t.dataSource.query(
+    `INSERT INTO core_users (app_id, user_email, primary_role, staff_roles, password)
+     SELECT app_id, $2, 'user', $3::varchar[], password FROM core_users WHERE id = $1 RETURNING id`,
+    [h.shop.adminId, email, roles],
+  );
+  return { id, email };
+}
+
+interface FocusNode {
+  ownerDocument: { activeElement: unknown };
+  contains(other: unknown): boolean;
+}
+
+/** Whether the element has the keyboard focus (`within`: it or an element inside it). */
+export function isFocused(locator: Locator, within = false): Promise<boolean> {
+  return locator.evaluate((el, inside) => {
+    const node = el as unknown as FocusNode;
+    const active = node.ownerDocument.activeElement;
+    return inside ? node.contains(active) : node === active;
+  }, within);
+}
+
+/** Presses Tab until the element has the focus, as a keyboard user gets there (at most `max` times); fails if it never does. */
+export async function tabTo(page: Page, locator: Locator, max = 80): Promise<void> {
+  for (let i = 0; i < max && !(await isFocused(locator)); i++) await page.keyboard.press('Tab');
+  if (!(await isFocused(locator))) throw new Error(`${max} presses of Tab did not reach ${locator.toString()}`);
 }
