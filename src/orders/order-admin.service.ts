@@ -77,13 +77,15 @@ export class OrderAdminService {
 
   /**
    * refundOrder's (and cancelOrder's) step 3, in the edge's transaction: the provider's refund recorded
-   * (RefundsService.record) and, when it counted, its audit row `order.refund` in the same transaction.
+   * (RefundsService.record) and, when it counted, its audit row `order.refund` in the same transaction. The
+   * provider's own event may have recorded it first (the payment double delivers it before it answers): the
+   * staff member's refund is audited all the same, its `before` then already holding the refund's totals.
    */
   async recordRefund(ctx: RequestContext, reserved: RefundReservation, refund: RefundView): Promise<void> {
     const orderId = reserved.order.id;
     const before = await this.auditedFields(ctx, orderId);
     const outcome = await this.refunds.record(ctx, refund, 'api', reserved.reservation.id);
-    if (outcome !== 'refunded') return;
+    if (outcome !== 'refunded' && outcome !== 'known') return;
     await this.audit.record(ctx, {
       action: 'order.refund',
       table: 'core_orders',

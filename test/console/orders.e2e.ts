@@ -84,6 +84,14 @@ describe('console: orders and the session, in a browser', () => {
     expect(timeline.body.data.events.filter((e: { type: string }) => e.type === 'refund')).toEqual([
       expect.objectContaining({ summary: expect.stringMatching(/^Refund of 1000 aud/) }),
     ]);
+    // The double delivered its charge.refunded before answering: the staff member's refund is audited all the same.
+    const audit = await h.t.post('/staff/audit', { action: 'order.refund' }, h.shop.adminHeaders);
+    expect(audit.body.data).toEqual([
+      expect.objectContaining({
+        recordId: String(order.orderID),
+        changes: expect.objectContaining({ refund_amount: { before: null, after: 1000 } }),
+      }),
+    ]);
     const timelineRegion = page.getByRole('region', { name: 'Timeline' });
     await timelineRegion.getByText(/^Refund of \S*10\.00: succeeded$/).waitFor();
     await timelineRegion.getByText('Reason: Damaged cover').waitFor();

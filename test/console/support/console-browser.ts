@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
-import { ShopClient, ShopHarness, startShopHarness, stopShopHarness } from '../../orders/checkout-helpers';
+import { freePort, SmtpPeer } from '../../messaging/support/smtp-peer';
+import { seedShop, ShopClient, ShopHarness, stopShopHarness } from '../../orders/checkout-helpers';
+import { PaymentPeer } from '../../support/payment-peer';
+import { startTestApp } from '../../support/test-app';
 
 /**
  * The console's browser tests (README "Staff console"): the service listening on a random port with a
@@ -21,17 +23,30 @@ export const STAFF_PASSWORD = 'Admin@1234';
 /** Where the specs write their screenshots (committed, linked from the README). */
 export const SCREENSHOTS = join(__dirname, '..', '..', '..', 'docs', 'console');
 
-/** CONSOLE_DIR, when set, names the console build to serve (a build of its own, while console/dist is being rebuilt). */
+/**
+ * The harness. The payment double delivers its own signed events to the service, as the provider does (a
+ * refund's charge.refunded arrives before the refund request is answered), signed with the shop's webhook
+ * secret. CONSOLE_DIR, when set, names the console build to serve (a build of its own, while console/dist is
+ * being rebuilt).
+ */
 export async function startConsoleHarness(env: Record<string, string> = {}): Promise<ConsoleHarness> {
   const dist: Record<string, string> = process.env.CONSOLE_DIR ? { CONSOLE_DIR: process.env.CONSOLE_DIR } : {};
-  const shop = await startShopHarness({ ...dist, ...env });
-  await shop.t.app.listen(0, '127.0.0.1');
-  const baseUrl = `http://127.0.0.1:${(shop.t.app.getHttpServer().address() as AddressInfo).port}`;
+  const port = await freePort();
+  const secret = `whsec_console${process.pid}`;
+  const peer = await PaymentPeer.start({
+    webhook: { url: `http://127.0.0.1:${port}/ecommerce/payment-webhook`, secret, report: () => undefined },
+  });
+  const smtp = await SmtpPeer.start();
+  const t = await startTestApp({ PAYMENT_API_URL: peer.url, SMTP_URL: smtp.url, NOTIFY_SENDER_ENABLED: 'false', ...dist, ...env });
+  const shop = { ...(await seedShop(t)), secret };
+  await t.dataSource.query('UPDATE core_sites SET payment_webhook_secret = $1 WHERE id = $2', [secret, shop.appId]);
+  const other = await seedShop(t);
+  await t.app.listen(port, '127.0.0.1');
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-dev-shm-usage'],
   });
-  return { ...shop, baseUrl, browser };
+  return { peer, smtp, t, shop, other, client: new ShopClient(t, peer, shop), baseUrl: `http://127.0.0.1:${port}`, browser };
 }
 
 export async function stopConsoleHarness(h: Partial<ConsoleHarness>): Promise<void> {
