@@ -1,6 +1,7 @@
 import { auditLogScenario } from './audit-log';
 import { authScenarios } from './auth';
 import { checkoutScenario } from './checkout';
+import { consoleScenario } from './console';
 import { contentScenarios } from './content';
 import { fairnessScenario } from './fairness';
 import { footprintScenario } from './footprint';
@@ -28,4 +29,5 @@ export const scenarios: Scenario[] = [
   fairnessScenario,
   sendLogScenario,
   auditLogScenario,
+  consoleScenario,
 ];
