@@ -29,6 +29,7 @@ export class ConsoleCookies implements OnModuleInit {
 
   /** Registers the plugins before the server is ready (Nest's routes exist by now; hooks apply to all at ready). */
   onModuleInit(): void {
+    if (!this.adapterHost.httpAdapter) return; // the command line's application context serves no HTTP
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     this.fastify = fastify;
     void fastify.register(fastifyCookie, { hook: false });

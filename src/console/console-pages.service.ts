@@ -49,6 +49,7 @@ export class ConsolePages implements OnModuleInit {
   }
 
   async onModuleInit(): Promise<void> {
+    if (!this.adapterHost.httpAdapter) return; // the command line's application context serves no HTTP
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     // Only reply.sendFile: which path is a file, the page or a 404 is decided below.
     void fastify.register(fastifyStatic, { root: this.root, serve: false, cacheControl: false, suppressWarning: true });
