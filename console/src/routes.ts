@@ -1,7 +1,9 @@
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import Orders from './screens/Orders'; // eager: see `routes`
 import type { Permission } from './session';
 
-type Screen = LazyExoticComponent<ComponentType<{ params: Record<string, string> }>>;
+type ScreenProps = { params: Record<string, string> };
+type Screen = ComponentType<ScreenProps> | LazyExoticComponent<ComponentType<ScreenProps>>;
 
 export interface Route {
   path: string;
@@ -18,7 +20,6 @@ export interface NavEntry {
   prefix: string;
 }
 
-const Orders = lazy(() => import('./screens/Orders'));
 const OrderDetail = lazy(() => import('./screens/OrderDetail'));
 const MailTemplates = lazy(() => import('./screens/MailTemplates'));
 const MailLog = lazy(() => import('./screens/MailLog'));
@@ -29,6 +30,11 @@ const Customers = lazy(() => import('./screens/Customers'));
 const Tokens = lazy(() => import('./screens/Tokens'));
 const Content = lazy(() => import('./screens/Content'));
 
+/**
+ * The console's screens. The orders list, the first screen most staff see, is in the main chunk, so its first
+ * page is asked for as soon as the session is back, not after a lazy chunk and React's Suspense throttle
+ * (docs/performance.md, issue 39's figures); the others load when first opened.
+ */
 export const routes: Route[] = [
   { path: '/orders', screen: Orders, permission: 'orders.view' },
   { path: '/orders/:id', screen: OrderDetail, permission: 'orders.view' },
