@@ -4432,6 +4432,8 @@ export interface components {
             accessToken: string;
             /** @description Seconds the access token is valid (JWT_ACCESS_TOKEN_LIFE): refresh before */
             expiresIn: number;
+            /** @description Minutes without a refresh after which the session ends (CONSOLE_IDLE_MINUTES): the console signs out after as long without input */
+            idleMinutes: number;
             staff: components["schemas"]["ConsoleStaff"];
             app: components["schemas"]["ConsoleApp"];
         };

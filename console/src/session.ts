@@ -6,8 +6,9 @@ import { queryClient } from './queryClient';
 /**
  * The staff member's session, as the browser needs it (src/console's session routes): the refresh token is
  * an HttpOnly cookie the console never sees; the access token lives here, in memory only, and is renewed
- * before it runs out. A reload restores the session through /console/session/refresh. After IDLE_MS
- * without any input the console signs out (the server enforces its own idle limit too).
+ * before it runs out. A reload restores the session through /console/session/refresh. After the server's idle
+ * time (`idleMinutes`, CONSOLE_IDLE_MINUTES) without any input the console signs out (the server ends a session
+ * not refreshed for as long by itself).
  */
 export type SessionData = Schemas['ConsoleSessionData'];
 export type Staff = SessionData['staff'];
@@ -17,7 +18,6 @@ export type SignInInput = Schemas['ConsoleSignInRequest'];
 
 export type SessionState = { status: 'loading' } | { status: 'signedOut'; notice?: string } | { status: 'signedIn'; data: SessionData };
 
-export const IDLE_MS = 30 * 60 * 1000;
 /** While the staff member is active, the session is refreshed at least this often: the server ends one not refreshed for its idle time. */
 const KEEPALIVE_MS = 5 * 60 * 1000;
 
@@ -81,7 +81,7 @@ function signedIn(data: SessionData) {
   const lifetime = Math.max(1, data.expiresIn) * 1000;
   const delay = lifetime > 120_000 ? lifetime - 60_000 : lifetime / 2;
   refreshTimer = setTimeout(() => {
-    if (idleFor() >= IDLE_MS) void signOut(idleNotice);
+    if (idleFor() >= idleMs(data)) void signOut(idleNotice(data));
     else void refresh();
   }, delay);
 }
@@ -92,7 +92,13 @@ function signedOut(notice?: string) {
   setState({ status: 'signedOut', notice });
 }
 
-const idleNotice = 'You were signed out after 30 minutes without activity.';
+function idleMs(data: SessionData): number {
+  return data.idleMinutes * 60_000;
+}
+
+function idleNotice(data: SessionData): string {
+  return `You were signed out after ${data.idleMinutes} minute${data.idleMinutes === 1 ? '' : 's'} without activity.`;
+}
 
 /** Renews the access token with the cookie; false when there is no session (the console then shows sign-in). */
 export function refresh(): Promise<boolean> {
@@ -149,9 +155,9 @@ export function startSession(): void {
     window.addEventListener(type, touch, { passive: true, capture: true });
   const checkIdle = () => {
     if (state.status !== 'signedIn') return;
-    if (idleFor() >= IDLE_MS) void signOut(idleNotice);
+    if (idleFor() >= idleMs(state.data)) void signOut(idleNotice(state.data));
     // Active since the last refresh, and that was a while ago: refresh, so the server sees the activity too.
-    else if (lastActivity > lastRefresh && Date.now() - lastRefresh >= KEEPALIVE_MS) void refresh();
+    else if (lastActivity > lastRefresh && Date.now() - lastRefresh >= Math.min(KEEPALIVE_MS, idleMs(state.data) / 2)) void refresh();
   };
   setInterval(checkIdle, 15_000);
   // A sleeping laptop pauses timers: check as soon as the page is seen again.

@@ -56,6 +56,12 @@ export class ConsoleSessionData {
   accessToken: string;
   @ApiProperty({ type: 'integer', description: 'Seconds the access token is valid (JWT_ACCESS_TOKEN_LIFE): refresh before' })
   expiresIn: number;
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'Minutes without a refresh after which the session ends (CONSOLE_IDLE_MINUTES): the console signs out after as long without input',
+  })
+  idleMinutes: number;
   @ApiProperty({ type: ConsoleStaff }) staff: ConsoleStaff;
   @ApiProperty({ type: ConsoleApp }) app: ConsoleApp;
 }

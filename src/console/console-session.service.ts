@@ -130,6 +130,7 @@ export class ConsoleSessionService {
     return {
       accessToken: tokens.access_token,
       expiresIn: this.config.jwt.accessTtlSeconds,
+      idleMinutes: this.config.console.idleMinutes,
       staff: {
         id: account.id,
         email: account.email,

@@ -211,6 +211,7 @@ describe('console session (development)', () => {
         data: {
           accessToken: expect.any(String),
           expiresIn: 3600,
+          idleMinutes: 30,
           staff: {
             id: expect.any(Number),
             email: owner,
