@@ -1,12 +1,13 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { createIndexesConcurrently, dropIndexes, IndexDefinition } from './concurrent-indexes';
 
 /** The send log's indexes: name and definition. */
 const INDEXES = [
-  ['core_notification_log_app_created_idx', '(app_id, created DESC, id DESC)'],
-  ['core_notification_log_app_status_idx', '(app_id, status, created DESC, id DESC)'],
-  ['core_notification_log_app_email_idx', '(app_id, lower(email), created DESC, id DESC)'],
-  ['core_notification_log_app_event_idx', '(app_id, event, created DESC, id DESC)'],
-] as const;
+  ['core_notification_log_app_created_idx', 'core_notification_log', '(app_id, created DESC, id DESC)'],
+  ['core_notification_log_app_status_idx', 'core_notification_log', '(app_id, status, created DESC, id DESC)'],
+  ['core_notification_log_app_email_idx', 'core_notification_log', '(app_id, lower(email), created DESC, id DESC)'],
+  ['core_notification_log_app_event_idx', 'core_notification_log', '(app_id, event, created DESC, id DESC)'],
+] as const satisfies readonly IndexDefinition[];
 
 /**
  * The send log's indexes (README "Staff API: the send log"): every filter of POST /message/log is a column of an
@@ -24,20 +25,12 @@ export class NotificationLogIndexes1764002100000 implements MigrationInterface {
   transaction = false as const;
 
   async up(q: QueryRunner): Promise<void> {
-    for (const [name, columns] of INDEXES) {
-      const invalid: unknown[] = await q.query(
-        `SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = $1 AND NOT i.indisvalid`,
-        [name],
-      );
-      if (invalid.length > 0) await q.query(`DROP INDEX CONCURRENTLY ${name}`);
-      await q.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${name} ON core_notification_log ${columns}`);
-    }
+    await createIndexesConcurrently(q, INDEXES);
     await q.query(`DROP INDEX CONCURRENTLY IF EXISTS core_notification_log_app_idx`);
   }
 
-  // Plain statements: `migrate:revert` runs every down in one transaction (all or none), where CONCURRENTLY cannot run.
   async down(q: QueryRunner): Promise<void> {
     await q.query(`CREATE INDEX IF NOT EXISTS core_notification_log_app_idx ON core_notification_log (app_id, created)`);
-    for (const [name] of [...INDEXES].reverse()) await q.query(`DROP INDEX IF EXISTS ${name}`);
+    await dropIndexes(q, INDEXES);
   }
 }

@@ -1,10 +1,11 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { createIndexesConcurrently, dropIndexes, IndexDefinition } from './concurrent-indexes';
 
 /** The order timeline's indexes: name, table and definition. */
 const INDEXES = [
   ['core_payment_events_order_idx', 'core_payment_events', '(order_id)'],
   ['core_notification_log_linked_idx', 'core_notification_log', '(app_id, linked_table, master_id)'],
-] as const;
+] as const satisfies readonly IndexDefinition[];
 
 /**
  * The order timeline (POST /ecommerce/orderTimeline) reads an order's payment events and the mails written about
@@ -19,18 +20,10 @@ export class TimelineIndexes1764002200000 implements MigrationInterface {
   transaction = false as const;
 
   async up(q: QueryRunner): Promise<void> {
-    for (const [name, table, columns] of INDEXES) {
-      const invalid: unknown[] = await q.query(
-        `SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = $1 AND NOT i.indisvalid`,
-        [name],
-      );
-      if (invalid.length > 0) await q.query(`DROP INDEX CONCURRENTLY ${name}`);
-      await q.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${name} ON ${table} ${columns}`);
-    }
+    await createIndexesConcurrently(q, INDEXES);
   }
 
-  // Plain statements: `migrate:revert` runs every down in one transaction, where CONCURRENTLY cannot run.
   async down(q: QueryRunner): Promise<void> {
-    for (const [name] of [...INDEXES].reverse()) await q.query(`DROP INDEX IF EXISTS ${name}`);
+    await dropIndexes(q, INDEXES);
   }
 }

@@ -1,14 +1,16 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { createIndexesConcurrently, dropIndexes, IndexDefinition } from './concurrent-indexes';
 
 /** listOrders' search indexes: name and definition (the expressions of ORDER_SEARCH_COLUMNS in src/orders/repositories/order.repository.ts). */
 const INDEXES = [
-  ['core_orders_app_email_search_idx', `(app_id, lower("BillingEmail") text_pattern_ops)`],
-  ['core_orders_app_last_name_search_idx', `(app_id, lower("BillingLastName") text_pattern_ops)`],
+  ['core_orders_app_email_search_idx', 'core_orders', `(app_id, lower("BillingEmail") text_pattern_ops)`],
+  ['core_orders_app_last_name_search_idx', 'core_orders', `(app_id, lower("BillingLastName") text_pattern_ops)`],
   [
     'core_orders_app_name_search_idx',
+    'core_orders',
     `(app_id, lower(COALESCE("BillingFirstName", '') || ' ' || COALESCE("BillingLastName", '')) text_pattern_ops)`,
   ],
-] as const;
+] as const satisfies readonly IndexDefinition[];
 
 /**
  * POST /ecommerce/listOrders `search` (the staff console's order search): the start of the billing email, of
@@ -26,18 +28,10 @@ export class OrderSearchIndexes1764002350000 implements MigrationInterface {
   transaction = false as const;
 
   async up(q: QueryRunner): Promise<void> {
-    for (const [name, columns] of INDEXES) {
-      const invalid: unknown[] = await q.query(
-        `SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = $1 AND NOT i.indisvalid`,
-        [name],
-      );
-      if (invalid.length > 0) await q.query(`DROP INDEX CONCURRENTLY ${name}`);
-      await q.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${name} ON core_orders ${columns}`);
-    }
+    await createIndexesConcurrently(q, INDEXES);
   }
 
-  // Plain statements: `migrate:revert` runs every down in one transaction, where CONCURRENTLY cannot run.
   async down(q: QueryRunner): Promise<void> {
-    for (const [name] of [...INDEXES].reverse()) await q.query(`DROP INDEX IF EXISTS ${name}`);
+    await dropIndexes(q, INDEXES);
   }
 }

@@ -1,15 +1,20 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { createIndexesConcurrently, dropIndexes, IndexDefinition } from './concurrent-indexes';
 
 /** A customer with something to show (LISTED_CUSTOMER in src/auth/repositories/customer-directory.repository.ts, word for word). */
 const LISTED = `(email IS NOT NULL OR mobile IS NOT NULL OR firstname IS NOT NULL OR lastname IS NOT NULL OR displayname IS NOT NULL)`;
 
 /** The staff customer list's indexes: name and definition (the search's are CUSTOMER_SEARCH_COLUMNS' expressions). */
 const INDEXES = [
-  ['core_customers_app_created_idx', `(app_id, created DESC, id DESC) WHERE ${LISTED}`],
-  ['core_customers_app_email_search_idx', `(app_id, lower(email) text_pattern_ops)`],
-  ['core_customers_app_last_name_search_idx', `(app_id, lower(lastname) text_pattern_ops)`],
-  ['core_customers_app_name_search_idx', `(app_id, lower(COALESCE(firstname, '') || ' ' || COALESCE(lastname, '')) text_pattern_ops)`],
-] as const;
+  ['core_customers_app_created_idx', 'core_customers', `(app_id, created DESC, id DESC) WHERE ${LISTED}`],
+  ['core_customers_app_email_search_idx', 'core_customers', `(app_id, lower(email) text_pattern_ops)`],
+  ['core_customers_app_last_name_search_idx', 'core_customers', `(app_id, lower(lastname) text_pattern_ops)`],
+  [
+    'core_customers_app_name_search_idx',
+    'core_customers',
+    `(app_id, lower(COALESCE(firstname, '') || ' ' || COALESCE(lastname, '')) text_pattern_ops)`,
+  ],
+] as const satisfies readonly IndexDefinition[];
 
 /**
  * POST /staff/customers (the staff console's customers): the app's customers newest first, guest placeholders
@@ -26,18 +31,10 @@ export class CustomerListIndexes1764002360000 implements MigrationInterface {
   transaction = false as const;
 
   async up(q: QueryRunner): Promise<void> {
-    for (const [name, definition] of INDEXES) {
-      const invalid: unknown[] = await q.query(
-        `SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = $1 AND NOT i.indisvalid`,
-        [name],
-      );
-      if (invalid.length > 0) await q.query(`DROP INDEX CONCURRENTLY ${name}`);
-      await q.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${name} ON core_customers ${definition}`);
-    }
+    await createIndexesConcurrently(q, INDEXES);
   }
 
-  // Plain statements: `migrate:revert` runs every down in one transaction, where CONCURRENTLY cannot run.
   async down(q: QueryRunner): Promise<void> {
-    for (const [name] of [...INDEXES].reverse()) await q.query(`DROP INDEX IF EXISTS ${name}`);
+    await dropIndexes(q, INDEXES);
   }
 }

@@ -1,11 +1,12 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { createIndexesConcurrently, dropIndexes, IndexDefinition } from './concurrent-indexes';
 
 /** listTokens' indexes: name and definition. */
 const INDEXES = [
-  ['core_tokens_app_id_idx', '(app_id, id DESC)'],
-  ['core_tokens_app_order_idx', '(app_id, order_id, id DESC)'],
-  ['core_tokens_app_product_idx', '(app_id, product_id, id DESC)'],
-] as const;
+  ['core_tokens_app_id_idx', 'core_tokens', '(app_id, id DESC)'],
+  ['core_tokens_app_order_idx', 'core_tokens', '(app_id, order_id, id DESC)'],
+  ['core_tokens_app_product_idx', 'core_tokens', '(app_id, product_id, id DESC)'],
+] as const satisfies readonly IndexDefinition[];
 
 /**
  * POST /ecommerce/listTokens (the staff console's access tokens): the app's tokens newest first, by order or by
@@ -22,18 +23,10 @@ export class TokenListIndexes1764002370000 implements MigrationInterface {
   transaction = false as const;
 
   async up(q: QueryRunner): Promise<void> {
-    for (const [name, columns] of INDEXES) {
-      const invalid: unknown[] = await q.query(
-        `SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = $1 AND NOT i.indisvalid`,
-        [name],
-      );
-      if (invalid.length > 0) await q.query(`DROP INDEX CONCURRENTLY ${name}`);
-      await q.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${name} ON core_tokens ${columns}`);
-    }
+    await createIndexesConcurrently(q, INDEXES);
   }
 
-  // Plain statements: `migrate:revert` runs every down in one transaction, where CONCURRENTLY cannot run.
   async down(q: QueryRunner): Promise<void> {
-    for (const [name] of [...INDEXES].reverse()) await q.query(`DROP INDEX IF EXISTS ${name}`);
+    await dropIndexes(q, INDEXES);
   }
 }
