@@ -39,7 +39,7 @@ export interface CreatedApp {
 }
 
 /** Builds the whole HTTP application (used by main, the tests and the benchmark). */
-export async function createApp(config: AppConfig, database: Pick<DatabaseHandle, 'url' | 'embedded'>): Promise<CreatedApp> {
+export async function createApp(config: AppConfig, database: Pick<DatabaseHandle, 'url' | 'directUrl' | 'embedded'>): Promise<CreatedApp> {
   const logger = createRootLogger(config.logLevel);
   // Every answer Fastify or Node would otherwise write themselves goes through the failure envelope.
   const adapter = new FastifyAdapter({

@@ -25,7 +25,7 @@ import { ConsoleModule } from './console';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, database: Pick<DatabaseHandle, 'url' | 'embedded'>): DynamicModule {
+  static forRoot(config: AppConfig, database: Pick<DatabaseHandle, 'url' | 'directUrl' | 'embedded'>): DynamicModule {
     return {
       module: AppModule,
       imports: [

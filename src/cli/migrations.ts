@@ -19,7 +19,7 @@ export interface MigrationStatus {
  * an instance migrates at start.
  */
 
-export function migrationStatus(database: Pick<DatabaseHandle, 'url' | 'embedded' | 'idle'>): Promise<MigrationStatus> {
+export function migrationStatus(database: Pick<DatabaseHandle, 'url' | 'directUrl' | 'embedded' | 'idle'>): Promise<MigrationStatus> {
   return withMigrationLock(database, async (dataSource) => {
     const executor = new MigrationExecutor(dataSource);
     const executed = (await executor.getExecutedMigrations()).sort((a, b) => a.timestamp - b.timestamp || a.name.localeCompare(b.name));
@@ -34,7 +34,7 @@ export function migrationStatus(database: Pick<DatabaseHandle, 'url' | 'embedded
 
 /** Undoes the newest `count` applied migrations (their `down`), all in one transaction: all or none are reverted. */
 export function revertMigrations(
-  database: Pick<DatabaseHandle, 'url' | 'embedded' | 'idle'>,
+  database: Pick<DatabaseHandle, 'url' | 'directUrl' | 'embedded' | 'idle'>,
   count: number,
 ): Promise<{ reverted: string[] }> {
   return withMigrationLock(database, async (dataSource) => {

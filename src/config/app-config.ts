@@ -15,6 +15,13 @@ export interface AppConfig {
   /** `/api/v2` in production, none in development (SPEC "Versioning"). */
   basePath: string;
   databaseUrl: string | null;
+  /**
+   * The direct connection (DATABASE_DIRECT_URL, default DATABASE_URL; README "Running on PostgreSQL and Redis"):
+   * what needs a session of its own, migrations and their lock, the listener (LISTEN) of the site cache and the
+   * sender; the request, system and merge pools use DATABASE_URL, which may be a transaction-mode pooler.
+   * Null without DATABASE_URL (the embedded database).
+   */
+  databaseDirectUrl: string | null;
   dataDir: string;
   /**
    * The request pool and each tenant's share of it (README "Fair shares and timeouts"): its size
@@ -24,7 +31,8 @@ export interface AppConfig {
    * (DB_TENANT_HEADROOM: each active tenant's share is min(cap, max(1, floor((pool − headroom) / active)))),
    * those anonymous requests never take (DB_PRIORITY_CONNECTIONS, for authenticated ones), and how many of a
    * tenant's requests may wait for one (DB_TENANT_QUEUE) and how long (DB_TENANT_QUEUE_WAIT_MS); whether the hot /getDataRows statements run as named prepared statements on its
-   * connections (DB_PREPARED_STATEMENTS; off behind a transaction-mode pooler that cannot carry them).
+   * connections (DB_PREPARED_STATEMENTS: `auto` decides at start, off when DATABASE_URL shares server
+   * connections between clients, i.e. a transaction-mode pooler; src/database/pooler-probe.ts).
    */
   database: {
     poolSize: number;
@@ -34,7 +42,7 @@ export interface AppConfig {
     priorityConnections: number;
     tenantQueue: number;
     tenantQueueWaitMs: number;
-    preparedStatements: boolean;
+    preparedStatements: boolean | 'auto';
   };
   /**
    * Bounds on slow clients: the whole request (HTTP_REQUEST_TIMEOUT_MS) and its head (HTTP_HEADERS_TIMEOUT_MS)
@@ -201,12 +209,12 @@ class Reader {
     return value;
   }
 
-  bool(name: string, fallback: boolean): boolean {
+  bool<T extends boolean | 'auto'>(name: string, fallback: T): boolean | T {
     const raw = this.str(name);
     if (raw === null) return fallback;
     if (/^(1|true|yes|on)$/i.test(raw)) return true;
     if (/^(0|false|no|off)$/i.test(raw)) return false;
-    this.errors.push(`${name} must be true or false (got "${raw}")`);
+    this.errors.push(`${name} must be ${fallback === 'auto' ? 'auto, ' : ''}true or false (got "${raw}")`);
     return fallback;
   }
 
@@ -382,13 +390,17 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const loginMaxPerAccount = r.int('AUTH_LOGIN_MAX_PER_ACCOUNT', 10, 1);
   const poolSize = r.int('DB_POOL_SIZE', 10, 1, 1000);
   const requestTimeoutMs = r.int('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000);
+  const databaseUrl = r.url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const databaseDirectUrl = r.url('DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']);
+  if (databaseDirectUrl && !databaseUrl) r.errors.push('DATABASE_DIRECT_URL needs DATABASE_URL (without it the embedded database is used)');
 
   const config: AppConfig = {
     production,
     port: r.int('PORT', 3000, 0, 65535),
     host: r.str('HOST') ?? '0.0.0.0',
     basePath: production ? '/api/v2' : '',
-    databaseUrl: r.url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseUrl,
+    databaseDirectUrl: databaseDirectUrl ?? databaseUrl,
     dataDir: r.str('DATA_DIR') ?? './.data',
     database: {
       poolSize,
@@ -399,7 +411,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       priorityConnections: r.int('DB_PRIORITY_CONNECTIONS', fifth(poolSize), 0, poolSize - 1),
       tenantQueue: r.int('DB_TENANT_QUEUE', 100, 0, 100_000),
       tenantQueueWaitMs: r.int('DB_TENANT_QUEUE_WAIT_MS', 5000, 0, 600_000),
-      preparedStatements: r.bool('DB_PREPARED_STATEMENTS', true),
+      preparedStatements: r.str('DB_PREPARED_STATEMENTS')?.toLowerCase() === 'auto' ? 'auto' : r.bool('DB_PREPARED_STATEMENTS', 'auto'),
     },
     http: {
       requestTimeoutMs,

@@ -8,8 +8,10 @@ import { DatabaseHealth } from './database-health';
 import { DatabaseNotifications } from './database-notifications';
 import { DatabaseHandle, poolSize } from './embedded-database';
 import { PoolDrain } from './pool-drain';
+import { decidePoolMode, PoolMode } from './pooler-probe';
 import { PreparedStatementsClient } from './prepared-statements';
 import { SchemaCatalogService } from './schema-catalog.service';
+import { StatementTimeoutClient, StatementTimeoutConfig } from './statement-timeout';
 import { SystemPool } from './system-pool';
 import { registerEntitySecrets } from './table-policy';
 import { tenantSharedDriver } from './tenant-pool';
@@ -26,26 +28,44 @@ class EntitySecrets implements OnModuleInit {
   }
 }
 
-@Module({
-  providers: [{ provide: TenantShare, inject: [APP_CONFIG], useFactory: (config: AppConfig) => TenantShare.forConfig(config) }],
-  exports: [TenantShare],
-})
-class TenantShareModule {}
+/** How the request pool uses DATABASE_URL (prepared statements or not), decided once at start: pooler-probe.ts. */
+export const POOL_MODE = Symbol('POOL_MODE');
+
+function poolSettingsModule(database: Pick<DatabaseHandle, 'url' | 'directUrl' | 'embedded'>): DynamicModule {
+  return {
+    module: PoolSettingsModule,
+    providers: [
+      { provide: TenantShare, inject: [APP_CONFIG], useFactory: (config: AppConfig) => TenantShare.forConfig(config) },
+      { provide: POOL_MODE, inject: [APP_CONFIG], useFactory: (config: AppConfig) => decidePoolMode(config, database) },
+    ],
+    exports: [TenantShare, POOL_MODE],
+  };
+}
+
+@Module({})
+class PoolSettingsModule {}
 
 @Global()
 @Module({})
 export class DatabaseModule {
-  static forRoot(database: Pick<DatabaseHandle, 'url' | 'embedded'>): DynamicModule {
+  static forRoot(database: Pick<DatabaseHandle, 'url' | 'directUrl' | 'embedded'>): DynamicModule {
     return {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          imports: [TenantShareModule],
-          inject: [APP_CONFIG, TenantShare],
-          useFactory: (config: AppConfig, share: TenantShare) => {
+          imports: [poolSettingsModule(database)],
+          inject: [APP_CONFIG, TenantShare, POOL_MODE],
+          useFactory: (config: AppConfig, share: TenantShare, mode: PoolMode) => {
             const size = poolSize(database, config);
-            // PGlite (the embedded database) does not enforce statement_timeout.
-            const statementTimeoutMs = database.embedded ? 0 : config.database.statementTimeoutMs;
+            const timeoutMs = config.database.statementTimeoutMs;
+            // The statement timeout as the probe found the connection can carry it (pooler-probe.ts): a startup
+            // parameter on a connection of its own, else per transaction (statement-timeout.ts); PGlite (the
+            // embedded database) does not enforce it.
+            const connections: StatementTimeoutConfig & { Client?: unknown } = { connectionTimeoutMillis: 10_000 };
+            if (mode.statementTimeout === 'startup') connections.statement_timeout = timeoutMs;
+            if (mode.statementTimeout === 'transaction') connections.requestStatementTimeoutMs = timeoutMs;
+            if (mode.preparedStatements) connections.Client = PreparedStatementsClient;
+            else if (mode.statementTimeout === 'transaction') connections.Client = StatementTimeoutClient;
             return {
               type: 'postgres',
               url: database.url,
@@ -53,14 +73,11 @@ export class DatabaseModule {
               synchronize: false,
               migrationsRun: false,
               poolSize: size,
-              // Every statement of the request pool; migrations, the SQL merges and the listener have their own connections.
-              // Its connections run statements marked prepared() as named prepared statements (not on PGlite, nor when
-              // switched off); pg's Pool and tenant-pool.ts's create their connections with this Client.
-              extra: {
-                connectionTimeoutMillis: 10_000,
-                ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
-                ...(config.database.preparedStatements && !database.embedded ? { Client: PreparedStatementsClient } : {}),
-              },
+              // Every statement of the request pool runs under the statement timeout; no session state on a connection
+              // a pooler shares. Migrations, the SQL merges and the listener have their own connections. Its
+              // connections run statements marked prepared() as named prepared statements when the connection can
+              // carry them (pooler-probe.ts; not on PGlite); pg's Pool and tenant-pool.ts's create them with this Client.
+              extra: connections,
               // The request's context, set by AppContextGuard, names the tenant a connection is checked out for.
               driver: share.limits(size) ? tenantSharedDriver(share, () => requestStore.getStore()?.ctx) : undefined,
               // No retries: the start has just connected (migrate), so a failure here is not a slow database but
@@ -85,7 +102,9 @@ export class DatabaseModule {
         {
           provide: DatabaseNotifications,
           inject: [getDataSourceToken()],
-          useFactory: (dataSource: DataSource) => new DatabaseNotifications(database.embedded ? null : database.url, dataSource),
+          // LISTEN is session state: on the direct connection (DATABASE_DIRECT_URL), never through a pooler.
+          useFactory: (dataSource: DataSource) =>
+            new DatabaseNotifications(database.embedded ? null : (database.directUrl ?? database.url), dataSource),
         },
       ],
       exports: [TransactionalConnection, SchemaCatalogService, DatabaseHealth, DatabaseNotifications],

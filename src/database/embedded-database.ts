@@ -4,7 +4,13 @@ import type { AppConfig } from '../config/app-config';
 
 /** Where the service's PostgreSQL is, and how to let go of it at shutdown. */
 export interface DatabaseHandle {
+  /** DATABASE_URL: the request, system and merge pools (it may be a transaction-mode pooler). */
   url: string;
+  /**
+   * DATABASE_DIRECT_URL (default DATABASE_URL): what needs a session of its own, i.e. migrations and their
+   * advisory lock and the LISTEN connection (README "Running on PostgreSQL and Redis"). Unset: `url`.
+   */
+  directUrl?: string;
   embedded: boolean;
   /** Resolves once no client is attached (PGlite serves one connection at a time). */
   idle(): Promise<void>;
@@ -22,7 +28,10 @@ export interface DatabaseHandle {
  * naming the holder (`holder`: `server` for the service, a command's name for the CLI).
  */
 export async function openDatabase(config: AppConfig, options: { holder?: string } = {}): Promise<DatabaseHandle> {
-  if (config.databaseUrl) return { url: config.databaseUrl, embedded: false, idle: async () => undefined, stop: async () => undefined };
+  if (config.databaseUrl) {
+    const directUrl = config.databaseDirectUrl ?? config.databaseUrl;
+    return { url: config.databaseUrl, directUrl, embedded: false, idle: async () => undefined, stop: async () => undefined };
+  }
 
   const lock = DataDirLock.acquire(config.dataDir, options.holder ?? 'server');
   try {

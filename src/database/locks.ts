@@ -47,9 +47,25 @@ export async function tryLockForTransaction(em: EntityManager, lock: DatabaseLoc
   return locked;
 }
 
-/** Waits for `lock` on `session` (it outlives transactions); release with unlockSession. */
+/** How often lockSession tries again while another session holds the lock. */
+const SESSION_LOCK_RETRY_MS = 100;
+
+/**
+ * Waits for `lock` on `session` (it outlives transactions); release with unlockSession. A session lock needs a
+ * session of its own: a direct connection (DATABASE_DIRECT_URL), never one through a transaction-mode pooler.
+ * It tries (`pg_try_advisory_lock`) every SESSION_LOCK_RETRY_MS instead of waiting in `pg_advisory_lock`: a
+ * statement waiting there holds a snapshot, and the holder's `CREATE INDEX CONCURRENTLY` (a migration) waits for
+ * every older snapshot of the database, so two instances migrating a new database at once would wait for each
+ * other forever, where no deadlock detector sees it (the holder's lock and its migration are two sessions).
+ */
 export async function lockSession(runner: Session, lock: DatabaseLock): Promise<void> {
-  await runner.query('SELECT pg_advisory_lock($1)', [lock]);
+  for (;;) {
+    const answer = await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [lock]);
+    // A QueryRunner answers the rows, a pg Client its result.
+    const [{ locked }] = (Array.isArray(answer) ? answer : (answer as { rows: unknown[] }).rows) as { locked: boolean }[];
+    if (locked) return;
+    await new Promise((resolve) => setTimeout(resolve, SESSION_LOCK_RETRY_MS));
+  }
 }
 
 export async function unlockSession(runner: Session, lock: DatabaseLock): Promise<void> {

@@ -5,9 +5,16 @@ import { CONNECT_TIMEOUT_MS, DatabaseConnectError } from './connection-errors';
 import { DatabaseHandle } from './embedded-database';
 import { DatabaseLock, lockSession, unlockSession } from './locks';
 
-/** Applies pending migrations; returns the names of those applied. Safe to call from several instances at once. */
-export async function migrate(database: Pick<DatabaseHandle, 'url' | 'embedded' | 'idle'>): Promise<string[]> {
-  if (!database.embedded && (await allApplied(database.url))) return [];
+/** What migrations need of the database: its direct connection (DATABASE_DIRECT_URL, else DATABASE_URL). */
+type MigrationDatabase = Pick<DatabaseHandle, 'url' | 'directUrl' | 'embedded' | 'idle'>;
+
+/**
+ * Applies pending migrations; returns the names of those applied. Safe to call from several instances at once.
+ * Every connection of it is on the direct connection: the lock is a session advisory lock, which a
+ * transaction-mode pooler would strand on whichever server connection it landed on (authentik #23876).
+ */
+export async function migrate(database: MigrationDatabase): Promise<string[]> {
+  if (!database.embedded && (await allApplied(database.directUrl ?? database.url))) return [];
   return withMigrationLock(database, async (dataSource) => (await dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name));
 }
 
@@ -15,11 +22,9 @@ export async function migrate(database: Pick<DatabaseHandle, 'url' | 'embedded' 
  * Runs `work` with a DataSource that knows the migrations, under the migrations advisory lock: one
  * migrator at a time (instances starting together, `migrate:status`, `migrate:revert`).
  */
-export async function withMigrationLock<T>(
-  database: Pick<DatabaseHandle, 'url' | 'embedded' | 'idle'>,
-  work: (dataSource: DataSource) => Promise<T>,
-): Promise<T> {
-  const { url, embedded } = database;
+export async function withMigrationLock<T>(database: MigrationDatabase, work: (dataSource: DataSource) => Promise<T>): Promise<T> {
+  const { embedded } = database;
+  const url = database.directUrl ?? database.url;
   // PGlite has one connection: no concurrent migrator can exist, and a lock connection would block the work.
   const lock = embedded ? null : new Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   if (lock) {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Client, CustomTypesConfig, FieldDef, Query, QueryResult } from 'pg';
 import { TIMESTAMPTZ_OID, timestamptzJson } from './json-timestamps';
+import { StatementTimeoutClient, TimedQuery } from './statement-timeout';
 
 /**
  * The comment that asks the request pool's connections to run a statement as a named prepared statement
@@ -74,7 +75,7 @@ interface QueryInternals {
  * changed with 0A000, and the statement is prepared again under a new name), so the first execution's reader
  * serves every later one on the connection.
  */
-class NamedQuery extends Query {
+class NamedQuery extends TimedQuery {
   callback?: (error: Error | undefined, result: QueryResult) => void;
 
   constructor(
@@ -82,8 +83,10 @@ class NamedQuery extends Query {
     text: string,
     values: unknown[] | undefined,
     types: CustomTypesConfig | undefined,
+    timeoutMs: number,
+    client: Client,
   ) {
-    super(text, values);
+    super(text, values, timeoutMs, client);
     const self = this as unknown as { name: string; types?: CustomTypesConfig } & QueryInternals;
     self.name = statement.name;
     // The result's parsers are chosen in the constructor (`new Result(rowMode, config.types)`); without types,
@@ -120,7 +123,7 @@ class NamedQuery extends Query {
  * result type changed (0A000) is prepared again, once, outside a transaction (inside one the error has
  * already aborted it, and the caller sees it as any other).
  */
-export class PreparedStatementsClient extends Client {
+export class PreparedStatementsClient extends StatementTimeoutClient {
   /** Text → statement, least recently used first (a Map keeps insertion order; a use moves it to the end). */
   private readonly statements = new Map<string, PreparedStatement>();
   private readonly evicted: string[] = [];
@@ -141,7 +144,7 @@ export class PreparedStatementsClient extends Client {
   // passes through unchanged but a marked text with a promise, which runs prepared. Patched onto the prototype
   // in the class body (private access) so that the overloads keep their types.
   static {
-    const plain = Client.prototype.query as (...args: unknown[]) => unknown;
+    const plain = StatementTimeoutClient.prototype.query as (...args: unknown[]) => unknown;
     PreparedStatementsClient.prototype.query = function (this: PreparedStatementsClient, ...args: unknown[]) {
       const [config, values, callback] = args;
       if (typeof config === 'string' && isMarked(config) && typeof values !== 'function' && callback === undefined) {
@@ -171,9 +174,10 @@ export class PreparedStatementsClient extends Client {
     const types = text.startsWith(JSON_MARK) ? this.jsonTypes : undefined;
     const run = () =>
       new Promise<QueryResult>((resolve, reject) => {
-        const query = new NamedQuery(this.statementOf(text), text, values, types);
+        // Outside a transaction the statement timeout is set in the same round trip (statement-timeout.ts).
+        const query = new NamedQuery(this.statementOf(text), text, values, types, this.statementTimeoutMs, this);
         query.callback = (error, result) => (error ? reject(error) : resolve(result));
-        super.query(query);
+        (Client.prototype.query as (query: Query) => unknown).call(this, query);
       });
     try {
       return await run();
@@ -229,7 +233,9 @@ export class PreparedStatementsClient extends Client {
     // Raw SQL: DEALLOCATE has no TypeORM counterpart; the names are ours (`p_`, hex digits, a count). One statement
     // each (in one multi-statement query a name already gone would stop the rest), queued on this connection
     // before anything its next user sends; one that fails (the statement already gone) is harmless.
-    for (const name of names) super.query(`DEALLOCATE "${name}"`).catch(() => undefined);
+    // Sent as it is (no statement timeout around it: it is instant, and it must not open a transaction).
+    const plain = Client.prototype.query as (text: string) => Promise<unknown>;
+    for (const name of names) plain.call(this, `DEALLOCATE "${name}"`).catch(() => undefined);
   }
 
   /** pg's own record of the statements it parsed on this connection (it sends Parse only for names it lacks). */

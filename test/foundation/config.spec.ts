@@ -121,7 +121,7 @@ describe('configuration: fair shares and timeouts', () => {
       priorityConnections: 2,
       tenantQueue: 100,
       tenantQueueWaitMs: 5000,
-      preparedStatements: true,
+      preparedStatements: 'auto',
     });
     expect(loadConfig({ DB_POOL_SIZE: '3' }).database).toMatchObject({
       tenantMaxConnections: 3,
@@ -131,9 +131,24 @@ describe('configuration: fair shares and timeouts', () => {
     expect(loadConfig({ DB_POOL_SIZE: '2' }).database).toMatchObject({ tenantHeadroom: 0, priorityConnections: 0 });
     expect(loadConfig({ DB_POOL_SIZE: '1' }).database).toMatchObject({ tenantHeadroom: 0, priorityConnections: 0 });
     expect(loadConfig({ DB_PREPARED_STATEMENTS: 'false' }).database.preparedStatements).toBe(false);
-    expect(() => loadConfig({ DB_PREPARED_STATEMENTS: 'sometimes' })).toThrow(/DB_PREPARED_STATEMENTS must be true or false/);
+    expect(loadConfig({ DB_PREPARED_STATEMENTS: 'true' }).database.preparedStatements).toBe(true);
+    expect(loadConfig({ DB_PREPARED_STATEMENTS: 'AUTO' }).database.preparedStatements).toBe('auto');
+    expect(() => loadConfig({ DB_PREPARED_STATEMENTS: 'sometimes' })).toThrow(/DB_PREPARED_STATEMENTS must be auto, true or false/);
     expect(loadConfig({}).http).toEqual({ requestTimeoutMs: 30000, headersTimeoutMs: 10000, keepAliveTimeoutMs: 72000 });
     expect(loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '2000' }).http.headersTimeoutMs).toBe(2000);
+  });
+
+  it('takes DATABASE_DIRECT_URL for what needs a session, DATABASE_URL when unset, and refuses it alone or malformed', () => {
+    const pooled = 'postgresql://app@pooler:6432/platform';
+    const direct = 'postgresql://app@primary:5432/platform';
+    expect(loadConfig({ DATABASE_URL: pooled })).toMatchObject({ databaseUrl: pooled, databaseDirectUrl: pooled });
+    expect(loadConfig({ DATABASE_URL: pooled, DATABASE_DIRECT_URL: direct })).toMatchObject({
+      databaseUrl: pooled,
+      databaseDirectUrl: direct,
+    });
+    expect(loadConfig({})).toMatchObject({ databaseUrl: null, databaseDirectUrl: null });
+    expect(() => loadConfig({ DATABASE_DIRECT_URL: direct })).toThrow(/DATABASE_DIRECT_URL needs DATABASE_URL/);
+    expect(() => loadConfig({ DATABASE_URL: pooled, DATABASE_DIRECT_URL: 'mysql://x' })).toThrow(/DATABASE_DIRECT_URL must be a URL/);
   });
 
   it('refuses a tenant share larger than the pool and a headers timeout longer than the request timeout', () => {

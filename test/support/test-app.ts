@@ -121,7 +121,7 @@ export async function startTestApp(env: Record<string, string> = {}, database?: 
   const db = database ?? (await createTestDatabase());
   try {
     const config = loadConfig({ ...TEST_ENV, DATABASE_URL: db.url, ...env });
-    const { app } = await createApp(config, { url: db.url, embedded: false });
+    const { app } = await createApp(config, { url: db.url, directUrl: config.databaseDirectUrl ?? db.url, embedded: false });
     return new TestApp(app, config, db, database === undefined);
   } catch (error) {
     // A start that fails (a configuration a test expects refused) leaves no database behind for the next name.
