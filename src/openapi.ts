@@ -140,6 +140,7 @@ export function createOpenApiDocument(app: INestApplication, config: AppConfig):
     ...Object.fromEntries(Object.entries(GLOBAL_RESPONSES).map(([name, { response }]) => [name, response])),
     ...Object.fromEntries(Object.entries(UNMATCHED_RESPONSES).map(([name, { response }]) => [name, response])),
   };
+  nullInNullableEnums(document);
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of METHODS) {
       const operation = item[method];
@@ -168,6 +169,22 @@ export function createOpenApiDocument(app: INestApplication, config: AppConfig):
     }
   }
   return document;
+}
+
+/**
+ * OpenAPI 3.0 (3.0.3's clarification): `nullable: true` does not widen an `enum`, so a nullable enum must list
+ * `null` among its values, or a strict validator refuses null. @nestjs/swagger writes `{ enum, nullable: true }`
+ * without it; this adds `null` to every such enum of the document (components and operations alike).
+ */
+export function nullInNullableEnums(node: unknown): void {
+  if (node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) {
+    for (const item of node) nullInNullableEnums(item);
+    return;
+  }
+  const schema = node as Record<string, unknown>;
+  if (schema.nullable === true && Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];
+  for (const value of Object.values(schema)) nullInNullableEnums(value);
 }
 
 /** Serves the document at /docs/openapi.json and Swagger UI at /docs, built at the first request for either (~0.1 s and several MB most instances never need). */

@@ -1952,7 +1952,7 @@ export interface components {
              * @default core_users
              * @enum {string}
              */
-            authTable: "core_users" | "core_customers" | "core_app_users";
+            authTable?: "core_users" | "core_customers" | "core_app_users";
         };
         LoginUserDto: {
             id: number;
@@ -2010,7 +2010,7 @@ export interface components {
              * @default core_users
              * @enum {string}
              */
-            authTable: "core_users" | "core_customers" | "core_app_users";
+            authTable?: "core_users" | "core_customers" | "core_app_users";
         };
         SignUpUserDto: {
             id: number;
@@ -2035,9 +2035,15 @@ export interface components {
             datetime: string;
             token: components["schemas"]["SignUpTokens"];
         };
+        RefreshTokenPayload: {
+            /** @description The access token of the pair (it may be expired) */
+            access_token: string;
+            /** @description The refresh token of the pair */
+            refresh_token: string;
+        };
         RefreshTokenRequest: {
-            /** @description { access_token (may be expired), refresh_token } */
-            payload: Record<string, never>;
+            /** @description The tokens of the pair to renew */
+            payload: components["schemas"]["RefreshTokenPayload"];
         };
         TokenPairDto: {
             /** @description JWT access token (JWT_ACCESS_TOKEN_LIFE, 3600 s by default) */
@@ -2056,7 +2062,8 @@ export interface components {
             token: components["schemas"]["TokenPairDto"];
         };
         SignOutRequest: {
-            refreshToken?: Record<string, never>;
+            /** @description The refresh token the client discards (not checked: sign-out always succeeds) */
+            refreshToken?: string;
         };
         MessageAnswer: {
             /** @enum {string} */
@@ -2077,7 +2084,7 @@ export interface components {
              * @default core_users
              * @enum {string}
              */
-            authTable: "core_users" | "core_customers" | "core_app_users";
+            authTable?: "core_users" | "core_customers" | "core_app_users";
         };
         ResetPassRequest: {
             password: string;
@@ -2087,7 +2094,7 @@ export interface components {
              * @default core_users
              * @enum {string}
              */
-            authTable: "core_users" | "core_customers" | "core_app_users";
+            authTable?: "core_users" | "core_customers" | "core_app_users";
         };
         UserTokenRequest: {
             /** @description The encrypted userId token issued by /auth/invite-link (docs/auth.md) */
@@ -2155,7 +2162,7 @@ export interface components {
              * @default core_customers
              * @enum {string}
              */
-            authTable: "core_customers" | "core_app_users";
+            authTable?: "core_customers" | "core_app_users";
             email: string;
             /** @description Password strength rule */
             password: string;
@@ -2198,7 +2205,7 @@ export interface components {
              * @default core_customers
              * @enum {string}
              */
-            authTable: "core_customers" | "core_app_users";
+            authTable?: "core_customers" | "core_app_users";
             email: string;
             password: string;
             /** @description Comma-separated extra profile columns: any column of the account table that is not secret (e.g. mobile, created, updated) */
@@ -2237,7 +2244,7 @@ export interface components {
              * @default core_customers
              * @enum {string}
              */
-            authTable: "core_customers" | "core_app_users";
+            authTable?: "core_customers" | "core_app_users";
             email: string;
             /** @description Front-end route on the app's domain that receives the appended token */
             url?: string;
@@ -2249,7 +2256,7 @@ export interface components {
              * @default core_customers
              * @enum {string}
              */
-            authTable: "core_customers" | "core_app_users";
+            authTable?: "core_customers" | "core_app_users";
             password: string;
             confirmPassword: string;
             /** @description The reset token; must equal reset_password_token */
@@ -2435,7 +2442,9 @@ export interface components {
              *       "firstname": "Cy"
              *     }
              */
-            data?: Record<string, never>;
+            data?: {
+                [key: string]: unknown;
+            };
             /**
              * @description One SELECT providing merge data (first row), when the app enables it; needs the bearer token of an admin of the app (401/403); see docs/messaging.md
              * @example SELECT firstname, email FROM core_customers WHERE id = 5
@@ -2458,11 +2467,13 @@ export interface components {
              * @description Notification title
              * @default Notification
              */
-            title: string;
+            title?: string;
             /** @description Body text */
             message: string;
             /** @description Extra payload delivered to the service worker */
-            data?: Record<string, never>;
+            data?: {
+                [key: string]: unknown;
+            };
         };
         ListSendLogRequest: {
             /** @description App id; the site-id header is preferred. Read from the body only outside production. */
@@ -2875,7 +2886,9 @@ export interface components {
              *       "IsDigital": 1
              *     }
              */
-            data: Record<string, never>;
+            data: {
+                [key: string]: unknown;
+            };
         };
         ContentVersionAnswer: {
             /** @enum {string} */
@@ -2895,8 +2908,8 @@ export interface components {
              * @example core_products
              */
             table: string;
-            /** @description Encrypted master id of the record, as `_id` of a /getDataRows row */
-            _id?: number;
+            /** @description Encrypted master id of the record (a string), as `_id` of a /getDataRows row; a number is no encrypted id and names no record (use masterId for the plain id) */
+            _id?: string;
             /** @description Plain master id (meta_master_id), instead of _id */
             masterId?: number;
             /**
@@ -2905,7 +2918,9 @@ export interface components {
              *       "price": 2700
              *     }
              */
-            data: Record<string, never>;
+            data: {
+                [key: string]: unknown;
+            };
             /** @description meta_current_id of the version the editor started from: a newer current version makes the save 409 */
             expectedCurrentId?: number;
         };
@@ -2927,8 +2942,8 @@ export interface components {
              * @example core_products
              */
             table: string;
-            /** @description Encrypted master id of the record, as `_id` of a /getDataRows row */
-            _id?: number;
+            /** @description Encrypted master id of the record (a string), as `_id` of a /getDataRows row; a number is no encrypted id and names no record (use masterId for the plain id) */
+            _id?: string;
             /** @description Plain master id (meta_master_id), instead of _id */
             masterId?: number;
             /** @description ISO 8601; when readers start seeing the version (default now). A future date schedules it. */
@@ -2942,8 +2957,8 @@ export interface components {
              * @example core_products
              */
             table: string;
-            /** @description Encrypted master id of the record, as `_id` of a /getDataRows row */
-            _id?: number;
+            /** @description Encrypted master id of the record (a string), as `_id` of a /getDataRows row; a number is no encrypted id and names no record (use masterId for the plain id) */
+            _id?: string;
             /** @description Plain master id (meta_master_id), instead of _id */
             masterId?: number;
         };
@@ -2953,8 +2968,8 @@ export interface components {
              * @example core_products
              */
             table: string;
-            /** @description Encrypted master id of the record, as `_id` of a /getDataRows row */
-            _id?: number;
+            /** @description Encrypted master id of the record (a string), as `_id` of a /getDataRows row; a number is no encrypted id and names no record (use masterId for the plain id) */
+            _id?: string;
             /** @description Plain master id (meta_master_id), instead of _id */
             masterId?: number;
             /** @description meta_current_id (Current_ID) of the version to restore */
@@ -2976,8 +2991,8 @@ export interface components {
              * @example core_products
              */
             table: string;
-            /** @description Encrypted master id of the record, as `_id` of a /getDataRows row */
-            _id?: number;
+            /** @description Encrypted master id of the record (a string), as `_id` of a /getDataRows row; a number is no encrypted id and names no record (use masterId for the plain id) */
+            _id?: string;
             /** @description Plain master id (meta_master_id), instead of _id */
             masterId?: number;
             /** @description Current_ID of the older version (default: the version before `to`) */
@@ -3113,17 +3128,17 @@ export interface components {
              */
             operator: "equals" | "not_equals" | "less_than" | "less_than_or_equal" | "greater_than" | "greater_than_or_equal" | "contains" | "starts_with" | "in" | "is_null" | "is_not_null";
             /**
-             * @description A string (or number); a list for `in`; none for is_null / is_not_null
+             * @description A value of the column's type (a string or number; true or false; an ISO 8601 date string); a list (or a comma-separated string) for `in`; none for is_null / is_not_null; null with equals / not_equals tests for NULL
              * @example 3000
              */
-            value?: Record<string, never>;
+            value?: (string | number | boolean | ((string | number | boolean) | null)[]) | null;
         };
         WhereConditions: {
             /**
              * @default AND
              * @enum {string}
              */
-            operator: "AND" | "OR";
+            operator?: "AND" | "OR";
             conditions: components["schemas"]["WhereCondition"][];
         };
         GetDataRowsRequest: {
@@ -3157,9 +3172,9 @@ export interface components {
              * @description At most DATA_ROWS_MAX_PER_PAGE (default 100)
              * @default 20
              */
-            perPage: number;
+            perPage?: number;
             /** @default 1 */
-            page: number;
+            page?: number;
             /** @description Answer the first matching row as `data` (or null) */
             record?: boolean;
             /** @description App id; outside production only */
@@ -3372,15 +3387,15 @@ export interface components {
         };
         ExtendTokenRequest: {
             /**
-             * @description Token id
+             * @description Token id (`id` of a listTokens row)
              * @example 1
              */
-            tokenId: Record<string, never>;
+            tokenId: number;
             /**
-             * @description Days to add (an integer, at least 1, at most 36500)
+             * @description Days to add
              * @example 30
              */
-            days: Record<string, never>;
+            days: number;
         };
         NewExpiry: {
             /** Format: date-time */
@@ -3766,8 +3781,8 @@ export interface components {
         CheckoutRequest: {
             /** @description Encrypted order id (the `_id` createOrder answered) */
             _orderID: string;
-            /** @description Tenant (outside production it may name the app instead of the site-id header) */
-            appID?: Record<string, never>;
+            /** @description App id, a number or a string of digits (outside production it may name the app instead of the site-id header) */
+            appID?: number | string;
             /**
              * @description Smallest currency unit (cents); must equal the order total (items not Cancelled)
              * @example 2500
@@ -3998,6 +4013,10 @@ export interface components {
              */
             mail: "confirmation" | "admin";
         };
+        ResendMailsDto: {
+            /** @description Mails written to the outbox (0: the app sends no mail, or the order has no billing email) */
+            mails: number;
+        };
         ResendOrderMailAnswer: {
             /** @enum {string} */
             status: "Success";
@@ -4006,8 +4025,7 @@ export interface components {
              * @description Server time of the answer (ISO 8601, UTC)
              */
             datetime: string;
-            /** @description Mails written to the outbox (0: the app sends no mail, or the order has no billing email) */
-            data: Record<string, never>;
+            data: components["schemas"]["ResendMailsDto"];
         };
         ListOrdersRequest: {
             /** @description App id; the site-id header is preferred. Read from the body only outside production. */

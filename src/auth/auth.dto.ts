@@ -58,14 +58,23 @@ export class SignUpRequest {
   authTable?: string;
 }
 
+/** The token pair /auth/login answered (OpenAPI documentation only: refresh() checks it and answers Invalid token format). */
+export class RefreshTokenPayload {
+  @ApiProperty({ description: 'The access token of the pair (it may be expired)' })
+  access_token: string;
+
+  @ApiProperty({ description: 'The refresh token of the pair' })
+  refresh_token: string;
+}
+
 export class RefreshTokenRequest {
-  @ApiProperty({ description: '{ access_token (may be expired), refresh_token }' })
+  @ApiProperty({ type: RefreshTokenPayload, description: 'The tokens of the pair to renew' })
   @Allow()
   payload?: unknown;
 }
 
 export class SignOutRequest {
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ type: 'string', description: 'The refresh token the client discards (not checked: sign-out always succeeds)' })
   @Allow()
   refreshToken?: unknown;
 }

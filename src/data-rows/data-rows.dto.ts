@@ -7,10 +7,20 @@ import { IdField, TextField } from '../common/dto-fields';
 import { MAX_ID } from '../common/id-cipher.service';
 import { OPERATORS } from './row-query';
 
+/** One value of an `in` list. */
+const CONDITION_SCALAR = { nullable: true, anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] };
+
 class WhereCondition {
   @ApiProperty({ example: 'price' }) field: string;
   @ApiProperty({ enum: OPERATORS, example: 'less_than' }) operator: string;
-  @ApiPropertyOptional({ example: '3000', description: 'A string (or number); a list for `in`; none for is_null / is_not_null' })
+  @ApiPropertyOptional({
+    nullable: true,
+    anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'array', items: CONDITION_SCALAR }],
+    example: 3000,
+    description:
+      "A value of the column's type (a string or number; true or false; an ISO 8601 date string); a list (or a comma-separated string) for `in`; " +
+      'none for is_null / is_not_null; null with equals / not_equals tests for NULL',
+  } as ApiPropertyOptions)
   value?: unknown;
 }
 

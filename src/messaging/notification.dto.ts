@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { OPEN_OBJECT } from '../common/api-responses';
 import { IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 
 // Decorators run bottom-up and the pipe stops at the first failure: the presence and type checks are last.
@@ -41,7 +42,11 @@ export class SendNotificationRequest {
   @IsOptional()
   master_id?: number;
 
-  @ApiPropertyOptional({ description: 'Values for [fieldname] placeholders in subject and content', example: { firstname: 'Cy' } })
+  @ApiPropertyOptional({
+    ...OPEN_OBJECT,
+    description: 'Values for [fieldname] placeholders in subject and content',
+    example: { firstname: 'Cy' },
+  })
   @IsObject({ message: 'data must be an object' })
   @IsOptional()
   data?: Record<string, unknown>;
@@ -83,7 +88,7 @@ export class SendPushRequest {
   @IsNotEmpty({ message: 'message is required' })
   message: string;
 
-  @ApiPropertyOptional({ description: 'Extra payload delivered to the service worker' })
+  @ApiPropertyOptional({ ...OPEN_OBJECT, description: 'Extra payload delivered to the service worker' })
   @IsObject({ message: 'data must be an object' })
   @IsOptional()
   data?: Record<string, unknown>;

@@ -163,7 +163,13 @@ export class CheckoutRequest {
   @EncryptedOrderIdField('_orderID', { required: true })
   _orderID: number;
 
-  @ApiPropertyOptional({ description: 'Tenant (outside production it may name the app instead of the site-id header)' })
+  @ApiPropertyOptional({
+    oneOf: [
+      { type: 'integer', minimum: 1 },
+      { type: 'string', pattern: '^[0-9]+$' },
+    ],
+    description: 'App id, a number or a string of digits (outside production it may name the app instead of the site-id header)',
+  })
   @IsOptional()
   appID?: unknown;
 

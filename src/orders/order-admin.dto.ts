@@ -87,9 +87,17 @@ export class ResendOrderMailRequest {
   mail: ResendableMail;
 }
 
+export class ResendMailsDto {
+  @ApiProperty({
+    type: 'integer',
+    description: 'Mails written to the outbox (0: the app sends no mail, or the order has no billing email)',
+  })
+  mails: number;
+}
+
 export class ResendOrderMailAnswer extends SuccessEnvelope {
-  @ApiProperty({ description: 'Mails written to the outbox (0: the app sends no mail, or the order has no billing email)' })
-  data: { mails: number };
+  @ApiProperty({ type: ResendMailsDto })
+  data: ResendMailsDto;
 }
 
 function OneOfField(name: string, values: readonly string[]): PropertyDecorator {

@@ -26,11 +26,10 @@ import {
   TokenRedeemedAnswer,
   TokenValidAnswer,
   ValidateTokenRequest,
+  MAX_EXTEND_DAYS,
 } from './tokens.dto';
 import { failureMessage, TokenFailure, tokensError } from './tokens.errors';
 import { TokensService } from './tokens.service';
-
-const MAX_EXTEND_DAYS = 36_500;
 
 const ROW =
   'id, token_value, product_id, customer_id, order_id, status, expiry_date, activations, maximum_activations, created_date, last_activated';

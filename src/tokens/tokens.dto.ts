@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
 import { DateProperty, SuccessEnvelope } from '../common/api-responses';
 import { IdField, TextField } from '../common/dto-fields';
+import { MAX_ID } from '../common/id-cipher.service';
 import { ListPaging, OneOfField, PageField, PerPageField } from '../common/list-fields';
 import { TOKEN_STATUSES, TokenStatus } from './token-transitions';
 
@@ -44,16 +45,19 @@ export class ExpireTokenRequest {
   tokenId: number;
 }
 
+/** The most days one extendToken adds. */
+export const MAX_EXTEND_DAYS = 36_500;
+
 /**
  * extendToken's fields are checked by the handler, not the pipe: any invalid tokenId or days answers the
  * spec's one message `tokenId and days (>= 1) are required` (with errors[] naming the field).
  */
 export class ExtendTokenRequest {
-  @ApiProperty({ description: 'Token id', example: 1 })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, description: 'Token id (`id` of a listTokens row)', example: 1 })
   @Allow()
   tokenId: unknown;
 
-  @ApiProperty({ description: 'Days to add (an integer, at least 1, at most 36500)', example: 30, minimum: 1 })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_EXTEND_DAYS, description: 'Days to add', example: 30 })
   @Allow()
   days: unknown;
 }

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions, getSchemaPath } from '@nestjs/swagger';
-import { ANY_VALUE, DateProperty, OpenSchema, SuccessEnvelope } from '../common/api-responses';
+import { ANY_VALUE, DateProperty, OPEN_OBJECT, OpenSchema, SuccessEnvelope } from '../common/api-responses';
 import { LIFECYCLE_STATUSES, LifecycleStatus } from './lifecycle';
 import { IsDateString, IsInt, IsObject, IsOptional, Max } from 'class-validator';
 import { IdField, TextField } from '../common/dto-fields';
@@ -10,7 +10,11 @@ export class ContentRecordRequest {
   @TextField('table', 100, { required: true, doc: { example: 'core_products', description: 'A table registered in core_tables' } })
   table: string;
 
-  @ApiPropertyOptional({ description: 'Encrypted master id of the record, as `_id` of a /getDataRows row' })
+  @ApiPropertyOptional({
+    type: 'string',
+    description:
+      'Encrypted master id of the record (a string), as `_id` of a /getDataRows row; a number is no encrypted id and names no record (use masterId for the plain id)',
+  })
   @IsOptional()
   @IsInt({ message: '_id must be an encrypted record id' })
   @Max(MAX_ID, { message: `_id must be at most ${MAX_ID}` })
@@ -25,6 +29,7 @@ export class CreateContentRequest {
   table: string;
 
   @ApiProperty({
+    ...OPEN_OBJECT,
     example: { title: 'E-book', price: 2500, tax: 227, IsDigital: 1 },
     description: 'Column values; secret and service-set columns are refused',
   })
@@ -33,7 +38,11 @@ export class CreateContentRequest {
 }
 
 export class EditContentRequest extends ContentRecordRequest {
-  @ApiProperty({ example: { price: 2700 }, description: 'Changed column values; the other columns are copied from the current version' })
+  @ApiProperty({
+    ...OPEN_OBJECT,
+    example: { price: 2700 },
+    description: 'Changed column values; the other columns are copied from the current version',
+  })
   @IsObject({ message: 'data must be an object of column names to values' })
   data: Record<string, unknown>;
 

@@ -83,6 +83,24 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(doc.paths['/metrics'].get.responses['200'].content)).toEqual(['text/plain']);
   });
 
+  it('lists null in every nullable enum (OpenAPI 3.0) and declares no object without properties that is not free-form', () => {
+    const problems: string[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (node === null || typeof node !== 'object') return;
+      const schema = node as Json;
+      if (schema.nullable === true && Array.isArray(schema.enum) && !schema.enum.includes(null))
+        problems.push(`${at}: nullable enum without null`);
+      // `{ type: object }` alone is `Record<string, never>` in the client: an object must list properties, be free-form or compose others.
+      const bare = schema.type === 'object' && !schema.properties && schema.additionalProperties === undefined;
+      if (bare && !schema.allOf && !schema.anyOf && !schema.oneOf && !at.includes('/example'))
+        problems.push(`${at}: an object without properties`);
+      for (const [key, value] of Object.entries(schema)) walk(value, `${at}/${key}`);
+    };
+    walk(doc, '#');
+    expect(problems).toEqual([]);
+    expect(doc.components.schemas.OrderViewDto.properties.paymentStatus.enum).toContain(null);
+  });
+
   it('is the same document when built without a server or a database (as `npm run client:generate` builds it)', async () => {
     const preview = await NestFactory.create(AppModule.forRoot(t.config, { url: '', embedded: false }), new FastifyAdapter(), {
       preview: true,

@@ -24,9 +24,6 @@ type Table = Schemas['ContentTableDto'];
 type Column = Schemas['EditableColumnDto'];
 type Version = Schemas['ContentVersion'];
 type Row = Record<string, unknown>;
-// The document types these free-form objects as empty ones (`{}`): the values are cast to them.
-type WhereValue = NonNullable<Schemas['WhereCondition']['value']>;
-type ContentData = Schemas['CreateContentRequest']['data'];
 const STAGES = ['draft', 'staged', 'published', 'expired'] as const;
 type Stage = (typeof STAGES)[number];
 const STAGE_LABEL: Record<Stage, string> = { draft: 'Drafts', staged: 'Staged', published: 'Published', expired: 'Expired' };
@@ -355,7 +352,7 @@ function NewRecord({ table }: { table: string }) {
   const [values, setValues] = useState<Record<string, string>>({});
   const [local, setLocal] = useState<ApiFailure | null>(null);
   const create = useMutation({
-    mutationFn: (data: Row) => call(api.POST('/content/create', { body: { table, data: data as ContentData } })),
+    mutationFn: (data: Row) => call(api.POST('/content/create', { body: { table, data } })),
     onSuccess: async (answer) => {
       await Promise.all([
         client.invalidateQueries({ queryKey: ['contentTables'] }),
@@ -419,7 +416,7 @@ function RecordPage({ table, id }: { table: string; id: number }) {
             perPage: 1,
             whereConditions: {
               operator: 'AND',
-              conditions: [{ field: info?.live ? 'id' : 'meta_master_id', operator: 'equals', value: id as unknown as WhereValue }],
+              conditions: [{ field: info?.live ? 'id' : 'meta_master_id', operator: 'equals', value: id }],
             },
           },
         }),
@@ -486,7 +483,7 @@ function Editor({ table, id, row, onDone }: { table: Table; id: number; row: Row
           body: {
             table: table.table,
             masterId: id,
-            data: data as ContentData,
+            data,
             ...(typeof row.meta_current_id === 'number' ? { expectedCurrentId: row.meta_current_id } : {}),
           },
         }),

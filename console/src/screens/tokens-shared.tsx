@@ -98,8 +98,6 @@ export function TokenTable({
   );
 }
 
-type ExtendBody = Schemas['ExtendTokenRequest'];
-
 function ExtendDialog({
   token,
   invalidate,
@@ -114,9 +112,7 @@ function ExtendDialog({
   const client = useQueryClient();
   const [days, setDays] = useState('30');
   const extend = useMutation({
-    // The document types tokenId and days as objects (a DTO without a declared type); they are numbers.
-    mutationFn: () =>
-      call(api.POST('/ecommerce/extendToken', { body: { tokenId: token.id, days: Number(days) } as unknown as ExtendBody })),
+    mutationFn: () => call(api.POST('/ecommerce/extendToken', { body: { tokenId: token.id, days: Number(days) } })),
     onSuccess: async (answer) => {
       onDone(`Token ${token.id} now expires ${dateTime(answer.data.newExpiry)}.`);
       onClose();
