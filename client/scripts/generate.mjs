@@ -1,7 +1,8 @@
-// Regenerates the client from the service: the OpenAPI document (client/openapi.json) and its TypeScript
-// types (client/src/schema.d.ts). Run by `npm run client:generate` after `nest build`; with --check it writes
+// Regenerates the client from the service: the OpenAPI document (client/openapi.json), its TypeScript
+// types (client/src/schema.d.ts) and the package's version (client/package.json). Run by `npm run client:generate` after `nest build`; with --check it writes
 // nothing and fails when the committed files differ from a fresh generation (`npm run client:check`, in CI).
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,9 +31,25 @@ const types =
     }),
   );
 
+// The package's version follows the API's (client/README.md, "Versions"): its major is the API version of the
+// document (info.version, the /api/v<N> base path), and every change of the document is a new minor version, so
+// a front end can tell from the version which document it was built against. Written here, with the document's
+// SHA-256, so that the version changes exactly when the document does; the patch is raised by hand for a change
+// of the client alone (src/index.ts, the README, the packaging).
+const manifestFile = join(client, 'package.json');
+const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
+const apiVersion = String(document.info.version);
+const apiMajor = Number.parseInt(apiVersion, 10);
+const documentSha256 = createHash('sha256').update(text).digest('hex');
+const [major, minor] = String(manifest.version).split('.').map(Number);
+if (major !== apiMajor || manifest.platformService?.apiVersion !== apiVersion) manifest.version = `${apiMajor}.0.0`;
+else if (manifest.platformService?.documentSha256 !== documentSha256) manifest.version = `${major}.${minor + 1}.0`;
+manifest.platformService = { apiVersion, documentSha256 };
+
 const outputs = [
   [join(client, 'openapi.json'), text],
   [join(client, 'src/schema.d.ts'), types],
+  [manifestFile, `${JSON.stringify(manifest, null, 2)}\n`],
 ];
 if (check) {
   const stale = outputs
@@ -47,5 +64,5 @@ if (check) {
   console.log('client: up to date with the OpenAPI document');
 } else {
   for (const [file, content] of outputs) writeFileSync(file, content);
-  console.log(`client: wrote ${outputs.map(([file]) => relative(root, file)).join(', ')}`);
+  console.log(`client: wrote ${outputs.map(([file]) => relative(root, file)).join(', ')} (version ${manifest.version})`);
 }

@@ -1,5 +1,5 @@
 import createFetchClient, { type ClientOptions } from 'openapi-fetch';
-import type { components, operations, paths } from './schema';
+import type { components, operations, paths } from './schema.js';
 
 export type { components, operations, paths };
 
