@@ -109,6 +109,27 @@ export class ApiContract {
     return contract;
   }
 
+  /**
+   * What is wrong with this JSON request body for the operation `method path` (its path template, as the
+   * document writes it): the body must validate against the documented request schema (closed objects, as for
+   * answers). Empty when nothing is.
+   */
+  checkRequest(method: string, path: string, body: unknown): string[] {
+    const operation = (this.document.paths as Record<string, Record<string, Json>>)[path]?.[method.toLowerCase()];
+    if (!operation) return [`${method} ${path} is not an operation of the document`];
+    const content = (operation.requestBody as { content?: Record<string, { schema?: Json }> } | undefined)?.content;
+    const schema = content?.['application/json']?.schema;
+    if (!schema) return body === undefined ? [] : [`${method} ${path} documents no JSON request body`];
+    const validate = this.validator(schema);
+    if (validate(body)) return [];
+    return (validate.errors ?? [])
+      .slice(0, 8)
+      .map(
+        (e) =>
+          `${method} ${path} request ${e.instancePath || '(body)'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
+      );
+  }
+
   /** What is wrong with this answer to this request (empty when nothing is). */
   check(request: ContractRequest, response: ContractResponse): string[] {
     // The path the server sees: dot segments resolved as the URL parser does (`/a/b/..` is `/a`).
