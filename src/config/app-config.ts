@@ -22,6 +22,13 @@ export interface AppConfig {
    * Null without DATABASE_URL (the embedded database).
    */
   databaseDirectUrl: string | null;
+  /**
+   * Read replicas (README "Read replicas"): the URLs of streaming replicas of DATABASE_URL's database
+   * (DATABASE_REPLICA_URLS, comma-separated; none: every read on the primary, nothing changes), the lag beyond which
+   * a replica is skipped (DATABASE_REPLICA_MAX_LAG_MS), and the connections of each replica's pool
+   * (DB_REPLICA_POOL_SIZE). Only lag-tolerant reads go there, with read-your-writes: src/database/replica-reads.ts.
+   */
+  replicas: { urls: string[]; maxLagMs: number; poolSize: number };
   dataDir: string;
   /**
    * The request pool and each tenant's share of it (README "Fair shares and timeouts"): its size
@@ -379,6 +386,29 @@ function readCors(r: Reader): AppConfig['cors'] {
   return { anyOrigin: entries.includes('*') || (raw === null && !r.production), origins, appDomains: r.bool('CORS_APP_DOMAINS', true) };
 }
 
+/** DATABASE_REPLICA_URLS: comma-separated PostgreSQL URLs, each checked like DATABASE_URL; blank entries are ignored. */
+function readReplicaUrls(r: Reader): string[] {
+  const raw = r.str('DATABASE_REPLICA_URLS');
+  if (raw === null) return [];
+  const urls: string[] = [];
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  for (const [index, entry] of entries.entries()) {
+    let protocol = '';
+    try {
+      protocol = new URL(entry).protocol;
+    } catch {
+      // reported below
+    }
+    if (protocol === 'postgres:' || protocol === 'postgresql:') urls.push(entry);
+    else
+      r.errors.push(`DATABASE_REPLICA_URLS: every entry must be a URL with protocol postgres: or postgresql: (entry ${index + 1} is not)`);
+  }
+  return urls;
+}
+
 /** The default headroom and priority reserve of a pool: a fifth of it, at least 1, none below 3 connections. */
 function fifth(poolSize: number): number {
   return poolSize >= 3 ? Math.max(1, Math.round(poolSize / 5)) : 0;
@@ -393,6 +423,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const databaseUrl = r.url('DATABASE_URL', ['postgres:', 'postgresql:']);
   const databaseDirectUrl = r.url('DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']);
   if (databaseDirectUrl && !databaseUrl) r.errors.push('DATABASE_DIRECT_URL needs DATABASE_URL (without it the embedded database is used)');
+  const replicaUrls = readReplicaUrls(r);
+  if (replicaUrls.length > 0 && !databaseUrl) r.errors.push('DATABASE_REPLICA_URLS needs DATABASE_URL (replicas of its database)');
 
   const config: AppConfig = {
     production,
@@ -401,6 +433,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     basePath: production ? '/api/v2' : '',
     databaseUrl,
     databaseDirectUrl: databaseDirectUrl ?? databaseUrl,
+    replicas: {
+      urls: replicaUrls,
+      maxLagMs: r.int('DATABASE_REPLICA_MAX_LAG_MS', 1000, 0, 3_600_000),
+      poolSize: r.int('DB_REPLICA_POOL_SIZE', 3, 1, 100),
+    },
     dataDir: r.str('DATA_DIR') ?? './.data',
     database: {
       poolSize,

@@ -151,6 +151,21 @@ describe('configuration: fair shares and timeouts', () => {
     expect(() => loadConfig({ DATABASE_URL: pooled, DATABASE_DIRECT_URL: 'mysql://x' })).toThrow(/DATABASE_DIRECT_URL must be a URL/);
   });
 
+  it('takes DATABASE_REPLICA_URLS comma-separated, none by default, and refuses a malformed entry or replicas alone', () => {
+    const primary = 'postgresql://app@primary:5432/platform';
+    const [a, b] = ['postgresql://app@replica-a:5432/platform', 'postgres://app:pw@replica-b:5432/platform'];
+    expect(loadConfig({ DATABASE_URL: primary }).replicas).toEqual({ urls: [], maxLagMs: 1000, poolSize: 3 });
+    expect(loadConfig({ DATABASE_URL: primary, DATABASE_REPLICA_URLS: ` ${a}, ${b} ,` }).replicas.urls).toEqual([a, b]);
+    expect(loadConfig({ DATABASE_URL: primary, DATABASE_REPLICA_MAX_LAG_MS: '250', DB_REPLICA_POOL_SIZE: '2' }).replicas).toMatchObject({
+      maxLagMs: 250,
+      poolSize: 2,
+    });
+    expect(() => loadConfig({ DATABASE_URL: primary, DATABASE_REPLICA_URLS: `${a},mysql://x` })).toThrow(
+      /DATABASE_REPLICA_URLS: every entry must be a URL with protocol postgres: or postgresql: \(entry 2 is not\)/,
+    );
+    expect(() => loadConfig({ DATABASE_REPLICA_URLS: a })).toThrow(/DATABASE_REPLICA_URLS needs DATABASE_URL/);
+  });
+
   it('refuses a tenant share larger than the pool and a headers timeout longer than the request timeout', () => {
     expect(() => loadConfig({ DB_POOL_SIZE: '4', DB_TENANT_MAX_CONNECTIONS: '5' })).toThrow(
       /DB_TENANT_MAX_CONNECTIONS must be an integer between 1 and 4/,
