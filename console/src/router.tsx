@@ -76,3 +76,41 @@ export function Link({ to, onClick, ...rest }: LinkProps) {
   };
   return <a href={href(to)} onClick={handle} {...rest} />;
 }
+
+/** A page number from the query string (`page`, `ordersPage`): a whole number from 1, else 1. */
+export function pageOf(search: URLSearchParams, key = 'page'): number {
+  const page = Number(search.get(key));
+  return Number.isInteger(page) && page > 0 ? page : 1;
+}
+
+export interface UrlFilters<K extends string> {
+  /** The filters as the query string holds them ('' where it has none). */
+  filters: Record<K, string>;
+  page: number;
+  /** Goes to a page of the same filters (page 1 is left out of the query string). */
+  setPage: (page: number) => void;
+  /** Puts a new set of filters in the query string, from the first page. */
+  apply: (filters: Record<K, string>) => void;
+  /** Empties the query string. */
+  clear: () => void;
+}
+
+/**
+ * A list's filters and page, kept in the query string so a reload or the back button keeps them. `normalize`
+ * turns what was read or is about to be written into what the screen holds ('' leaves a key out of the URL).
+ */
+export function useUrlFilters<K extends string>(
+  keys: readonly K[],
+  normalize: (filters: Record<K, string>) => Record<K, string> = (filters) => filters,
+): UrlFilters<K> {
+  const search = useSearch();
+  const filters = normalize(Object.fromEntries(keys.map((key) => [key, search.get(key) ?? ''])) as Record<K, string>);
+  const page = pageOf(search);
+  return {
+    filters,
+    page,
+    setPage: (next) => setSearch({ ...filters, page: next > 1 ? next : undefined }),
+    apply: (next) => setSearch({ ...normalize(next), page: undefined }),
+    clear: () => setSearch({}),
+  };
+}

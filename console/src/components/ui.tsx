@@ -1,7 +1,7 @@
 import {
   useEffect,
   useId,
-  useRef,
+  useState,
   type InputHTMLAttributes,
   type ReactNode,
   type SelectHTMLAttributes,
@@ -166,63 +166,6 @@ export function Checkbox({ label, className, ...input }: { label: string; classN
   );
 }
 
-/**
- * A modal confirmation on the native <dialog>: focus moves into it and stays there, Escape closes it, and
- * the page behind is inert.
- */
-export function ConfirmDialog({
-  open,
-  title,
-  children,
-  confirmLabel,
-  busy,
-  error,
-  danger,
-  onConfirm,
-  onClose,
-}: {
-  open: boolean;
-  title: string;
-  children?: ReactNode;
-  confirmLabel: string;
-  busy?: boolean;
-  error?: unknown;
-  danger?: boolean;
-  onConfirm: () => void;
-  onClose: () => void;
-}) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog || !open) return;
-    // Focus goes back where it was when the dialog closes, also when it is unmounted while open.
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    if (!dialog.open) dialog.showModal();
-    return () => {
-      if (dialog.open) dialog.close();
-      // The control that opened it may be gone (a cancelled order offers no cancel): then the screen gets it.
-      if (opener?.isConnected) opener.focus();
-      else document.getElementById('main')?.focus();
-    };
-  }, [open]);
-  return (
-    <dialog ref={ref} className="dialog" aria-labelledby={titleId} onClose={onClose} onCancel={() => onClose()}>
-      <h2 id={titleId}>{title}</h2>
-      <div className="dialog-body">{children}</div>
-      <ErrorMessage error={error} />
-      <div className="actions">
-        <button type="button" className={danger ? 'danger' : undefined} onClick={onConfirm} disabled={busy} autoFocus>
-          {busy ? 'Working…' : confirmLabel}
-        </button>
-        <button type="button" className="secondary" onClick={onClose}>
-          Back
-        </button>
-      </div>
-    </dialog>
-  );
-}
-
 /** Previous / next paging for lists paged on the server. */
 export function Pager({
   page,
@@ -262,4 +205,88 @@ export function TableWrap({ label, children }: { label: string; children: ReactN
 export function Badge({ value }: { value: string | null | undefined }) {
   if (!value) return <span className="badge">—</span>;
   return <span className={`badge badge-${value.toLowerCase().replace(/[^a-z]+/g, '-')}`}>{value}</span>;
+}
+
+/** A form's unsaved values, and `bind(key)` for a text control's onChange. */
+export function useDraft<T extends object>(initial: T | (() => T)) {
+  const [draft, setDraft] = useState<T>(initial);
+  const bind = (key: keyof T) => (event: { target: { value: string } }) => setDraft({ ...draft, [key]: event.target.value });
+  return { draft, setDraft, bind };
+}
+
+/** A list's filter form (a search landmark): the fields, then Search and a button that clears them. */
+export function FilterForm({
+  label,
+  onApply,
+  onClear,
+  clearLabel = 'Clear filters',
+  children,
+}: {
+  label: string;
+  onApply: () => void;
+  onClear: () => void;
+  clearLabel?: string;
+  children: ReactNode;
+}) {
+  return (
+    <form
+      className="filters"
+      role="search"
+      aria-label={label}
+      onSubmit={(event) => {
+        event.preventDefault();
+        onApply();
+      }}
+    >
+      {children}
+      <div className="filter-actions">
+        <button type="submit">Search</button>
+        <button type="button" className="secondary" onClick={onClear}>
+          {clearLabel}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/**
+ * A list's results: `loading` until the first answer; then a polite line saying what is shown (`fetching`
+ * while a new page or filter loads, `empty` when nothing matches, else `showing`), the table (`children`,
+ * only when there are rows) and the pager.
+ */
+export function ListResults({
+  query,
+  count,
+  loading,
+  fetching = loading,
+  empty,
+  showing,
+  pager,
+  children,
+}: {
+  query: { isPending: boolean; isFetching: boolean };
+  count: number;
+  loading: string;
+  fetching?: string;
+  empty: string;
+  showing: string;
+  pager?: ReactNode;
+  children: ReactNode;
+}) {
+  if (query.isPending) return <Loading label={loading} />;
+  return (
+    <>
+      <Status>{query.isFetching ? fetching : count === 0 ? empty : showing}</Status>
+      {count > 0 && children}
+      {pager}
+    </>
+  );
+}
+
+/** What a list screen gives its filter form. */
+export interface FilterProps<F> {
+  filters: F;
+  error: unknown;
+  onApply: (filters: F) => void;
+  onClear: () => void;
 }

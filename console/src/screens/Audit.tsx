@@ -1,34 +1,13 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
 import { api, call, type Schemas } from '../api';
-import { ErrorMessage, Loading, Pager, Status, TableWrap, TextField, useTitle } from '../components/ui';
+import { ErrorMessage, FilterForm, type FilterProps, ListResults, Pager, TableWrap, TextField, useTitle, useDraft } from '../components/ui';
 import { dateTime, dayStart } from '../format';
-import { setSearch, useSearch } from '../router';
+import { useUrlFilters } from '../router';
 
 type AuditRequest = Schemas['ListAuditRequest'];
 
-interface Filters {
-  actor: string;
-  action: string;
-  table: string;
-  recordId: string;
-  from: string;
-  to: string;
-  page: number;
-}
-
-function readFilters(search: URLSearchParams): Filters {
-  const page = Number(search.get('page'));
-  return {
-    actor: search.get('actor') ?? '',
-    action: search.get('action') ?? '',
-    table: search.get('table') ?? '',
-    recordId: search.get('recordId') ?? '',
-    from: search.get('from') ?? '',
-    to: search.get('to') ?? '',
-    page: Number.isInteger(page) && page > 0 ? page : 1,
-  };
-}
+const FILTERS = ['actor', 'action', 'table', 'recordId', 'from', 'to'] as const;
+type Filters = Record<(typeof FILTERS)[number], string>;
 
 function show(value: unknown): string {
   if (value === null || value === undefined) return '∅';
@@ -37,8 +16,8 @@ function show(value: unknown): string {
 
 export default function Audit() {
   useTitle('Audit log');
-  const filters = readFilters(useSearch());
-  const body: AuditRequest = { page: filters.page, perPage: 20 };
+  const { filters, page, setPage, apply, clear } = useUrlFilters(FILTERS);
+  const body: AuditRequest = { page, perPage: 20 };
   if (filters.actor.trim()) body.actor = Number(filters.actor);
   if (filters.action.trim()) body.action = filters.action.trim();
   if (filters.table.trim()) body.table = filters.table.trim();
@@ -57,93 +36,78 @@ export default function Audit() {
   return (
     <section aria-labelledby="audit-title">
       <h1 id="audit-title">Audit log</h1>
-      <AuditFilters key={JSON.stringify(filters)} filters={filters} error={audit.error} />
+      <AuditFilters key={JSON.stringify({ ...filters, page })} filters={filters} error={audit.error} onApply={apply} onClear={clear} />
       <ErrorMessage error={audit.error} shownFields={['actor', 'action', 'table', 'recordId', 'from', 'to']} />
-      {audit.isPending ? (
-        <Loading label="Loading the audit log…" />
-      ) : (
-        <>
-          <Status>
-            {audit.isFetching
-              ? 'Loading…'
-              : rows.length === 0
-                ? 'No entries match these filters.'
-                : `Showing ${rows.length} entries on page ${filters.page}.`}
-          </Status>
-          {rows.length > 0 && (
-            <TableWrap label="Audit entries">
-              <table className="list">
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Action</th>
-                    <th scope="col">Record</th>
-                    <th scope="col">By</th>
-                    <th scope="col">Changes</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((row) => (
-                    <tr key={row.id}>
-                      <td>
-                        {dateTime(row.created)}
-                        {row.ip && <span className="sub">{row.ip}</span>}
-                      </td>
-                      <th scope="row">{row.action}</th>
-                      <td className="wrap">
-                        {row.table}
-                        {row.recordId && <span className="sub">#{row.recordId}</span>}
-                      </td>
-                      <td>{row.actor ? `Staff ${row.actor.id}` : 'System'}</td>
-                      <td className="wrap">
-                        <ul className="changes">
-                          {Object.entries(row.changes).map(([field, change]) => {
-                            const c = change as { before?: unknown; after?: unknown } | null;
-                            return (
-                              <li key={field}>
-                                <code>{field}</code>:{' '}
-                                {c && typeof c === 'object' && ('before' in c || 'after' in c)
-                                  ? `${show(c.before)} → ${show(c.after)}`
-                                  : show(change)}
-                              </li>
-                            );
-                          })}
-                        </ul>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
-          )}
-          <Pager
-            label="Audit log"
-            page={filters.page}
-            hasMore={audit.data?.paging.hasMore ?? false}
-            busy={audit.isFetching}
-            onPage={(page) => setSearch({ ...filters, page: page > 1 ? page : undefined })}
-          />
-        </>
-      )}
+      <ListResults
+        query={audit}
+        count={rows.length}
+        loading="Loading the audit log…"
+        fetching="Loading…"
+        empty="No entries match these filters."
+        showing={`Showing ${rows.length} entries on page ${page}.`}
+        pager={
+          <Pager label="Audit log" page={page} hasMore={audit.data?.paging.hasMore ?? false} busy={audit.isFetching} onPage={setPage} />
+        }
+      >
+        <TableWrap label="Audit entries">
+          <table className="list">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Action</th>
+                <th scope="col">Record</th>
+                <th scope="col">By</th>
+                <th scope="col">Changes</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.id}>
+                  <td>
+                    {dateTime(row.created)}
+                    {row.ip && <span className="sub">{row.ip}</span>}
+                  </td>
+                  <th scope="row">{row.action}</th>
+                  <td className="wrap">
+                    {row.table}
+                    {row.recordId && <span className="sub">#{row.recordId}</span>}
+                  </td>
+                  <td>{row.actor ? `Staff ${row.actor.id}` : 'System'}</td>
+                  <td className="wrap">
+                    <ul className="changes">
+                      {Object.entries(row.changes).map(([field, change]) => {
+                        const c = change as { before?: unknown; after?: unknown } | null;
+                        return (
+                          <li key={field}>
+                            <code>{field}</code>:{' '}
+                            {c && typeof c === 'object' && ('before' in c || 'after' in c)
+                              ? `${show(c.before)} → ${show(c.after)}`
+                              : show(change)}
+                          </li>
+                        );
+                      })}
+                    </ul>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      </ListResults>
     </section>
   );
 }
 
-function AuditFilters({ filters, error }: { filters: Filters; error: unknown }) {
-  const [draft, setDraft] = useState(filters);
-  const set = (key: keyof Filters) => (e: { target: { value: string } }) => setDraft({ ...draft, [key]: e.target.value });
-  const apply = (e: FormEvent) => {
-    e.preventDefault();
-    setSearch({ ...draft, page: undefined });
-  };
+function AuditFilters({ filters, error, onApply, onClear }: FilterProps<Filters>) {
+  const { draft, bind } = useDraft(filters);
   return (
-    <form className="filters" role="search" aria-label="Filter the audit log" onSubmit={apply}>
+    <FilterForm label="Filter the audit log" onApply={() => onApply(draft)} onClear={onClear}>
       <TextField
         label="Action"
         field="action"
         error={error}
         value={draft.action}
-        onChange={set('action')}
+        onChange={bind('action')}
         placeholder="order.refund"
         autoComplete="off"
       />
@@ -152,7 +116,7 @@ function AuditFilters({ filters, error }: { filters: Filters; error: unknown }) 
         field="actor"
         error={error}
         value={draft.actor}
-        onChange={set('actor')}
+        onChange={bind('actor')}
         inputMode="numeric"
         autoComplete="off"
       />
@@ -161,19 +125,13 @@ function AuditFilters({ filters, error }: { filters: Filters; error: unknown }) 
         field="table"
         error={error}
         value={draft.table}
-        onChange={set('table')}
+        onChange={bind('table')}
         placeholder="core_orders"
         autoComplete="off"
       />
-      <TextField label="Record ID" field="recordId" error={error} value={draft.recordId} onChange={set('recordId')} autoComplete="off" />
-      <TextField label="From" field="from" error={error} type="date" value={draft.from} onChange={set('from')} />
-      <TextField label="To" field="to" error={error} type="date" value={draft.to} onChange={set('to')} />
-      <div className="filter-actions">
-        <button type="submit">Search</button>
-        <button type="button" className="secondary" onClick={() => setSearch({})}>
-          Clear filters
-        </button>
-      </div>
-    </form>
+      <TextField label="Record ID" field="recordId" error={error} value={draft.recordId} onChange={bind('recordId')} autoComplete="off" />
+      <TextField label="From" field="from" error={error} type="date" value={draft.from} onChange={bind('from')} />
+      <TextField label="To" field="to" error={error} type="date" value={draft.to} onChange={bind('to')} />
+    </FilterForm>
   );
 }

@@ -2,10 +2,10 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState, type FormEvent } from 'react';
 import { api, call, type Schemas } from '../api';
 import { ApiFailure } from '../api-failure';
+import { ConfirmDialog } from '../components/dialog';
 import {
   Badge,
   Checkbox,
-  ConfirmDialog,
   ErrorMessage,
   Loading,
   Pager,

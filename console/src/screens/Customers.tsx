@@ -1,25 +1,39 @@
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api, call } from '../api';
-import { Badge, ConfirmDialog, ErrorMessage, Loading, Pager, Status, TableWrap, TextField, useCan, useTitle } from '../components/ui';
+import { ConfirmDialog } from '../components/dialog';
+import {
+  Badge,
+  ErrorMessage,
+  FilterForm,
+  type FilterProps,
+  ListResults,
+  Loading,
+  Pager,
+  Status,
+  TableWrap,
+  TextField,
+  useCan,
+  useTitle,
+  useDraft,
+} from '../components/ui';
 import { dateTime, fullName, money } from '../format';
-import { Link, setSearch, useSearch } from '../router';
+import { Link, pageOf, setSearch, useSearch, useUrlFilters } from '../router';
 import { TokenTable } from './tokens-shared';
 
 export default function Customers({ params }: { params: Record<string, string> }) {
   return params.id ? <CustomerDetail id={Number(params.id)} /> : <CustomerList />;
 }
 
-function pageOf(search: URLSearchParams, key: string): number {
-  const page = Number(search.get(key));
-  return Number.isInteger(page) && page > 0 ? page : 1;
-}
-
 function CustomerList() {
   useTitle('Customers');
-  const search = useSearch();
-  const q = search.get('q') ?? '';
-  const page = pageOf(search, 'page');
+  const {
+    filters: { q },
+    page,
+    setPage,
+    apply,
+    clear,
+  } = useUrlFilters(['q']);
   const body = { page, perPage: 20, ...(q.trim() ? { search: q.trim() } : {}) };
   const customers = useQuery({
     queryKey: ['customers', body],
@@ -30,91 +44,76 @@ function CustomerList() {
   return (
     <section aria-labelledby="customers-title">
       <h1 id="customers-title">Customers</h1>
-      <CustomerSearch key={q} q={q} error={customers.error} />
+      <CustomerSearch key={q} filters={{ q }} error={customers.error} onApply={apply} onClear={clear} />
       <ErrorMessage error={customers.error} shownFields={['search']} />
-      {customers.isPending ? (
-        <Loading label="Loading customers…" />
-      ) : (
-        <>
-          <Status>
-            {customers.isFetching
-              ? 'Loading customers…'
-              : rows.length === 0
-                ? 'No customers match.'
-                : `Showing ${rows.length} customers on page ${page}.`}
-          </Status>
-          {rows.length > 0 && (
-            <TableWrap label="Customers list">
-              <table className="list stack">
-                <thead>
-                  <tr>
-                    <th scope="col">Customer</th>
-                    <th scope="col">Email</th>
-                    <th scope="col">Mobile</th>
-                    <th scope="col">Account</th>
-                    <th scope="col">Since</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((c) => (
-                    <tr key={c.id}>
-                      <th scope="row">
-                        <Link to={`/customers/${c.id}`}>{fullName(c.firstname, c.lastname) || c.displayname || `Customer ${c.id}`}</Link>
-                        <span className="sub">ID {c.id}</span>
-                      </th>
-                      <td data-label="Email" className="wrap">
-                        {c.email ?? '—'}
-                      </td>
-                      <td data-label="Mobile">{c.mobile ?? '—'}</td>
-                      <td data-label="Account">
-                        {c.passwordSet ? 'Password set' : 'No password'}
-                        {c.emailverified && <span className="sub">Email verified</span>}
-                      </td>
-                      <td data-label="Since">{dateTime(c.created)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
-          )}
+      <ListResults
+        query={customers}
+        count={rows.length}
+        loading="Loading customers…"
+        empty="No customers match."
+        showing={`Showing ${rows.length} customers on page ${page}.`}
+        pager={
           <Pager
             label="Customers"
             page={page}
             hasMore={customers.data?.paging.hasMore ?? false}
             busy={customers.isFetching}
-            onPage={(next) => setSearch({ q, page: next > 1 ? next : undefined })}
+            onPage={setPage}
           />
-        </>
-      )}
+        }
+      >
+        <TableWrap label="Customers list">
+          <table className="list stack">
+            <thead>
+              <tr>
+                <th scope="col">Customer</th>
+                <th scope="col">Email</th>
+                <th scope="col">Mobile</th>
+                <th scope="col">Account</th>
+                <th scope="col">Since</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((c) => (
+                <tr key={c.id}>
+                  <th scope="row">
+                    <Link to={`/customers/${c.id}`}>{fullName(c.firstname, c.lastname) || c.displayname || `Customer ${c.id}`}</Link>
+                    <span className="sub">ID {c.id}</span>
+                  </th>
+                  <td data-label="Email" className="wrap">
+                    {c.email ?? '—'}
+                  </td>
+                  <td data-label="Mobile">{c.mobile ?? '—'}</td>
+                  <td data-label="Account">
+                    {c.passwordSet ? 'Password set' : 'No password'}
+                    {c.emailverified && <span className="sub">Email verified</span>}
+                  </td>
+                  <td data-label="Since">{dateTime(c.created)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      </ListResults>
     </section>
   );
 }
 
-function CustomerSearch({ q, error }: { q: string; error: unknown }) {
-  const [draft, setDraft] = useState(q);
-  const apply = (e: FormEvent) => {
-    e.preventDefault();
-    setSearch({ q: draft });
-  };
+function CustomerSearch({ filters, error, onApply, onClear }: FilterProps<{ q: string }>) {
+  const { draft, bind } = useDraft(filters);
   return (
-    <form className="filters" role="search" aria-label="Find customers" onSubmit={apply}>
+    <FilterForm label="Find customers" onApply={() => onApply(draft)} onClear={onClear} clearLabel="Clear search">
       <TextField
         label="Search"
         field="search"
         error={error}
         type="search"
-        value={draft}
-        onChange={(e) => setDraft(e.target.value)}
+        value={draft.q}
+        onChange={bind('q')}
         autoComplete="off"
         hint="Customer ID, or the start of the email, last name or full name"
       />
-      <div className="filter-actions">
-        <button type="submit">Search</button>
-        <button type="button" className="secondary" onClick={() => setSearch({})}>
-          Clear search
-        </button>
-      </div>
-    </form>
+    </FilterForm>
   );
 }
 

@@ -1,10 +1,25 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api, call, type Schemas } from '../api';
-import { Badge, ErrorMessage, Loading, SelectField, Status, TableWrap, TextField, useCan, useTitle } from '../components/ui';
+import {
+  Badge,
+  ErrorMessage,
+  FilterForm,
+  type FilterProps,
+  ListResults,
+  Loading,
+  Pager,
+  SelectField,
+  Status,
+  TableWrap,
+  TextField,
+  useCan,
+  useTitle,
+  useDraft,
+} from '../components/ui';
 import { MailFrame } from '../components/MailFrame';
 import { dateTime, dayStart } from '../format';
-import { Link, setSearch, useSearch } from '../router';
+import { Link, useUrlFilters } from '../router';
 
 type LogRequest = Schemas['ListSendLogRequest'];
 const STATUSES = ['Pending', 'Sent', 'Failed'] as const;
@@ -13,32 +28,17 @@ export default function MailLog({ params }: { params: Record<string, string> }) 
   return params.id ? <MailDetail id={Number(params.id)} /> : <LogList />;
 }
 
-interface Filters {
-  status: string;
-  email: string;
-  event: string;
-  from: string;
-  to: string;
-}
-
-function readFilters(search: URLSearchParams): Filters {
-  return {
-    status: search.get('status') ?? '',
-    email: search.get('email') ?? '',
-    event: search.get('event') ?? '',
-    from: search.get('from') ?? '',
-    to: search.get('to') ?? '',
-  };
-}
+const FILTERS = ['status', 'email', 'event', 'from', 'to'] as const;
+type Filters = Record<(typeof FILTERS)[number], string>;
 
 function LogList() {
   useTitle('Send log');
-  const filters = readFilters(useSearch());
+  const { filters, apply, clear } = useUrlFilters(FILTERS);
   // A new set of filters starts again at the newest page.
-  return <LogPages key={JSON.stringify(filters)} filters={filters} />;
+  return <LogPages key={JSON.stringify(filters)} filters={filters} onApply={apply} onClear={clear} />;
 }
 
-function LogPages({ filters }: { filters: Filters }) {
+function LogPages({ filters, onApply, onClear }: Omit<FilterProps<Filters>, 'error'>) {
   // Paging by cursor: the cursors of the pages seen so far, so "Previous page" goes back without offsets.
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors[cursors.length - 1];
@@ -63,99 +63,77 @@ function LogPages({ filters }: { filters: Filters }) {
   return (
     <section aria-labelledby="log-title">
       <h1 id="log-title">Send log</h1>
-      <LogFilters filters={filters} error={log.error} />
+      <LogFilters filters={filters} error={log.error} onApply={onApply} onClear={onClear} />
       <ErrorMessage error={log.error} shownFields={['status', 'email', 'event', 'from', 'to']} />
-      {log.isPending ? (
-        <Loading label="Loading mails…" />
-      ) : (
-        <>
-          <Status>
-            {log.isFetching
-              ? 'Loading mails…'
-              : rows.length === 0
-                ? 'No mails match these filters.'
-                : `Showing ${rows.length} mail${rows.length === 1 ? '' : 's'}, page ${page}.`}
-          </Status>
-          {rows.length > 0 && (
-            <TableWrap label="Mails">
-              <table className="list stack">
-                <thead>
-                  <tr>
-                    <th scope="col">Mail</th>
-                    <th scope="col">Event</th>
-                    <th scope="col">To</th>
-                    <th scope="col">Status</th>
-                    <th scope="col" className="num">
-                      Attempts
-                    </th>
-                    <th scope="col">Queued</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((mail) => (
-                    <tr key={mail.id}>
-                      <th scope="row" className="wrap">
-                        <Link to={`/mail/log/${mail.id}`}>{mail.subject || `Mail ${mail.id}`}</Link>
-                        {mail.lastError && <span className="sub">{mail.lastError}</span>}
-                      </th>
-                      <td data-label="Event">{mail.event}</td>
-                      <td data-label="To" className="wrap">
-                        {mail.email ?? '(BCC only)'}
-                      </td>
-                      <td data-label="Status">
-                        <Badge value={mail.status} />
-                        {mail.sent && <span className="sub">{dateTime(mail.sent)}</span>}
-                      </td>
-                      <td data-label="Attempts" className="num">
-                        {mail.attempts}
-                      </td>
-                      <td data-label="Queued">{dateTime(mail.created)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
-          )}
-          <nav className="pager" aria-label="Send log pages">
-            <button
-              type="button"
-              className="secondary"
-              disabled={page <= 1 || log.isFetching}
-              onClick={() => setCursors(cursors.slice(0, -1))}
-            >
-              Previous page
-            </button>
-            <span>Page {page}</span>
-            <button
-              type="button"
-              className="secondary"
-              disabled={!next || log.isFetching}
-              onClick={() => next && setCursors([...cursors, next])}
-            >
-              Next page
-            </button>
-          </nav>
-        </>
-      )}
+      <ListResults
+        query={log}
+        count={rows.length}
+        loading="Loading mails…"
+        empty="No mails match these filters."
+        showing={`Showing ${rows.length} mail${rows.length === 1 ? '' : 's'}, page ${page}.`}
+        pager={
+          <Pager
+            label="Send log"
+            page={page}
+            hasMore={!!next}
+            busy={log.isFetching}
+            onPage={(to) => (to < page ? setCursors(cursors.slice(0, -1)) : next && setCursors([...cursors, next]))}
+          />
+        }
+      >
+        <TableWrap label="Mails">
+          <table className="list stack">
+            <thead>
+              <tr>
+                <th scope="col">Mail</th>
+                <th scope="col">Event</th>
+                <th scope="col">To</th>
+                <th scope="col">Status</th>
+                <th scope="col" className="num">
+                  Attempts
+                </th>
+                <th scope="col">Queued</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((mail) => (
+                <tr key={mail.id}>
+                  <th scope="row" className="wrap">
+                    <Link to={`/mail/log/${mail.id}`}>{mail.subject || `Mail ${mail.id}`}</Link>
+                    {mail.lastError && <span className="sub">{mail.lastError}</span>}
+                  </th>
+                  <td data-label="Event">{mail.event}</td>
+                  <td data-label="To" className="wrap">
+                    {mail.email ?? '(BCC only)'}
+                  </td>
+                  <td data-label="Status">
+                    <Badge value={mail.status} />
+                    {mail.sent && <span className="sub">{dateTime(mail.sent)}</span>}
+                  </td>
+                  <td data-label="Attempts" className="num">
+                    {mail.attempts}
+                  </td>
+                  <td data-label="Queued">{dateTime(mail.created)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      </ListResults>
     </section>
   );
 }
 
-function LogFilters({ filters, error }: { filters: Filters; error: unknown }) {
-  const [draft, setDraft] = useState(filters);
-  const set = (key: keyof Filters) => (e: { target: { value: string } }) => setDraft({ ...draft, [key]: e.target.value });
-  const apply = (e: FormEvent) => {
-    e.preventDefault();
-    setSearch({ ...draft });
-  };
+function LogFilters({ filters, error, onApply, onClear }: FilterProps<Filters>) {
+  const { draft, bind } = useDraft(filters);
   return (
-    <form className="filters" role="search" aria-label="Filter mails" onSubmit={apply}>
+    <FilterForm label="Filter mails" onApply={() => onApply(draft)} onClear={onClear}>
       <SelectField
         label="Status"
         field="status"
         error={error}
         value={draft.status}
-        onChange={set('status')}
+        onChange={bind('status')}
         options={[{ value: '', label: 'Any' }, ...STATUSES]}
       />
       <TextField
@@ -164,19 +142,13 @@ function LogFilters({ filters, error }: { filters: Filters; error: unknown }) {
         error={error}
         type="search"
         value={draft.email}
-        onChange={set('email')}
+        onChange={bind('email')}
         autoComplete="off"
       />
-      <TextField label="Event" field="event" error={error} type="search" value={draft.event} onChange={set('event')} autoComplete="off" />
-      <TextField label="Queued from" field="from" error={error} type="date" value={draft.from} onChange={set('from')} />
-      <TextField label="Queued to" field="to" error={error} type="date" value={draft.to} onChange={set('to')} />
-      <div className="filter-actions">
-        <button type="submit">Search</button>
-        <button type="button" className="secondary" onClick={() => setSearch({})}>
-          Clear filters
-        </button>
-      </div>
-    </form>
+      <TextField label="Event" field="event" error={error} type="search" value={draft.event} onChange={bind('event')} autoComplete="off" />
+      <TextField label="Queued from" field="from" error={error} type="date" value={draft.from} onChange={bind('from')} />
+      <TextField label="Queued to" field="to" error={error} type="date" value={draft.to} onChange={bind('to')} />
+    </FilterForm>
   );
 }
 

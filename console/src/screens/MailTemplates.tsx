@@ -2,19 +2,8 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState, type FormEvent } from 'react';
 import { api, call, type Schemas } from '../api';
 import { ApiFailure } from '../api-failure';
-import {
-  Badge,
-  Checkbox,
-  ConfirmDialog,
-  ErrorMessage,
-  Loading,
-  Status,
-  TableWrap,
-  TextArea,
-  TextField,
-  useCan,
-  useTitle,
-} from '../components/ui';
+import { ConfirmDialog } from '../components/dialog';
+import { Badge, Checkbox, ErrorMessage, Loading, Status, TableWrap, TextArea, TextField, useCan, useTitle } from '../components/ui';
 import { MailFrame } from '../components/MailFrame';
 import { dateTime } from '../format';
 import { useDebounced } from '../hooks';

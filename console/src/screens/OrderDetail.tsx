@@ -2,7 +2,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { api, call, type Schemas } from '../api';
 import { ApiFailure } from '../api-failure';
-import { Badge, ConfirmDialog, ErrorMessage, Loading, TableWrap, TextArea, TextField, useCan, useTitle } from '../components/ui';
+import { ConfirmDialog } from '../components/dialog';
+import { Badge, ErrorMessage, Loading, TableWrap, TextArea, TextField, useCan, useTitle } from '../components/ui';
 import { dateTime, fullName, money, toMajor, toMinor } from '../format';
 import { Link } from '../router';
 

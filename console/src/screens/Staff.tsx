@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, call, type Schemas } from '../api';
-import { Badge, Checkbox, ConfirmDialog, ErrorMessage, Loading, Status, TableWrap, TextField, useCan, useTitle } from '../components/ui';
+import { ConfirmDialog } from '../components/dialog';
+import { Badge, Checkbox, ErrorMessage, Loading, Status, TableWrap, TextField, useCan, useTitle } from '../components/ui';
 import { dateTime, fullName } from '../format';
 import { useSession } from '../session';
 

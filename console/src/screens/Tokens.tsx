@@ -1,31 +1,26 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api, call, type Schemas } from '../api';
-import { ErrorMessage, Loading, Pager, SelectField, Status, TextField, useTitle } from '../components/ui';
-import { setSearch, useSearch } from '../router';
+import {
+  ErrorMessage,
+  FilterForm,
+  type FilterProps,
+  ListResults,
+  Pager,
+  SelectField,
+  Status,
+  TextField,
+  useTitle,
+  useDraft,
+} from '../components/ui';
+import { useUrlFilters } from '../router';
 import { TokenTable } from './tokens-shared';
 
 type TokensRequest = Schemas['ListTokensRequest'];
 const STATUSES = ['pending', 'gift_pending', 'active', 'expired'] as const;
 
-interface Filters {
-  productID: string;
-  customerId: string;
-  orderID: string;
-  status: string;
-  page: number;
-}
-
-function readFilters(search: URLSearchParams): Filters {
-  const page = Number(search.get('page'));
-  return {
-    productID: search.get('productID') ?? '',
-    customerId: search.get('customerId') ?? '',
-    orderID: search.get('orderID') ?? '',
-    status: search.get('status') ?? '',
-    page: Number.isInteger(page) && page > 0 ? page : 1,
-  };
-}
+const FILTERS = ['productID', 'customerId', 'orderID', 'status'] as const;
+type Filters = Record<(typeof FILTERS)[number], string>;
 
 function idOf(text: string): number | undefined {
   return /^\d+$/.test(text.trim()) ? Number(text.trim()) : undefined;
@@ -33,8 +28,8 @@ function idOf(text: string): number | undefined {
 
 export default function Tokens() {
   useTitle('Access tokens');
-  const filters = readFilters(useSearch());
-  const body: TokensRequest = { page: filters.page, perPage: 20 };
+  const { filters, page, setPage, apply, clear } = useUrlFilters(FILTERS);
+  const body: TokensRequest = { page, perPage: 20 };
   const productID = idOf(filters.productID);
   const customerId = idOf(filters.customerId);
   const orderID = idOf(filters.orderID);
@@ -53,50 +48,42 @@ export default function Tokens() {
   return (
     <section aria-labelledby="tokens-title">
       <h1 id="tokens-title">Access tokens</h1>
-      <TokenFilters key={JSON.stringify(filters)} filters={filters} error={tokens.error} />
+      <TokenFilters key={JSON.stringify({ ...filters, page })} filters={filters} error={tokens.error} onApply={apply} onClear={clear} />
       <ErrorMessage error={tokens.error} shownFields={['productID', 'customerId', 'orderID', 'status']} />
       <Status>{done}</Status>
-      {tokens.isPending ? (
-        <Loading label="Loading tokens…" />
-      ) : (
-        <>
-          <Status>
-            {tokens.isFetching
-              ? 'Loading tokens…'
-              : rows.length === 0
-                ? 'No tokens match these filters.'
-                : `Showing ${rows.length} tokens on page ${filters.page}.`}
-          </Status>
-          {rows.length > 0 && <TokenTable tokens={rows} label="Access tokens list" invalidate={[['tokens']]} onDone={setDone} />}
+      <ListResults
+        query={tokens}
+        count={rows.length}
+        loading="Loading tokens…"
+        empty="No tokens match these filters."
+        showing={`Showing ${rows.length} tokens on page ${page}.`}
+        pager={
           <Pager
             label="Access tokens"
-            page={filters.page}
+            page={page}
             hasMore={tokens.data?.paging.hasMore ?? false}
             busy={tokens.isFetching}
-            onPage={(page) => setSearch({ ...filters, page: page > 1 ? page : undefined })}
+            onPage={setPage}
           />
-        </>
-      )}
+        }
+      >
+        <TokenTable tokens={rows} label="Access tokens list" invalidate={[['tokens']]} onDone={setDone} />
+      </ListResults>
     </section>
   );
 }
 
-function TokenFilters({ filters, error }: { filters: Filters; error: unknown }) {
-  const [draft, setDraft] = useState(filters);
-  const set = (key: keyof Filters) => (e: { target: { value: string } }) => setDraft({ ...draft, [key]: e.target.value });
-  const apply = (e: FormEvent) => {
-    e.preventDefault();
-    setSearch({ ...draft, page: undefined });
-  };
+function TokenFilters({ filters, error, onApply, onClear }: FilterProps<Filters>) {
+  const { draft, bind } = useDraft(filters);
   return (
-    <form className="filters" role="search" aria-label="Filter access tokens" onSubmit={apply}>
+    <FilterForm label="Filter access tokens" onApply={() => onApply(draft)} onClear={onClear}>
       <TextField
         label="Product ID"
         field="productID"
         error={error}
         inputMode="numeric"
         value={draft.productID}
-        onChange={set('productID')}
+        onChange={bind('productID')}
         autoComplete="off"
       />
       <TextField
@@ -105,7 +92,7 @@ function TokenFilters({ filters, error }: { filters: Filters; error: unknown }) 
         error={error}
         inputMode="numeric"
         value={draft.customerId}
-        onChange={set('customerId')}
+        onChange={bind('customerId')}
         autoComplete="off"
       />
       <TextField
@@ -114,7 +101,7 @@ function TokenFilters({ filters, error }: { filters: Filters; error: unknown }) 
         error={error}
         inputMode="numeric"
         value={draft.orderID}
-        onChange={set('orderID')}
+        onChange={bind('orderID')}
         autoComplete="off"
       />
       <SelectField
@@ -122,15 +109,9 @@ function TokenFilters({ filters, error }: { filters: Filters; error: unknown }) 
         field="status"
         error={error}
         value={draft.status}
-        onChange={set('status')}
+        onChange={bind('status')}
         options={[{ value: '', label: 'Any' }, ...STATUSES]}
       />
-      <div className="filter-actions">
-        <button type="submit">Search</button>
-        <button type="button" className="secondary" onClick={() => setSearch({})}>
-          Clear filters
-        </button>
-      </div>
-    </form>
+    </FilterForm>
   );
 }

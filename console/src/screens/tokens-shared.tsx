@@ -1,7 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, call, type Schemas } from '../api';
-import { Badge, ConfirmDialog, TableWrap, TextField, useCan } from '../components/ui';
+import { ConfirmDialog } from '../components/dialog';
+import { Badge, TableWrap, TextField, useCan } from '../components/ui';
 import { dateTime } from '../format';
 import { Link } from '../router';
 
