@@ -6,6 +6,16 @@
 // build rewrites only what changed) or than the stamp this launcher writes after a build of its own. With
 // no src/ (an image holding only dist/), the build is what there is. Building prints to stderr only, so
 // stdout stays the command's JSON.
+// A Node older than package.json's engines (src/node-version.ts, which the built CLI checks too) is named in one
+// line before anything is built or loaded.
+if (Number(process.versions.node.split('.')[0]) < 24) {
+  process.stderr.write(
+    `platform-service needs Node 24 or later; this is Node ${process.versions.node} (${process.execPath}). ` +
+      '`npm ci` installs Node 24 into node_modules/.bin, which npm scripts use (npm start, npm run cli): ' +
+      'run those, or node_modules/.bin/node yourself, or install Node 24 (.nvmrc)\n',
+  );
+  process.exit(1);
+}
 const { spawnSync } = require('node:child_process');
 const { existsSync, readdirSync, statSync, utimesSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');

@@ -1,3 +1,4 @@
+import './node-version';
 import * as nodeModule from 'node:module';
 import { readFileSync } from 'node:fs';
 import { CommandError, parseCommand, Parsed, usageLine, UsageError } from './cli/commands';

@@ -1,3 +1,5 @@
+// First: a Node too old for what follows says so in one line and exits.
+import './node-version';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,4 @@
+import './node-version';
 import './compile-cache';
 import { EventEmitter } from 'node:events';
 import 'reflect-metadata';
