@@ -20,15 +20,15 @@ export interface NavEntry {
   prefix: string;
 }
 
-const OrderDetail = lazy(() => import('./screens/OrderDetail'));
-const MailTemplates = lazy(() => import('./screens/MailTemplates'));
+const OrderDetail = lazy(() => import('./screens/order'));
+const MailTemplates = lazy(() => import('./screens/mail-templates'));
 const MailLog = lazy(() => import('./screens/MailLog'));
 const Staff = lazy(() => import('./screens/Staff'));
 const Audit = lazy(() => import('./screens/Audit'));
 const Settings = lazy(() => import('./screens/Settings'));
 const Customers = lazy(() => import('./screens/Customers'));
 const Tokens = lazy(() => import('./screens/Tokens'));
-const Content = lazy(() => import('./screens/Content'));
+const Content = lazy(() => import('./screens/content'));
 
 /**
  * The console's screens. The orders list, the first screen most staff see, is in the main chunk, so its first
