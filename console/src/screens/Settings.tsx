@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, call, type Schemas } from '../api';
-import { Checkbox, ErrorMessage, Loading, Status, TextField, useCan, useTitle } from '../components/ui';
+import { Checkbox, ErrorMessage, Loading, Status, TextField, useCan, useDraft, useTitle } from '../components/ui';
 
 type Settings = Schemas['TenantSettingsDto'];
 
@@ -65,7 +65,7 @@ function SettingsForm({ settings, notice, onNotice }: { settings: Settings; noti
   const editable = can('settings.manage');
   const client = useQueryClient();
   const initial = valuesOf(settings);
-  const [values, setValues] = useState<Values>(initial);
+  const { draft: values, bind: set } = useDraft<Values>(initial);
   const [testMode, setTestMode] = useState(settings.payment_test_mode);
   const [secrets, setSecrets] = useState<Values>({});
   const [clear, setClear] = useState<Record<string, boolean>>({});
@@ -94,39 +94,31 @@ function SettingsForm({ settings, notice, onNotice }: { settings: Settings; noti
     save.mutate();
   };
   const field = (key: string) => `changes.${key}`;
-  const set = (key: string) => (e: { target: { value: string } }) => setValues({ ...values, [key]: e.target.value });
+  /** A setting shown with its value and changed in place. */
+  const text = ({ key, label, hint }: { key: string; label: string; hint?: string }, input?: { autoComplete: string }) => (
+    <TextField
+      key={key}
+      label={label}
+      field={field(key)}
+      error={save.error}
+      value={values[key]}
+      onChange={set(key)}
+      readOnly={!editable}
+      hint={hint}
+      {...input}
+    />
+  );
 
   return (
     <form onSubmit={submit} className="settings">
       <section className="panel wide" aria-labelledby="shop-title">
         <h2 id="shop-title">Shop</h2>
         <p className="hint">App ID {settings.appID}</p>
-        {PLAIN.map(({ key, label, hint }) => (
-          <TextField
-            key={key}
-            label={label}
-            field={field(key)}
-            error={save.error}
-            value={values[key]}
-            onChange={set(key)}
-            readOnly={!editable}
-            hint={hint}
-          />
-        ))}
+        {PLAIN.map((setting) => text(setting))}
       </section>
       <section className="panel wide" aria-labelledby="branding-title">
         <h2 id="branding-title">Branding</h2>
-        {BRANDING.map(({ key, label }) => (
-          <TextField
-            key={key}
-            label={label}
-            field={field(key)}
-            error={save.error}
-            value={values[key]}
-            onChange={set(key)}
-            readOnly={!editable}
-          />
-        ))}
+        {BRANDING.map((setting) => text(setting))}
       </section>
       <section className="panel wide" aria-labelledby="payments-title">
         <h2 id="payments-title">Payments</h2>
@@ -136,18 +128,7 @@ function SettingsForm({ settings, notice, onNotice }: { settings: Settings; noti
           onChange={(e) => setTestMode(e.target.checked)}
           disabled={!editable}
         />
-        {PUBLIC_KEYS.map(({ key, label }) => (
-          <TextField
-            key={key}
-            label={label}
-            field={field(key)}
-            error={save.error}
-            value={values[key]}
-            onChange={set(key)}
-            readOnly={!editable}
-            autoComplete="off"
-          />
-        ))}
+        {PUBLIC_KEYS.map((setting) => text(setting, { autoComplete: 'off' }))}
         {SECRETS.map(({ key, label, hint }) => {
           const current = settings[key];
           return (

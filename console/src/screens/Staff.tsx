@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, call, type Schemas } from '../api';
-import { ConfirmDialog } from '../components/dialog';
+import { MutationDialog } from '../components/dialog';
 import { Badge, Checkbox, ErrorMessage, Loading, Status, TableWrap, TextField, useCan, useTitle } from '../components/ui';
 import { dateTime, fullName } from '../format';
 import { useSession } from '../session';
@@ -130,17 +130,14 @@ function RolesDialog({ member, onClose, onDone }: { member: Member; onClose: () 
     },
   });
   return (
-    <ConfirmDialog
-      open
+    <MutationDialog
+      mutation={save}
       title={`Roles of ${fullName(member.firstname, member.lastname) || member.email}`}
       confirmLabel="Save roles"
-      busy={save.isPending}
-      error={save.error}
-      onConfirm={() => save.mutate()}
       onClose={onClose}
     >
       <RoleBoxes roles={roles} onChange={setRoles} legend="Roles" />
-    </ConfirmDialog>
+    </MutationDialog>
   );
 }
 
@@ -155,18 +152,9 @@ function RemoveDialog({ member, onClose, onDone }: { member: Member; onClose: ()
     },
   });
   return (
-    <ConfirmDialog
-      open
-      danger
-      title={`Remove ${member.email}?`}
-      confirmLabel="Yes, remove"
-      busy={remove.isPending}
-      error={remove.error}
-      onConfirm={() => remove.mutate()}
-      onClose={onClose}
-    >
+    <MutationDialog mutation={remove} danger title={`Remove ${member.email}?`} confirmLabel="Yes, remove" onClose={onClose}>
       <p>They lose every role and their password, and are signed out at their next request. The account stays for the audit log.</p>
-    </ConfirmDialog>
+    </MutationDialog>
   );
 }
 

@@ -1,9 +1,10 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, call, type Schemas } from '../api';
-import { ConfirmDialog } from '../components/dialog';
+import { MutationDialog } from '../components/dialog';
 import { Badge, TableWrap, TextField, useCan } from '../components/ui';
 import { dateTime } from '../format';
+import { useInvalidate } from '../hooks';
 import { Link } from '../router';
 
 export type Token = Schemas['ListedTokenDto'];
@@ -110,26 +111,18 @@ function ExtendDialog({
   onDone: (m: string) => void;
   onClose: () => void;
 }) {
-  const client = useQueryClient();
+  const invalidateAll = useInvalidate();
   const [days, setDays] = useState('30');
   const extend = useMutation({
     mutationFn: () => call(api.POST('/ecommerce/extendToken', { body: { tokenId: token.id, days: Number(days) } })),
     onSuccess: async (answer) => {
       onDone(`Token ${token.id} now expires ${dateTime(answer.data.newExpiry)}.`);
       onClose();
-      await Promise.all(invalidate.map((queryKey) => client.invalidateQueries({ queryKey })));
+      await invalidateAll(...invalidate);
     },
   });
   return (
-    <ConfirmDialog
-      open
-      title={`Extend token ${token.id}`}
-      confirmLabel="Extend token"
-      busy={extend.isPending}
-      error={extend.error}
-      onConfirm={() => extend.mutate()}
-      onClose={onClose}
-    >
+    <MutationDialog mutation={extend} title={`Extend token ${token.id}`} confirmLabel="Extend token" onClose={onClose}>
       <p>Expires now: {token.expiry_date ? dateTime(token.expiry_date) : 'never'}. The days are added to the later of now and that date.</p>
       <TextField
         label="Days to add"
@@ -142,7 +135,7 @@ function ExtendDialog({
         onChange={(e) => setDays(e.target.value)}
         required
       />
-    </ConfirmDialog>
+    </MutationDialog>
   );
 }
 
@@ -157,27 +150,18 @@ function ExpireDialog({
   onDone: (m: string) => void;
   onClose: () => void;
 }) {
-  const client = useQueryClient();
+  const invalidateAll = useInvalidate();
   const expire = useMutation({
     mutationFn: () => call(api.POST('/ecommerce/expireToken', { body: { tokenId: token.id } })),
     onSuccess: async () => {
       onDone(`Token ${token.id} expired.`);
       onClose();
-      await Promise.all(invalidate.map((queryKey) => client.invalidateQueries({ queryKey })));
+      await invalidateAll(...invalidate);
     },
   });
   return (
-    <ConfirmDialog
-      open
-      danger
-      title={`Expire token ${token.id}?`}
-      confirmLabel="Yes, expire token"
-      busy={expire.isPending}
-      error={expire.error}
-      onConfirm={() => expire.mutate()}
-      onClose={onClose}
-    >
+    <MutationDialog mutation={expire} danger title={`Expire token ${token.id}?`} confirmLabel="Yes, expire token" onClose={onClose}>
       <p>Its owner loses access at once. Extending it later makes it active again.</p>
-    </ConfirmDialog>
+    </MutationDialog>
   );
 }
