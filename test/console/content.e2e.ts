@@ -179,7 +179,8 @@ describe('console: content, in a browser', () => {
     expect(await published(book)).toEqual([{ title: 'Book', price: 2500 }]);
 
     const publish = publishing.getByRole('button', { name: 'Publish', exact: true });
-    await tabTo(page, publish, 10);
+    await publish.waitFor(); // offered once the staged version is read back
+    await tabTo(page, publish);
     await page.keyboard.press('Enter');
     await page.getByRole('status').getByText('Record published: the version is now Published.').waitFor();
     expect(await versions(book)).toEqual([
