@@ -94,7 +94,7 @@ export class AppContextGuard implements CanActivate {
   private async fromSiteIdHeaderOnly(request: RequestWithContext): Promise<Site> {
     const header = single(request.headers['site-id']);
     const site =
-      header && POSITIVE_INT.test(header) && Number(header) <= MAX_ID ? await this.sites.findById(request.ctx!, Number(header)) : null;
+      header && POSITIVE_INT.test(header) && Number(header) <= MAX_ID ? await this.sites.resolveById(request.ctx!, Number(header)) : null;
     if (!site) throw appContextError('SITE_ID_UNAUTHORIZED');
     return site;
   }
@@ -108,7 +108,7 @@ export class AppContextGuard implements CanActivate {
       if (siteId) return this.byId(request, parseSiteId(siteId));
       const originalHost = hostname(single(headers['x-original-host']));
       if (!originalHost) return null;
-      return (await this.sites.findByDomain(request.ctx!, originalHost)) ?? UNKNOWN;
+      return (await this.sites.resolveByDomain(request.ctx!, originalHost)) ?? UNKNOWN;
     }
 
     const siteId = single(headers['site-id']);
@@ -119,7 +119,7 @@ export class AppContextGuard implements CanActivate {
 
     // A Host that is no tenant's domain (an IP address, the load balancer's name) names no app.
     const host = hostname(single(headers['x-forwarded-host'])?.split(',')[0] ?? single(headers.host));
-    const byDomain = host ? await this.sites.findByDomain(request.ctx!, host) : null;
+    const byDomain = host ? await this.sites.resolveByDomain(request.ctx!, host) : null;
     if (byDomain) return byDomain;
 
     if (!this.config.production) {
@@ -132,7 +132,7 @@ export class AppContextGuard implements CanActivate {
 
   private async byId(request: RequestWithContext, id: number | null): Promise<Site | typeof UNKNOWN> {
     if (id === null || id > MAX_ID) return UNKNOWN;
-    return (await this.sites.findById(request.ctx!, id)) ?? UNKNOWN;
+    return (await this.sites.resolveById(request.ctx!, id)) ?? UNKNOWN;
   }
 }
 

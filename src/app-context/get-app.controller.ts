@@ -57,7 +57,7 @@ export class GetAppController {
   @ApiOkResponse({ type: GetAppResponse })
   @ApiFailureResponse(404, 'App not found: neither the headers nor the domain name an app')
   async getAppByDomain(@Ctx() ctx: RequestContext, @Param('domain') domain: string, @Body() _body: GetAppRequest): Promise<GetAppResponse> {
-    const site = ctx.site ?? (await this.sites.findByDomain(ctx, domain));
+    const site = ctx.site ?? (await this.sites.resolveByDomain(ctx, domain));
     if (!site) throw appContextError('APP_NOT_FOUND');
     return this.bootstrap(ctx, site);
   }

@@ -2,6 +2,7 @@ import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DatabaseNotifications } from '../database/database-notifications';
+import { ReplicaReads } from '../database/replica-reads';
 import { Site } from './entities/site.entity';
 
 /** The channel core_sites' trigger notifies with the id of every inserted, updated or deleted row (migration SiteChanges). */
@@ -36,6 +37,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly notifications: DatabaseNotifications,
+    private readonly replicas: ReplicaReads,
   ) {}
 
   /** Whether rows are served from memory now. */
@@ -43,12 +45,21 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     return this.listening;
   }
 
+  /**
+   * Listens for core_sites changes while the cache is on, and with read replicas in any case: each change fences the
+   * tenant lookups (ReplicaReads.fence), so the next ones come from the primary until the replicas have replayed it
+   * (a row dropped here must not be read back from a replica that has not seen its change yet).
+   */
   onModuleInit(): void {
-    if (this.config.siteCacheMs <= 0) return;
+    const caching = this.config.siteCacheMs > 0;
+    if (!caching && !this.replicas.enabled) return;
     this.notifications.subscribe(SITES_CHANGED_CHANNEL, {
-      notified: (payload) => this.changed(Number(payload)),
+      notified: (payload) => {
+        this.replicas.fence('site');
+        this.changed(Number(payload));
+      },
       listening: (listening) => {
-        if (listening) this.listening = true;
+        if (listening && caching) this.listening = true;
         else this.forget(); // changes are not heard meanwhile: serve from the database until listening again
       },
     });

@@ -33,6 +33,20 @@ export class SitesService {
     return ctx.manager ? load() : this.cache.site(id, load);
   }
 
+  /**
+   * The tenant resolution's lookups (AppContextGuard, /getApp/:domain): as findById and findByDomain, except that a
+   * miss of the site cache may be read from a replica (ReplicaReads.siteLookup: not after the client's own write,
+   * nor after a change of core_sites until the replica has replayed it). Every other caller reads the primary.
+   */
+  async resolveById(ctx: RequestContext, id: number): Promise<Site | null> {
+    const load = () => this.sites.findById(ctx, id, true);
+    return ctx.manager ? this.sites.findById(ctx, id) : this.cache.site(id, load);
+  }
+
+  resolveByDomain(ctx: RequestContext, domain: string): Promise<Site | null> {
+    return this.byDomain(ctx, domain, true);
+  }
+
   /** The tenant `id` when the site cache holds it and `ctx` has no transaction (what findById would answer), else undefined. */
   cachedById(ctx: RequestContext, id: number): Site | undefined {
     return ctx.manager ? undefined : this.cache.cached(id);
@@ -122,9 +136,9 @@ export class SitesService {
     return this.sites.insert(ctx, site);
   }
 
-  private byDomain(scope: TransactionScope, domain: string): Promise<Site | null> {
-    const load = () => this.sites.findByDomain(scope, domain);
-    return scope.manager ? load() : this.cache.siteOfDomain(domain, load);
+  private byDomain(scope: TransactionScope, domain: string, replica = false): Promise<Site | null> {
+    if (scope.manager) return this.sites.findByDomain(scope, domain);
+    return this.cache.siteOfDomain(domain, () => this.sites.findByDomain(scope, domain, replica));
   }
 }
 

@@ -10,6 +10,7 @@ import { DatabaseHandle, poolSize } from './embedded-database';
 import { PoolDrain } from './pool-drain';
 import { decidePoolMode, PoolMode } from './pooler-probe';
 import { PreparedStatementsClient } from './prepared-statements';
+import { ReplicaReads } from './replica-reads';
 import { SchemaCatalogService } from './schema-catalog.service';
 import { StatementTimeoutClient, StatementTimeoutConfig } from './statement-timeout';
 import { SystemPool } from './system-pool';
@@ -94,6 +95,12 @@ export class DatabaseModule {
           useFactory: (requestPool: DataSource, config: AppConfig) =>
             SystemPool.open(requestPool, config.payments.systemPoolSize, database.embedded),
         },
+        {
+          provide: ReplicaReads,
+          inject: [APP_CONFIG, getDataSourceToken()],
+          // Replicas of DATABASE_URL's database (never with the embedded one): replica-reads.ts.
+          useFactory: (config: AppConfig, requestPool: DataSource) => new ReplicaReads(config, database.embedded ? null : requestPool),
+        },
         TransactionalConnection,
         SchemaCatalogService,
         DatabaseHealth,
@@ -107,7 +114,7 @@ export class DatabaseModule {
             new DatabaseNotifications(database.embedded ? null : (database.directUrl ?? database.url), dataSource),
         },
       ],
-      exports: [TransactionalConnection, SchemaCatalogService, DatabaseHealth, DatabaseNotifications],
+      exports: [TransactionalConnection, SchemaCatalogService, DatabaseHealth, DatabaseNotifications, ReplicaReads],
     };
   }
 }

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
 import { DataSource, EntityManager, EntityTarget, ObjectLiteral, QueryFailedError, Repository } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { ReplicaReads } from './replica-reads';
 import { SystemPool } from './system-pool';
 import { inTransaction } from './transaction';
 import { TransactionScope } from './transaction-scope';
@@ -20,6 +21,7 @@ export class TransactionalConnection {
   constructor(
     @InjectDataSource() readonly dataSource: DataSource,
     private readonly systemPool: SystemPool,
+    private readonly replicas: ReplicaReads,
   ) {}
 
   /** The system pool's DataSource (the request pool's on the embedded database). */
@@ -96,7 +98,8 @@ export class TransactionalConnection {
   /**
    * Runs `work` in the scope's transaction: joins the open one, or opens one (retried on serialization
    * failure or deadlock) on the pool `role` names and, once it committed, runs the effects queued with
-   * `scope.afterCommit`.
+   * `scope.afterCommit`. With read replicas, a request's committed transaction on the request pool also keeps the
+   * primary's WAL position for its client first (read-your-writes: replica-reads.ts); without, nothing more runs.
    */
   async inTransaction<T>(scope: TransactionScope, work: (em: EntityManager) => Promise<T>, role: PoolRole = 'request'): Promise<T> {
     if (scope.manager) return work(scope.manager);
@@ -113,6 +116,7 @@ export class TransactionalConnection {
       scope.takePending();
       throw error;
     });
+    if (this.replicas.enabled && role === 'request') await this.replicas.committed(scope);
     for (const effect of scope.takePending()) await effect();
     return result;
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { ReplicaReads } from '../database/replica-reads';
 import { TransactionalConnection } from '../database/transactional-connection';
 
 /** The background jobs whose runs are counted (job label). */
@@ -121,6 +122,10 @@ export class MetricsService {
     waiting: this.gauge('db_pool_waiting_requests', 'Queries waiting for a connection of the database pool'),
     max: this.gauge('db_pool_max_connections', 'Most connections the database pool opens'),
   };
+  /** Read replicas (README "Read replicas"): registered only when DATABASE_REPLICA_URLS names some. */
+  private readonly replicaMetrics: ReturnType<MetricsService['replicaGauges']> | null;
+  /** The served-reads counts already added to the counter, by label set. */
+  private readonly replicaReadsCounted = new Map<string, number>();
   private readonly unmatched: RouteRecorder;
   private outboxReader: (() => Promise<OutboxState>) | null = null;
   private paymentEventsReader: (() => Promise<PaymentEventsState>) | null = null;
@@ -129,7 +134,9 @@ export class MetricsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly connection: TransactionalConnection,
+    private readonly replicas: ReplicaReads,
   ) {
+    this.replicaMetrics = replicas.enabled ? this.replicaGauges() : null;
     for (const job of JOBS) {
       this.jobRuns.inc({ job }, 0);
       this.jobFailures.inc({ job }, 0);
@@ -195,9 +202,48 @@ export class MetricsService {
       collectDefaultMetrics({ register: this.registry });
     }
     this.readDatabase(); // first: the outbox query may wait for a connection
+    this.readReplicas();
     await this.readOutbox();
     await this.readPaymentEvents();
     return this.registry.metrics();
+  }
+
+  private replicaGauges() {
+    const byReplica = (name: string, help: string) =>
+      new Gauge({ name, help, labelNames: ['replica'] as const, registers: [this.registry] });
+    return {
+      lag: byReplica(
+        'db_replica_lag_seconds',
+        'How far the replica is behind the primary (its last poll): since when the primary stood at a WAL position it has not replayed; NaN while it does not answer',
+      ),
+      up: byReplica('db_replica_up', 'Whether the replica answered its last poll as a streaming replica (1) or not (0)'),
+      used: byReplica(
+        'db_replica_used',
+        'Whether reads go to the replica now (1), or it is skipped (0: down, or lagging more than DATABASE_REPLICA_MAX_LAG_MS)',
+      ),
+      reads: new Counter({
+        name: 'db_replica_reads_total',
+        help: 'Lag-tolerant reads (kind: published_rows, site) by the server that served them (a replica, or primary) and why (replica; or the reason the primary served: read_your_writes, site_changed, lagging, down, busy, failed, transaction, unknown_position)',
+        labelNames: ['kind', 'server', 'reason'] as const,
+        registers: [this.registry],
+      }),
+    };
+  }
+
+  /** The replicas' state and the reads each served since the last scrape. */
+  private readReplicas(): void {
+    const metrics = this.replicaMetrics;
+    if (!metrics) return;
+    for (const state of this.replicas.states()) {
+      metrics.lag.set({ replica: state.name }, state.lagSeconds);
+      metrics.up.set({ replica: state.name }, state.up ? 1 : 0);
+      metrics.used.set({ replica: state.name }, state.used ? 1 : 0);
+    }
+    for (const { kind, server, reason, count } of this.replicas.servedCounts()) {
+      const key = `${kind}\0${server}\0${reason}`;
+      metrics.reads.inc({ kind, server, reason }, count - (this.replicaReadsCounted.get(key) ?? 0));
+      this.replicaReadsCounted.set(key, count);
+    }
   }
 
   private gauge(name: string, help: string): Gauge {

@@ -1,23 +1,36 @@
 import { Injectable } from '@nestjs/common';
 import { insertRow, syncIdSequence } from '../../database/insert-row';
 import { TransactionScope } from '../../database/transaction-scope';
+import { ReplicaReads } from '../../database/replica-reads';
 import { TransactionalConnection } from '../../database/transactional-connection';
 import { Site } from '../entities/site.entity';
 
 /** Every query on core_sites (the tenants themselves: the table has no app_id, its id is the tenant). */
 @Injectable()
 export class SiteRepository {
-  constructor(private readonly connection: TransactionalConnection) {}
+  constructor(
+    private readonly connection: TransactionalConnection,
+    private readonly replicas: ReplicaReads,
+  ) {}
 
-  /** Every column, secrets included. Raw SQL: the benchmark's cheapest route (/getApp) measured query building as a visible share of its cost. */
-  async findById(scope: TransactionScope, id: number): Promise<Site | null> {
-    return (await this.connection.query<Site>(scope, 'SELECT * FROM core_sites WHERE id = $1', [id]))[0] ?? null;
+  /**
+   * Every column, secrets included. Raw SQL: the benchmark's cheapest route (/getApp) measured query building as a
+   * visible share of its cost. `replica`: a tenant lookup the site cache missed, which a read replica may answer
+   * (ReplicaReads.siteLookup); every other caller reads the primary.
+   */
+  async findById(scope: TransactionScope, id: number, replica = false): Promise<Site | null> {
+    return (await this.read(scope, 'SELECT * FROM core_sites WHERE id = $1', [id], replica))[0] ?? null;
   }
 
   /** By domain, case-insensitively (the unique index is on lower(domain)). Raw SQL: as findById, on every request. */
-  async findByDomain(scope: TransactionScope, domain: string): Promise<Site | null> {
+  async findByDomain(scope: TransactionScope, domain: string, replica = false): Promise<Site | null> {
     if (domain.includes('\u0000')) return null; // PostgreSQL text cannot hold NUL: no app has it, and the statement would fail
-    return (await this.connection.query<Site>(scope, 'SELECT * FROM core_sites WHERE lower(domain) = lower($1)', [domain]))[0] ?? null;
+    return (await this.read(scope, 'SELECT * FROM core_sites WHERE lower(domain) = lower($1)', [domain], replica))[0] ?? null;
+  }
+
+  private read(scope: TransactionScope, sql: string, params: unknown[], replica: boolean): Promise<Site[]> {
+    const primary = () => this.connection.query<Site>(scope, sql, params);
+    return replica ? this.replicas.siteLookup(scope, sql, params, primary) : primary();
   }
 
   /** Whether any tenant lists `origin` in cors_origins (the GIN index answers `@>`). */

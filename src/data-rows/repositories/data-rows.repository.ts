@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/request-context';
 import { isIdentifier, quoteIdentifier } from '../../database/identifiers';
 import { preparedForJson } from '../../database/prepared-statements';
+import { ReplicaReads } from '../../database/replica-reads';
 import { TransactionalConnection } from '../../database/transactional-connection';
 import { ReadScope, VersionVisibility } from '../../versioning';
 import { RowQuery } from '../row-query';
@@ -21,7 +22,10 @@ export class DataRowsRepository {
   /** The text of recent page statements by everything it is made of (pageStatement). */
   private readonly pageStatements = new Map<string, string>();
 
-  constructor(private readonly connection: TransactionalConnection) {}
+  constructor(
+    private readonly connection: TransactionalConnection,
+    private readonly replicas: ReplicaReads,
+  ) {}
 
   /**
    * The rows of a checked query. A query with conditions of the request's runs unnamed, its values bound.
@@ -29,10 +33,22 @@ export class DataRowsRepository {
    * written in (pageSql): PostgreSQL plans a statement without parameters once, for those very values, and
    * reuses that plan, where a statement with parameters is planned again at every execution (about half the
    * database CPU of a page) or given a generic plan estimated for no app and page in particular.
+   *
+   * Published content (the public read, and the one read most) may come from a read replica
+   * (ReplicaReads.publishedRows: not while the client's own writes are not replayed there); drafts, stages and raw
+   * rows, the admins' reads, always come from the primary.
    */
   rows(ctx: RequestContext, query: RowQuery): Promise<Row[]> {
+    if (this.replicas.enabled && query.mode === 'published') return this.publishedRows(ctx, query);
     if (hasConditions(query)) return this.connection.query<Row>(ctx, toSql(query), rowParams(ctx.appId, query));
     return this.connection.query<Row>(ctx, this.pageStatement(ctx.appId, query));
+  }
+
+  private publishedRows(ctx: RequestContext, query: RowQuery): Promise<Row[]> {
+    const [sql, params] = hasConditions(query)
+      ? [toSql(query), rowParams(ctx.appId, query)]
+      : [this.pageStatement(ctx.appId, query), undefined];
+    return this.replicas.publishedRows(ctx, sql, params, () => this.connection.query<Row>(ctx, sql, params));
   }
 
   /**
