@@ -7,9 +7,9 @@ import { asJwtSecret } from './session-tokens.service';
 
 export const ACCESS_TOKEN_STRATEGY = 'access-token';
 
-/** What the guard of the app serving a request gives the strategy: the app's access key and its account check. */
+/** What the guard of the app serving a request gives the strategy: the app's access key for a token (key rotation: the previous one for a token it signed) and its account check. */
 export interface AccessTokenCheck {
-  key: KeyObject;
+  keyFor(token: string): KeyObject;
   principalOf(ctx: RequestContext, payload: unknown): Promise<AuthPrincipal>;
 }
 
@@ -27,9 +27,9 @@ export class AccessTokenStrategy extends PassportStrategy(Strategy, ACCESS_TOKEN
   constructor() {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
-      secretOrKeyProvider: (request: RequestWithAccessTokenCheck, _token: string, done: (error: Error | null, secret?: string) => void) =>
+      secretOrKeyProvider: (request: RequestWithAccessTokenCheck, token: string, done: (error: Error | null, secret?: string) => void) =>
         request.accessTokenCheck
-          ? done(null, asJwtSecret(request.accessTokenCheck.key))
+          ? done(null, asJwtSecret(request.accessTokenCheck.keyFor(token)))
           : done(new Error('No access token check for this request')),
       algorithms: ['HS256'],
       passReqToCallback: true,

@@ -30,7 +30,7 @@ export class PassportAccessPolicy extends AccessPolicy {
 
   constructor(tokens: SessionTokensService, bearer: BearerAuthService) {
     super();
-    this.check = { key: tokens.accessKey, principalOf: (ctx, payload) => bearer.principalOf(ctx, payload) };
+    this.check = { keyFor: (token) => tokens.keyFor('access', token), principalOf: (ctx, payload) => bearer.principalOf(ctx, payload) };
   }
 
   async admit(level: AccessLevel, execution: ExecutionContext): Promise<boolean> {

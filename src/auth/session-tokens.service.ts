@@ -1,8 +1,8 @@
-import { createSecretKey, KeyObject } from 'node:crypto';
+import { createHmac, createSecretKey, KeyObject, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { JwtService, TokenExpiredError as JwtExpiredError } from '@nestjs/jwt';
 import { AuthPrincipal } from '../common/request-context';
-import { AppConfig } from '../config/app-config';
+import { AppConfig, PreviousKey, stillAccepted } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 
 export type TokenType = 'access' | 'refresh';
@@ -39,6 +39,10 @@ const ALGORITHM = 'HS256';
 /**
  * The auth module's session JWTs (access and refresh; not the digital access tokens of src/tokens), through @nestjs/jwt. The algorithm is pinned (no `none`, no key confusion), access and
  * refresh tokens have their own secrets and a `typ` claim, so neither can stand in for the other.
+ *
+ * Key rotation (docs/operations.md "Rotating keys"): tokens are always signed with the current secret; until
+ * JWT_ACCESS_SECRET_PREVIOUS_UNTIL (JWT_REFRESH_SECRET_PREVIOUS_UNTIL) a token whose signature is the previous
+ * secret's is verified with that one, so sessions issued before the rotation go on until then.
  */
 @Injectable()
 export class SessionTokensService {
@@ -47,16 +51,18 @@ export class SessionTokensService {
    * first tries to read it as a PEM key and catches the error: ~0.1 ms and a stack trace per token signed, and
    * per token verified (every bearer request) 60 against 16 µs on Node 24 (~0.8 ms on Node 20's OpenSSL).
    */
-  private readonly keys: Record<TokenType, { key: KeyObject; ttl: number }>;
+  private readonly keys: Record<TokenType, { key: KeyObject; ttl: number; previous: PreviousKey<KeyObject> | null }>;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly jwt: JwtService,
   ) {
     const { accessSecret, refreshSecret, accessTtlSeconds, refreshTtlSeconds } = config.jwt;
+    const { jwtAccess, jwtRefresh } = config.previousKeys;
+    const previous = (p: PreviousKey<string> | null) => p && { value: createSecretKey(p.value, 'utf8'), until: p.until };
     this.keys = {
-      access: { key: createSecretKey(accessSecret, 'utf8'), ttl: accessTtlSeconds },
-      refresh: { key: createSecretKey(refreshSecret, 'utf8'), ttl: refreshTtlSeconds },
+      access: { key: createSecretKey(accessSecret, 'utf8'), ttl: accessTtlSeconds, previous: previous(jwtAccess) },
+      refresh: { key: createSecretKey(refreshSecret, 'utf8'), ttl: refreshTtlSeconds, previous: previous(jwtRefresh) },
     };
   }
 
@@ -85,7 +91,7 @@ export class SessionTokensService {
     let payload: unknown;
     try {
       payload = this.jwt.verify(token, {
-        secret: asJwtSecret(this.keys[typ].key),
+        secret: asJwtSecret(this.keyFor(typ, token)),
         algorithms: [ALGORITHM],
         ignoreExpiration: options.ignoreExpiration,
       });
@@ -96,10 +102,25 @@ export class SessionTokensService {
     return readClaims(payload, typ);
   }
 
-  /** The key access tokens are signed with (AccessTokenStrategy verifies with it). */
-  get accessKey(): KeyObject {
-    return this.keys.access.key;
+  /**
+   * The key to verify a token of type `typ` with: the previous secret's while it is accepted and the token's
+   * signature is its (one HMAC, only while rotating), else the current one (which then accepts or refuses it).
+   * AccessTokenStrategy verifies bearer tokens with the access key this gives.
+   */
+  keyFor(typ: TokenType, token: string): KeyObject {
+    const { key, previous } = this.keys[typ];
+    const old = stillAccepted(previous);
+    return old && signedWith(token, old) ? old : key;
   }
+}
+
+/** Whether the HS256 signature of a compact JWT is the one `key` makes. */
+function signedWith(token: string, key: KeyObject): boolean {
+  const last = token.lastIndexOf('.');
+  if (last <= 0) return false;
+  const signature = Buffer.from(token.slice(last + 1), 'base64url');
+  const expected = createHmac('sha256', key).update(token.slice(0, last)).digest();
+  return signature.length === expected.length && timingSafeEqual(signature, expected);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createCipheriv, createDecipheriv, createHmac, createSecretKey, KeyObject } from 'node:crypto';
-import { AppConfig } from '../config/app-config';
+import { AppConfig, PreviousKey, stillAccepted } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 
 /** Ids are sealed for their app: the purpose (additional data and nonce input) is `id:<appId>`. */
@@ -25,17 +25,26 @@ const LEGACY_BRACKETS = /^_?\[([0-9a-fA-F]{32}):([0-9a-fA-F]+|[A-Za-z0-9+/]+={0,
  * Legacy formats, accepted when decrypting ids: `[iv:ciphertext]` (optionally `_[iv:ciphertext]`), AES-256-CBC
  * with ENCRYPTION_KEY and the 16-byte iv in hex, ciphertext in hex or base64; and the legacy app key
  * (the `appKey` header and `_publicKey`): hex AES-256-CBC with ENCRYPTION_KEY and ENCRYPTION_IV.
+ *
+ * Key rotation (docs/operations.md "Rotating keys"): everything is made with ENCRYPTION_KEY (and ENCRYPTION_IV);
+ * until ENCRYPTION_KEY_PREVIOUS_UNTIL (ENCRYPTION_IV_PREVIOUS_UNTIL) a value the current key does not open is
+ * tried with ENCRYPTION_KEY_PREVIOUS (ENCRYPTION_IV_PREVIOUS), read at each use so the date needs no restart.
  */
 @Injectable()
 export class IdCipherService {
   private readonly key: KeyObject;
   private readonly legacyIv: Buffer;
+  private readonly previousKey: PreviousKey<KeyObject> | null;
+  private readonly previousIv: PreviousKey<Buffer> | null;
   /** Encryption is deterministic, so the encrypted form of recently used ids can be kept. */
   private readonly encrypted = new Map<string, string>();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.key = createSecretKey(config.encryption.key);
     this.legacyIv = config.encryption.iv;
+    const { encryptionKey, encryptionIv } = config.previousKeys;
+    this.previousKey = encryptionKey && { value: createSecretKey(encryptionKey.value), until: encryptionKey.until };
+    this.previousIv = encryptionIv;
   }
 
   /** The id `id` of app `appId`, encrypted for that app. */
@@ -50,7 +59,7 @@ export class IdCipherService {
   decryptId(appId: number, value: unknown): number | null {
     if (typeof value !== 'string' || value.length > 512) return null;
     const legacy = LEGACY_BRACKETS.exec(value);
-    const plain = legacy ? this.legacyDecrypt(legacy[2], Buffer.from(legacy[1], 'hex')) : this.open(idPurpose(appId), value);
+    const plain = legacy ? this.legacyBrackets(legacy[2], Buffer.from(legacy[1], 'hex')) : this.open(idPurpose(appId), value);
     return idFromText(plain);
   }
 
@@ -67,11 +76,18 @@ export class IdCipherService {
   /** The app id of an `appKey` header: the legacy app-key form, a bracket form, or an app's `_id`. */
   decryptAppKey(value: string): number | null {
     if (/^[0-9a-fA-F]{32,128}$/.test(value)) {
-      const id = idFromText(this.legacyDecrypt(value, this.legacyIv));
+      const id = idFromText(this.legacyDecrypt(value, this.legacyIv, this.key));
       if (id !== null) return id;
+      // An app key made before a rotation of the key, the iv or both.
+      const oldKey = stillAccepted(this.previousKey);
+      const oldIv = stillAccepted(this.previousIv);
+      if (oldKey || oldIv) {
+        const old = idFromText(this.legacyDecrypt(value, oldIv ?? this.legacyIv, oldKey ?? this.key));
+        if (old !== null) return old;
+      }
     }
     const legacy = LEGACY_BRACKETS.exec(value);
-    return idFromText(legacy ? this.legacyDecrypt(legacy[2], Buffer.from(legacy[1], 'hex')) : this.open(APP_ID_PURPOSE, value));
+    return idFromText(legacy ? this.legacyBrackets(legacy[2], Buffer.from(legacy[1], 'hex')) : this.open(APP_ID_PURPOSE, value));
   }
 
   legacyAppKey(appId: number): string {
@@ -90,13 +106,20 @@ export class IdCipherService {
     return Buffer.concat([nonce, body, cipher.getAuthTag()]).toString('base64url');
   }
 
-  /** The plaintext sealed for `purpose`, or null when the value is not one of ours for that purpose. */
+  /** The plaintext sealed for `purpose` (with the key, or the previous key while it is accepted), or null when the value is not one of ours for that purpose. */
   open(purpose: string, value: unknown): string | null {
     if (typeof value !== 'string' || !BASE64URL.test(value) || value.length > 8192) return null;
     const raw = Buffer.from(value, 'base64url');
     if (raw.length <= NONCE_BYTES + TAG_BYTES) return null;
+    const plain = this.openWith(this.key, purpose, raw);
+    if (plain !== null) return plain;
+    const oldKey = stillAccepted(this.previousKey);
+    return oldKey ? this.openWith(oldKey, purpose, raw) : null;
+  }
+
+  private openWith(key: KeyObject, purpose: string, raw: Buffer): string | null {
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, NONCE_BYTES));
+      const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, NONCE_BYTES));
       decipher.setAAD(Buffer.from(purpose));
       decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
       return Buffer.concat([decipher.update(raw.subarray(NONCE_BYTES, raw.length - TAG_BYTES)), decipher.final()]).toString('utf8');
@@ -115,11 +138,19 @@ export class IdCipherService {
     return value;
   }
 
-  private legacyDecrypt(ciphertext: string, iv: Buffer): string | null {
+  /** The bracket form: its own iv, the key or the previous key while it is accepted. */
+  private legacyBrackets(ciphertext: string, iv: Buffer): string | null {
+    const plain = this.legacyDecrypt(ciphertext, iv, this.key);
+    if (idFromText(plain) !== null) return plain;
+    const oldKey = stillAccepted(this.previousKey);
+    return oldKey ? (this.legacyDecrypt(ciphertext, iv, oldKey) ?? plain) : plain;
+  }
+
+  private legacyDecrypt(ciphertext: string, iv: Buffer, key: KeyObject): string | null {
     const bytes = /^[0-9a-fA-F]+$/.test(ciphertext) ? Buffer.from(ciphertext, 'hex') : Buffer.from(ciphertext, 'base64');
     if (bytes.length === 0 || bytes.length % 16 !== 0) return null;
     try {
-      const decipher = createDecipheriv('aes-256-cbc', this.key, iv);
+      const decipher = createDecipheriv('aes-256-cbc', key, iv);
       return Buffer.concat([decipher.update(bytes), decipher.final()]).toString('utf8');
     } catch {
       return null;

@@ -171,12 +171,48 @@ export interface AppConfig {
    * installation) and how long a console session may go without a refresh before it ends (CONSOLE_IDLE_MINUTES).
    */
   console: { distDir: string | null; idleMinutes: number };
+  /**
+   * Key rotation (docs/operations.md "Rotating keys"): the previous value of each secret that signs or encrypts,
+   * `<NAME>_PREVIOUS`, still accepted for reading (verifying, decrypting) until `<NAME>_PREVIOUS_UNTIL`; what is
+   * new is always made with the current value. Null when not rotating.
+   */
+  previousKeys: {
+    jwtAccess: PreviousKey<string> | null;
+    jwtRefresh: PreviousKey<string> | null;
+    encryptionKey: PreviousKey<Buffer> | null;
+    encryptionIv: PreviousKey<Buffer> | null;
+    idpCookiePassword: PreviousKey<string> | null;
+  };
   /** Warnings collected while loading (generated development secrets), logged once at start. */
   warnings: string[];
 }
 
 /** A configuration that stops the start; its message is one line naming every variable at fault. */
 export class ConfigError extends Error {}
+
+/** A previous secret and the instant after which what it made is refused. */
+export interface PreviousKey<T> {
+  value: T;
+  until: Date;
+}
+
+/** The previous value while it is still accepted (read at each use, so the date takes effect without a restart), else null. */
+export function stillAccepted<T>(previous: PreviousKey<T> | null, now = Date.now()): T | null {
+  return previous !== null && now < previous.until.getTime() ? previous.value : null;
+}
+
+/** `<NAME>_PREVIOUS_UNTIL`: a date (its 00:00 UTC) or a date and time with its zone; null when it is neither. */
+export function parseUntil(raw: string): Date | null {
+  const date = /^\d{4}-\d{2}-\d{2}$/.test(raw)
+    ? new Date(`${raw}T00:00:00Z`)
+    : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(raw)
+      ? new Date(raw)
+      : null;
+  if (!date || Number.isNaN(date.getTime())) return null;
+  const [year, month, day] = raw.slice(0, 10).split('-').map(Number);
+  const calendar = new Date(Date.UTC(year, month - 1, day));
+  return calendar.getUTCMonth() === month - 1 && calendar.getUTCDate() === day ? date : null; // no 2030-02-30
+}
 
 /** `Invalid configuration: <problem>; <problem>…`, one line (the start prints it as the only line). */
 export function configErrorMessage(problems: string[]): string {
@@ -254,6 +290,73 @@ class Reader {
       return randomBytes(32).toString('hex');
     }
     return '';
+  }
+
+  /**
+   * `<name>_PREVIOUS` with `<name>_PREVIOUS_UNTIL` (both or neither), in the format of `<name>` (`parse`
+   * pushes its own error), different from the current value; `notes` gets a line for the start's log.
+   */
+  previous<T>(
+    name: string,
+    parse: (raw: string, label: string) => T | null,
+    current: T | null,
+    same: (a: T, b: T) => boolean,
+    notes: string[],
+  ): PreviousKey<T> | null {
+    const raw = this.str(`${name}_PREVIOUS`);
+    const untilRaw = this.str(`${name}_PREVIOUS_UNTIL`);
+    if (raw === null && untilRaw === null) return null;
+    if (raw === null) {
+      this.errors.push(`${name}_PREVIOUS_UNTIL is set without ${name}_PREVIOUS`);
+      return null;
+    }
+    if (untilRaw === null) {
+      this.errors.push(
+        `${name}_PREVIOUS needs ${name}_PREVIOUS_UNTIL, the date after which what it made is refused (2026-12-31 or 2026-12-31T12:00:00Z)`,
+      );
+      return null;
+    }
+    const until = parseUntil(untilRaw);
+    if (until === null) {
+      this.errors.push(
+        `${name}_PREVIOUS_UNTIL must be a date (2026-12-31, meaning 00:00 UTC) or a date and time with its zone (2026-12-31T12:00:00Z) (got "${untilRaw}")`,
+      );
+      return null;
+    }
+    if (this.str(name) === null) {
+      this.errors.push(`${name}_PREVIOUS is set but ${name} is not: set ${name} to the new value`);
+      return null;
+    }
+    const value = parse(raw, `${name}_PREVIOUS`);
+    if (value === null) return null;
+    if (current !== null && same(value, current)) {
+      this.errors.push(`${name}_PREVIOUS is the same as ${name}: set ${name} to the new value`);
+      return null;
+    }
+    notes.push(
+      until.getTime() > Date.now()
+        ? `Key rotation: ${name}_PREVIOUS is accepted for reading until ${until.toISOString()}; everything new is made with ${name}`
+        : `${name}_PREVIOUS_UNTIL (${until.toISOString()}) has passed: what ${name}_PREVIOUS made is refused; remove ${name}_PREVIOUS and ${name}_PREVIOUS_UNTIL`,
+    );
+    return { value, until };
+  }
+
+  /** A previous secret: the current one's rules (length, no sample value in production). */
+  previousSecret(raw: string, label: string, minLength: number): string | null {
+    if (this.production && isSample(raw)) this.errors.push(`${label} holds a sample value`);
+    else if (raw.length < minLength) this.errors.push(`${label} must be at least ${minLength} characters`);
+    else return raw;
+    return null;
+  }
+
+  /** A previous binary key: the current one's formats. */
+  previousKeyBytes(raw: string, label: string, bytes: number): Buffer | null {
+    const decoded = decodeKey(raw, bytes);
+    if (this.production && isSample(raw)) this.errors.push(`${label} holds a sample value`);
+    else if (!decoded)
+      this.errors.push(`${label} must be ${bytes} bytes: ${bytes} characters, ${bytes * 2} hex digits or base64 of ${bytes} bytes`);
+    else return decoded;
+    return null;
   }
 
   /** A fixed-length binary key given as hex, base64 or raw text of exactly that many bytes. */
@@ -533,7 +636,48 @@ export function loadConfig(env: Env = process.env): AppConfig {
       distDir: r.str('CONSOLE_DIR'),
       idleMinutes: r.int('CONSOLE_IDLE_MINUTES', 30, 1, 7 * 24 * 60),
     },
+    previousKeys: { jwtAccess: null, jwtRefresh: null, encryptionKey: null, encryptionIv: null, idpCookiePassword: null },
     warnings: [],
+  };
+  const rotation: string[] = [];
+  const sameText = (a: string, b: string) => a === b;
+  const sameBytes = (a: Buffer, b: Buffer) => a.equals(b);
+  config.previousKeys = {
+    jwtAccess: r.previous(
+      'JWT_ACCESS_SECRET',
+      (raw, label) => r.previousSecret(raw, label, 32),
+      config.jwt.accessSecret,
+      sameText,
+      rotation,
+    ),
+    jwtRefresh: r.previous(
+      'JWT_REFRESH_SECRET',
+      (raw, label) => r.previousSecret(raw, label, 32),
+      config.jwt.refreshSecret,
+      sameText,
+      rotation,
+    ),
+    encryptionKey: r.previous(
+      'ENCRYPTION_KEY',
+      (raw, label) => r.previousKeyBytes(raw, label, 32),
+      config.encryption.key,
+      sameBytes,
+      rotation,
+    ),
+    encryptionIv: r.previous(
+      'ENCRYPTION_IV',
+      (raw, label) => r.previousKeyBytes(raw, label, 16),
+      config.encryption.iv,
+      sameBytes,
+      rotation,
+    ),
+    idpCookiePassword: r.previous(
+      'IDP_COOKIE_PASSWORD',
+      (raw, label) => r.previousSecret(raw, label, 32),
+      config.idp.cookiePassword,
+      sameText,
+      rotation,
+    ),
   };
 
   if (config.jwt.accessSecret && config.jwt.accessSecret === config.jwt.refreshSecret) {
@@ -569,6 +713,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       `Development secrets from ${env.DEV_SECRETS_FILE}; set JWT_ACCESS_SECRET, JWT_REFRESH_SECRET, ENCRYPTION_KEY and ENCRYPTION_IV for a real deployment`,
     );
   }
+  config.warnings.push(...rotation);
   if (r.warnings.length > 0) {
     config.warnings.push(
       `Generated development values for ${r.warnings.join(', ')}; set them to keep tokens and ids valid across restarts`,

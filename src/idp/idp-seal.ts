@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { PreviousKey, stillAccepted } from '../config/app-config';
 
 /** What a sealed value is for: the additional data of its encryption, so one kind never opens as another. */
 export type SealPurpose = 'idp-state' | 'idp-app-ctx' | 'idp-logout';
@@ -17,12 +18,18 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
  * (seconds since the epoch); `open` refuses a value that is expired, tampered, of another purpose or key.
  *
  * Format: base64url( version(1) | nonce(12) | ciphertext | tag(16) ).
+ *
+ * Key rotation (docs/operations.md "Rotating keys"): sealed with IDP_COOKIE_PASSWORD; until
+ * IDP_COOKIE_PASSWORD_PREVIOUS_UNTIL a value it does not open is tried with IDP_COOKIE_PASSWORD_PREVIOUS
+ * (a login under way, an `idp_app_ctx` cookie set before the rotation).
  */
 export class IdpSealer {
   private readonly key: Buffer;
+  private readonly previous: PreviousKey<Buffer> | null;
 
-  constructor(password: string) {
-    this.key = Buffer.from(hkdfSync('sha256', Buffer.from(password, 'utf8'), Buffer.alloc(0), 'platform-idp-seal-v1', 32));
+  constructor(password: string, previous: PreviousKey<string> | null = null) {
+    this.key = sealKey(password);
+    this.previous = previous && { value: sealKey(previous.value), until: previous.until };
   }
 
   seal(purpose: SealPurpose, payload: Record<string, unknown>, ttlSeconds: number, now = Date.now()): string {
@@ -45,12 +52,11 @@ export class IdpSealer {
     if (typeof value !== 'string' || value.length > MAX_SEALED || !BASE64URL.test(value)) return INVALID;
     const raw = Buffer.from(value, 'base64url');
     if (raw.length <= 1 + NONCE_BYTES + TAG_BYTES || raw[0] !== VERSION) return INVALID;
+    const old = stillAccepted(this.previous, now);
+    const plain = decrypt(this.key, purpose, raw) ?? (old ? decrypt(old, purpose, raw) : null);
+    if (plain === null) return INVALID;
     let payload: unknown;
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(1, 1 + NONCE_BYTES));
-      decipher.setAAD(Buffer.from(purpose));
-      decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
-      const plain = Buffer.concat([decipher.update(raw.subarray(1 + NONCE_BYTES, raw.length - TAG_BYTES)), decipher.final()]);
       payload = JSON.parse(plain.toString('utf8'));
     } catch {
       return INVALID;
@@ -60,6 +66,22 @@ export class IdpSealer {
     if (typeof exp !== 'number') return INVALID;
     if (exp * 1000 <= now) return { status: 'expired', payload: payload as T & { exp: number } };
     return { status: 'ok', payload: payload as T & { exp: number } };
+  }
+}
+
+function sealKey(password: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', Buffer.from(password, 'utf8'), Buffer.alloc(0), 'platform-idp-seal-v1', 32));
+}
+
+/** The plaintext of a sealed value, or null when `key` did not seal it for `purpose`. */
+function decrypt(key: Buffer, purpose: SealPurpose, raw: Buffer): Buffer | null {
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(1, 1 + NONCE_BYTES));
+    decipher.setAAD(Buffer.from(purpose));
+    decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
+    return Buffer.concat([decipher.update(raw.subarray(1 + NONCE_BYTES, raw.length - TAG_BYTES)), decipher.final()]);
+  } catch {
+    return null;
   }
 }
 

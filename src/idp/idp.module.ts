@@ -25,7 +25,8 @@ import { IdentityRepository } from './repositories/identity.repository';
       provide: IdpSealer,
       inject: [APP_CONFIG],
       // Without SSO configured nothing is sealed; a random key makes sure nothing opens either.
-      useFactory: (config: AppConfig) => new IdpSealer(config.idp.cookiePassword ?? randomBytes(32).toString('hex')),
+      useFactory: (config: AppConfig) =>
+        new IdpSealer(config.idp.cookiePassword ?? randomBytes(32).toString('hex'), config.previousKeys.idpCookiePassword),
     },
   ],
 })
