@@ -1,5 +1,6 @@
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { userToken } from '../content/content-helpers';
+import { waitFor } from '../support/wait';
 import {
   axeViolations,
   ConsoleHarness,
@@ -191,12 +192,19 @@ describe('console: content, in a browser', () => {
     await publishing.getByText('Published', { exact: true }).waitFor();
   });
 
+  /** Waits until the locator's text matches (a list or history read again after a change), then checks it. */
+  async function textOf(locator: Locator, pattern: RegExp): Promise<void> {
+    await waitFor(async () => pattern.test(await locator.innerText()), 10_000).catch(() => undefined);
+    expect(await locator.innerText()).toMatch(pattern);
+  }
+
   it('shows the history and the diff of two versions as /content/diff gives it', async () => {
     const history = page.getByRole('region', { name: 'History' });
     const rows = history.getByRole('region', { name: 'Versions' }).getByRole('row');
     await rows.filter({ hasText: 'Book, second edition' }).waitFor();
     expect(await rows.count()).toBe(3); // the header and two versions, newest first
-    expect(await rows.nth(1).innerText()).toMatch(new RegExp(`^${second}\\s+Current[\\s\\S]*Published[\\s\\S]*Book, second edition`));
+    // The history is read again after the publish: wait for the row to say so before reading it.
+    await textOf(rows.nth(1), new RegExp(`^${second}\\s+Current[\\s\\S]*Published[\\s\\S]*Book, second edition`));
     expect(await rows.nth(2).innerText()).toMatch(new RegExp(`^${first}\\s[\\s\\S]*Book`));
     expect(await rows.nth(1).innerText()).not.toContain('Staged'); // a published version is staged too: nothing to say
 
@@ -269,7 +277,7 @@ describe('console: content, in a browser', () => {
       .getByRole('region', { name: 'Published records' })
       .getByRole('row')
       .filter({ has: page.getByRole('link', { name: 'Book', exact: true }) });
-    expect(await row.getByRole('cell').last().innerText()).toMatch(startsWithDay);
+    await textOf(row.getByRole('cell').last(), startsWithDay); // once the list read after the publish is shown
   });
 
   it('shows a content-role member the content screens and no orders', async () => {
