@@ -30,6 +30,17 @@ describe('read replicas (DATABASE_REPLICA_URLS) with read-your-writes', () => {
   let replicas: ReplicaReads;
   let tenant: Tenant;
   let replicaName: string;
+  const redisPrefix = `test:${randomBytes(6).toString('hex')}:`;
+  /** Every instance: the replica, Redis for the write positions (the same prefix: one deployment). */
+  const ENV = () => ({
+    DATABASE_REPLICA_URLS: pair.replica.url(DB),
+    DATABASE_REPLICA_MAX_LAG_MS: '2000',
+    REDIS_URL: 'redis://127.0.0.1:6379',
+    REDIS_KEY_PREFIX: redisPrefix,
+    SITE_CACHE_MS: '600000', // as deployed: tenants in memory, a change announced through LISTEN/NOTIFY
+    NOTIFY_SENDER_ENABLED: 'false',
+    CONTENT_EXPIRY_TICK_MS: '0',
+  });
 
   /** A request from the client address `ip` (inject's remoteAddress): read-your-writes keys anonymous clients by it. */
   const from = async (ip: string, url: string, body: unknown, headers: Record<string, string>) => {
@@ -70,18 +81,7 @@ describe('read replicas (DATABASE_REPLICA_URLS) with read-your-writes', () => {
     pair = await ReplicaPair.start({ applyDelayMs: 300 });
     await pair.createDatabase(DB);
     await migrate({ url: pair.primary.url(DB), embedded: false, idle: async () => undefined });
-    t = await startTestApp(
-      {
-        DATABASE_REPLICA_URLS: pair.replica.url(DB),
-        DATABASE_REPLICA_MAX_LAG_MS: '2000',
-        REDIS_URL: 'redis://127.0.0.1:6379',
-        REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`,
-        SITE_CACHE_MS: '600000', // as deployed: tenants in memory, a change announced through LISTEN/NOTIFY
-        NOTIFY_SENDER_ENABLED: 'false',
-        CONTENT_EXPIRY_TICK_MS: '0',
-      },
-      { name: DB, url: pair.primary.url(DB) },
-    );
+    t = await startTestApp(ENV(), { name: DB, url: pair.primary.url(DB) });
     replicas = t.get(ReplicaReads);
     replicaName = `127.0.0.1:${pair.replica.port}/${DB}`;
     tenant = await seedTenant(t, [product('Poster', { meta_status: 'Published' }), product('Mug', { meta_status: 'Published' })]);
@@ -139,6 +139,32 @@ describe('read replicas (DATABASE_REPLICA_URLS) with read-your-writes', () => {
     expect(served('published_rows', replicaName, 'replica')).toBe(replicaBefore + 3);
   });
 
+  it('read-your-writes holds across instances: the write position is kept in Redis', async () => {
+    const other = await startTestApp(ENV(), t.database);
+    const otherReplicas = other.get(ReplicaReads);
+    try {
+      await otherReplicas.polled();
+      const masterId = tenant.products[1];
+      expect((await admin('edit', { masterId, data: { title: 'Mug v2' } })).status).toBe(200);
+      expect((await admin('publish', { masterId })).status).toBe(200);
+      // The writer's next request lands on the other instance, which never saw the write: Redis tells it.
+      const page = await other.app.inject({
+        method: 'POST',
+        url: '/getDataRows',
+        headers: { 'content-type': 'application/json', ...tenant.adminHeaders },
+        payload: JSON.stringify({ table: 'core_products', orderBy: 'title ASC' }),
+        remoteAddress: '10.0.0.1',
+      });
+      expect((JSON.parse(page.body).data as { title: string }[]).map((row) => row.title)).toEqual(['Mug v2', 'Poster v2']);
+      expect(otherReplicas.servedCounts()).toContainEqual(
+        expect.objectContaining({ kind: 'published_rows', server: 'primary', reason: 'read_your_writes', count: 1 }),
+      );
+    } finally {
+      await other.close();
+    }
+    await pair.caughtUp();
+  });
+
   it('with read-your-writes switched off the writer reads the stale row from the replica: the lag is real', async () => {
     const masterId = tenant.products[0];
     replicas.readYourWrites = false;
@@ -146,12 +172,12 @@ describe('read replicas (DATABASE_REPLICA_URLS) with read-your-writes', () => {
       expect((await admin('edit', { masterId, data: { title: 'Poster v3' } })).status).toBe(200);
       expect((await admin('publish', { masterId })).status).toBe(200);
       const before = served('published_rows', replicaName, 'replica');
-      expect(await titles('10.0.0.1', tenant.adminHeaders)).toEqual(['Mug', 'Poster v2']);
+      expect(await titles('10.0.0.1', tenant.adminHeaders)).toEqual(['Mug v2', 'Poster v2']);
       expect(served('published_rows', replicaName, 'replica')).toBe(before + 1);
     } finally {
       replicas.readYourWrites = true;
     }
-    expect(await titles('10.0.0.1', tenant.adminHeaders)).toEqual(['Mug', 'Poster v3']); // switched on again: the primary
+    expect(await titles('10.0.0.1', tenant.adminHeaders)).toEqual(['Mug v2', 'Poster v3']); // switched on again: the primary
     await pair.caughtUp();
     await pair.replica.set('recovery_min_apply_delay', '300ms');
   });
@@ -206,31 +232,31 @@ describe('read replicas (DATABASE_REPLICA_URLS) with read-your-writes', () => {
       await eventually(async () => expect((await state()).used).toBe(false), 10_000);
       const lagging = served('published_rows', 'primary', 'lagging');
       expect((await state()).lagSeconds).toBeGreaterThan(2);
-      expect(await titles('10.0.0.9', tenant.headers)).toEqual(['Mug', 'Poster v3']);
+      expect(await titles('10.0.0.9', tenant.headers)).toEqual(['Mug v2', 'Poster v3']);
       expect(served('published_rows', 'primary', 'lagging')).toBe(lagging + 1);
     } finally {
       await pair.replica.query('SELECT pg_wal_replay_resume()');
     }
     await eventually(async () => expect((await state()).used).toBe(true), 10_000);
     const before = served('published_rows', replicaName, 'replica');
-    expect(await titles('10.0.0.9', tenant.headers)).toEqual(['Mug', 'Poster v3']);
+    expect(await titles('10.0.0.9', tenant.headers)).toEqual(['Mug v2', 'Poster v3']);
     expect(served('published_rows', replicaName, 'replica')).toBe(before + 1);
   });
 
   it('skips a stopped replica (the primary answers every read), and uses it again once it is back', async () => {
     pair.replica.stop();
     // Every read is answered, by the primary: at first because the read failed on the replica, then because it is down.
-    for (let i = 0; i < 3; i++) expect(await titles('10.0.0.9', tenant.headers)).toEqual(['Mug', 'Poster v3']);
+    for (let i = 0; i < 3; i++) expect(await titles('10.0.0.9', tenant.headers)).toEqual(['Mug v2', 'Poster v3']);
     expect(await state()).toMatchObject({ up: false, used: false });
     const down = served('published_rows', 'primary', 'down');
-    expect(await titles('10.0.0.9', tenant.headers)).toEqual(['Mug', 'Poster v3']);
+    expect(await titles('10.0.0.9', tenant.headers)).toEqual(['Mug v2', 'Poster v3']);
     expect(served('published_rows', 'primary', 'down')).toBe(down + 1);
     expect(served('published_rows', 'primary', 'failed') + served('published_rows', 'primary', 'down')).toBeGreaterThanOrEqual(3);
 
     pair.replica.start();
     await eventually(async () => expect(await state()).toMatchObject({ up: true, used: true }), 20_000);
     const before = served('published_rows', replicaName, 'replica');
-    expect(await titles('10.0.0.9', tenant.headers)).toEqual(['Mug', 'Poster v3']);
+    expect(await titles('10.0.0.9', tenant.headers)).toEqual(['Mug v2', 'Poster v3']);
     expect(served('published_rows', replicaName, 'replica')).toBe(before + 1);
   });
 
