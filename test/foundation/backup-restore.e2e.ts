@@ -34,14 +34,14 @@ const FIXTURE = {
 /** What a client sees of the tenant: its app key, and its published products with their ids. */
 async function served(url: string, appId: number) {
   const site = { 'site-id': String(appId), 'content-type': 'application/json' };
-  const app = await (await fetch(`${url}/getApp`, { method: 'POST', headers: site, body: '{}' })).json();
-  const rows = await (
+  const app = (await (await fetch(`${url}/getApp`, { method: 'POST', headers: site, body: '{}' })).json()) as { _id: string };
+  const rows = (await (
     await fetch(`${url}/getDataRows`, {
       method: 'POST',
       headers: site,
       body: JSON.stringify({ table: 'core_products', fields: 'title,price' }),
     })
-  ).json();
+  ).json()) as { data: Record<string, unknown>[] };
   const login = await fetch(`${url}/auth/login`, {
     method: 'POST',
     headers: site,
@@ -49,7 +49,7 @@ async function served(url: string, appId: number) {
   });
   return {
     appKey: app._id,
-    products: rows.data.map((row: Record<string, unknown>) => ({ _id: row._id, title: row.title, price: row.price })),
+    products: rows.data.map((row) => ({ _id: row._id, title: row.title, price: row.price })),
     login: login.status,
   };
 }
@@ -103,7 +103,7 @@ describe('backup and restore (docs/operations.md)', () => {
       } finally {
         await stop(original);
       }
-      expect(before.products.map((p: { title: string }) => p.title).sort()).toEqual(['Kept E-book', 'Kept Workshop']);
+      expect(before.products.map((p) => p.title).sort()).toEqual(['Kept E-book', 'Kept Workshop']);
 
       // The backup, as the operator takes it from a running database (a consistent snapshot).
       const dump = join(mkdtempSync(join(tmpdir(), 'backup-')), 'platform.dump');
