@@ -1,12 +1,20 @@
 import { execFileSync } from 'node:child_process';
-import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 
-/** PostgreSQL 15's server programs (Debian's layout; DESIGN.md §4). */
-const BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
+/** PostgreSQL's server programs (Debian's layout; DESIGN.md §4): PG_BIN, else 15's, else the newest installed. */
+const BIN = process.env.PG_BIN ?? serverPrograms();
+
+function serverPrograms(): string {
+  const root = '/usr/lib/postgresql';
+  if (existsSync(join(root, '15', 'bin', 'initdb'))) return join(root, '15', 'bin');
+  const versions = existsSync(root) ? readdirSync(root).filter((v) => /^\d+$/.test(v)) : [];
+  const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
+  return newest ? join(root, newest, 'bin') : join(root, '15', 'bin');
+}
 
 /** Settings that make a throwaway server start fast and small; durability does not matter to a test. */
 const FAST = [
