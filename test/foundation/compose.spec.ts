@@ -5,7 +5,6 @@ import { loadConfig } from '../../src/config/app-config';
 
 // Docker does not run where the tests run: the compose files are checked by reading them. js-yaml is
 // @nestjs/swagger's own dependency (always installed with it); its YAML 1.1 schema merges `<<: *service` as compose does.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const yaml = require('js-yaml') as { load(text: string, options: { schema: unknown }): unknown; YAML11_SCHEMA: unknown };
 
 const ROOT = join(__dirname, '..', '..');
@@ -40,8 +39,12 @@ function requiredInProduction(): string[] {
 
 describe('docker compose files', () => {
   const required = requiredInProduction();
-  const dotEnv = { ...generateSecrets(), POSTGRES_PASSWORD: 'a1b2c3d4e5f6a1b2c3d4e5f6', METRICS_TOKEN: 'm'.repeat(40) };
-  const production = {
+  const dotEnv: Record<string, string> = {
+    ...generateSecrets(),
+    POSTGRES_PASSWORD: 'a1b2c3d4e5f6a1b2c3d4e5f6',
+    METRICS_TOKEN: 'm'.repeat(40),
+  };
+  const production: Record<string, string> = {
     ...dotEnv,
     DATABASE_URL: 'postgresql://platform:pw@db.internal:5432/platform',
     REDIS_URL: 'redis://redis.internal:6379',
