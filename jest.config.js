@@ -23,5 +23,8 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 60000,
+  // One test file at a time (they share the machine's PostgreSQL), in a worker process that is replaced once it
+  // holds more than this after a file: one process for the whole suite grew past Node's 4 GB heap limit.
   maxWorkers: 1,
+  workerIdleMemoryLimit: '1GB',
 };
