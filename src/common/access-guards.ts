@@ -12,7 +12,7 @@ export type AccessLevel = 'bearer' | 'optional-bearer' | 'customer' | { permissi
 
 /** Whether `principal` is a staff member of the request's app with `permission` (README "Staff roles and permissions"). */
 export function mayDo(principal: AuthPrincipal | null, permission: Permission): boolean {
-  return principal !== null && principal.authTable === ADMIN_TABLE && hasPermission(principal, permission);
+  return principal !== null && principal.authTable === ADMIN_TABLE && hasPermission(principal.staffRoles, permission);
 }
 
 /**

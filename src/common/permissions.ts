@@ -1,5 +1,3 @@
-import type { AuthPrincipal } from './request-context';
-
 /**
  * What a staff member (a core_users account of the app) may do, one permission per kind of operation
  * (README "Staff roles and permissions"). Every staff route names the one it needs (@RequirePermission).
@@ -71,7 +69,7 @@ export function effectiveRoles(primaryRole: string | null, assigned: readonly st
   return STAFF_ROLES.filter((role) => roles.has(role));
 }
 
-/** Whether the principal is a staff member of its app whose roles grant `permission`. */
-export function hasPermission(principal: AuthPrincipal | null, permission: Permission): boolean {
-  return principal?.staffRoles?.some((role) => ROLE_PERMISSIONS[role].includes(permission)) ?? false;
+/** Whether staff holding `roles` (a principal's staffRoles; none for one who is not staff) may do `permission`. */
+export function hasPermission(roles: readonly StaffRole[] | undefined, permission: Permission): boolean {
+  return roles?.some((role) => ROLE_PERMISSIONS[role].includes(permission)) ?? false;
 }

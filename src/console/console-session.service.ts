@@ -4,7 +4,7 @@ import { SitesService } from '../app-context';
 import { PasswordAuthService } from '../auth';
 import type { Account, TokenPair } from '../auth';
 import { ApiError } from '../common/api-error';
-import { effectiveRoles, PERMISSIONS, ROLE_PERMISSIONS } from '../common/permissions';
+import { effectiveRoles, hasPermission, PERMISSIONS } from '../common/permissions';
 import { RequestContext } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -137,7 +137,7 @@ export class ConsoleSessionService {
         firstname: account.firstname,
         lastname: account.lastname,
         roles,
-        permissions: PERMISSIONS.filter((permission) => roles.some((role) => ROLE_PERMISSIONS[role].includes(permission))),
+        permissions: PERMISSIONS.filter((permission) => hasPermission(roles, permission)),
       },
       app: { appID: site.id, name: site.name, domain: site.domain },
     };
