@@ -8,6 +8,8 @@ import { freePort, SmtpPeer } from '../messaging/support/smtp-peer';
 import { dropDatabase } from './database';
 import type { DoubleWebhook } from '../../src/cli/payment-double';
 import { PaymentPeer } from './payment-peer';
+import { PgBouncer } from './pgbouncer';
+import { ReplicaPair } from './replica';
 import { createTestDatabase, startTestApp, TEST_ENV, TestApp } from './test-app';
 import { SERVICE_ENTRY } from '../../src/service-process';
 
@@ -17,6 +19,8 @@ export const SERVICE_MAIN = join(ROOT, SERVICE_ENTRY);
 
 /** The response header the proxy adds: the index of the instance that answered. */
 export const INSTANCE_HEADER = 'x-cluster-instance';
+/** A request header the proxy takes off: the index of the instance the request goes to, out of turn. */
+export const PIN_HEADER = 'x-cluster-pin';
 
 /** The newest modification time of the files under `dir`. */
 function newest(dir: string): number {
@@ -58,9 +62,10 @@ function forwardable(headers: IncomingHttpHeaders): IncomingHttpHeaders {
 }
 
 /**
- * A round-robin HTTP load balancer on 127.0.0.1: each request goes to the next backend in turn, with
- * X-Forwarded-For and X-Forwarded-Proto as a load balancer sets them; each answer carries `x-cluster-instance`
- * (the backend's index) and is recorded in `routed`. A backend that cannot be reached answers 502.
+ * A round-robin HTTP load balancer on 127.0.0.1: each request goes to the next backend in turn (or, out of turn,
+ * to the one its `x-cluster-pin` header names), with X-Forwarded-For and X-Forwarded-Proto as a load balancer sets
+ * them; each answer carries `x-cluster-instance` (the backend's index) and is recorded in `routed`. A backend that
+ * cannot be reached answers 502.
  */
 export class RoundRobinProxy {
   readonly routed: Routed[] = [];
@@ -78,10 +83,12 @@ export class RoundRobinProxy {
         res.writeHead(503, { 'content-type': 'application/json' }).end('{"status":"Failed","message":"No backend"}');
         return;
       }
-      const instance = proxy.next++ % proxy.backends.length;
+      const pinned = req.headers[PIN_HEADER];
+      const instance = pinned === undefined ? proxy.next++ % proxy.backends.length : Number(pinned);
       const target = proxy.backends[instance];
       const client = req.socket.remoteAddress ?? '';
       const headers = forwardable(req.headers);
+      delete headers[PIN_HEADER];
       headers['x-forwarded-for'] = req.headers['x-forwarded-for'] ? `${req.headers['x-forwarded-for']}, ${client}` : client;
       headers['x-forwarded-proto'] = 'http';
       const upstream = httpRequest(
@@ -203,12 +210,60 @@ export interface ProxiedResponse {
 }
 
 /**
+ * A database for Cluster.start's `database` option, which its caller creates and removes. `url` is direct (the
+ * seeder's, `cluster.sql`'s, and the instances' DATABASE_DIRECT_URL when `pooledUrl` is given).
+ */
+export interface ClusterDatabase {
+  name: string;
+  url: string;
+  /** The instances' DATABASE_URL, e.g. through a transaction-mode pooler; default `url`. */
+  pooledUrl?: string;
+  /** The instances' DATABASE_REPLICA_URLS. */
+  replicaUrls?: string[];
+}
+
+/**
+ * Where issue 40 runs the service: a PostgreSQL 15 primary and a streaming replica of it replaying `applyDelayMs`
+ * late (test/support/replica.ts), a PgBouncer in transaction mode in front of the primary (test/support/pgbouncer.ts),
+ * and a new database on them, not migrated: the instances of a cluster started on `database` migrate it as they
+ * start. Stop it after the cluster.
+ */
+export class PooledReplicatedDatabase {
+  private constructor(
+    readonly pair: ReplicaPair,
+    readonly bouncer: PgBouncer,
+    readonly database: ClusterDatabase & { pooledUrl: string; replicaUrls: string[] },
+  ) {}
+
+  static async start(options: { applyDelayMs?: number; poolSize?: number; name?: string } = {}): Promise<PooledReplicatedDatabase> {
+    const pair = await ReplicaPair.start({ applyDelayMs: options.applyDelayMs ?? 300 });
+    try {
+      const name = options.name ?? 'platform';
+      await pair.createDatabase(name);
+      const bouncer = await PgBouncer.start({ poolSize: options.poolSize, server: pair.primary.url() });
+      const url = pair.primary.url(name);
+      return new PooledReplicatedDatabase(pair, bouncer, { name, url, pooledUrl: bouncer.url(url), replicaUrls: [pair.replica.url(name)] });
+    } catch (error) {
+      await pair.stop();
+      throw error;
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.bouncer.stop();
+    await this.pair.stop();
+  }
+}
+
+/**
  * The cluster test mode: two (or `instances`) built service processes on one cloned database and one Redis
  * (TEST_REDIS_URL, a key prefix of their own), with the same SMTP peer and payment double, behind a
  * round-robin proxy. The payment double delivers its webhook to the proxy, signed with `webhook.secret`
  * (set it to the tenant's payment_webhook_secret). `seeder` is an in-process application on the same
  * database with no background work and no Redis, for seeding and reading rows only: every request under
- * test goes through `proxy`.
+ * test goes through `proxy`. With `database` (ClusterDatabase) the instances run on that database instead of a
+ * cloned one, through its pooler and with its replicas if it has them; the seeder starts after the instances, which
+ * migrate it if it is new.
  */
 export class Cluster {
   private constructor(
@@ -219,18 +274,25 @@ export class Cluster {
     readonly proxy: RoundRobinProxy,
     readonly seeder: TestApp,
     readonly instances: ServiceProcess[],
+    private readonly ownsDatabase: boolean,
   ) {}
 
   /** `env` applies to every instance, `perInstance[i]` to instance i only (after `env`). */
   static async start(
-    options: { env?: Record<string, string>; perInstance?: Record<string, string>[]; instances?: number } = {},
+    options: {
+      env?: Record<string, string>;
+      perInstance?: Record<string, string>[];
+      instances?: number;
+      database?: ClusterDatabase;
+    } = {},
   ): Promise<Cluster> {
     ensureBuilt();
     // What is up so far, taken down in reverse order when a later part fails to start.
     const undo: (() => Promise<unknown>)[] = [];
     try {
-      const database = await createTestDatabase();
-      undo.push(() => dropDatabase(database.name));
+      const given = options.database;
+      const database = given ?? (await createTestDatabase());
+      if (!given) undo.push(() => dropDatabase(database.name));
       const smtp = await SmtpPeer.start();
       undo.push(() => smtp.stop());
       const proxy = await RoundRobinProxy.start();
@@ -239,10 +301,10 @@ export class Cluster {
       const webhook = { url: `${proxy.url}/ecommerce/payment-webhook`, secret: '', report: (line: string) => reports.push(line), reports };
       const payment = await PaymentPeer.start({ webhook });
       undo.push(() => payment.stop());
-      const seeder = await startTestApp({ NOTIFY_SENDER_ENABLED: 'false', CONTENT_EXPIRY_TICK_MS: '0' }, database);
-      undo.push(() => seeder.close());
       const env = {
-        DATABASE_URL: database.url,
+        DATABASE_URL: given?.pooledUrl ?? database.url,
+        ...(given?.pooledUrl ? { DATABASE_DIRECT_URL: given.url } : {}),
+        ...(given?.replicaUrls?.length ? { DATABASE_REPLICA_URLS: given.replicaUrls.join(',') } : {}),
         REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
         REDIS_KEY_PREFIX: `test:cluster:${randomBytes(6).toString('hex')}:`,
         SMTP_URL: smtp.url,
@@ -257,8 +319,14 @@ export class Cluster {
       undo.push(() => Promise.all(instances.map((i) => i.stop())));
       const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
       if (failed) throw failed.reason;
+      // After the instances, which have migrated a new database by now.
+      const seeder = await startTestApp(
+        { NOTIFY_SENDER_ENABLED: 'false', CONTENT_EXPIRY_TICK_MS: '0' },
+        { name: database.name, url: database.url },
+      );
+      undo.push(() => seeder.close());
       proxy.backends = instances.map((i) => new URL(i.url));
-      return new Cluster(database, smtp, payment, webhook, proxy, seeder, instances);
+      return new Cluster({ name: database.name, url: database.url }, smtp, payment, webhook, proxy, seeder, instances, !given);
     } catch (error) {
       for (const step of undo.reverse()) await step().catch(() => undefined);
       throw error;
@@ -300,6 +368,6 @@ export class Cluster {
     await this.proxy.stop();
     await this.payment.stop();
     await this.smtp.stop();
-    await dropDatabase(this.database.name);
+    if (this.ownsDatabase) await dropDatabase(this.database.name);
   }
 }

@@ -45,9 +45,12 @@ export class PgBouncer {
     }
   }
 
-  /** Starts one with `poolSize` server connections per database and user; ready when it returns. */
-  static async start(options: { poolSize?: number } = {}): Promise<PgBouncer> {
-    const server = new URL(adminUrl());
+  /**
+   * Starts one with `poolSize` server connections per database and user; ready when it returns. `server`: a URL of
+   * the PostgreSQL it pools (default the test PostgreSQL; the bench passes its own, bench/scenarios/tenants.ts).
+   */
+  static async start(options: { poolSize?: number; server?: string } = {}): Promise<PgBouncer> {
+    const server = new URL(options.server ?? adminUrl());
     const user = decodeURIComponent(server.username || 'postgres');
     const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), 'pgbouncer-'));
