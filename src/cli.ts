@@ -71,9 +71,11 @@ async function runPaymentDouble(parsed: Extract<Parsed, { command: 'payment:doub
 
 main(process.argv.slice(2)).then(
   (result) => {
-    if (typeof result === 'string') console.log(result);
-    else if (result !== undefined) console.log(JSON.stringify(result, null, 2));
-    process.exit(0);
+    const text = typeof result === 'string' ? result : result !== undefined ? JSON.stringify(result, null, 2) : undefined;
+    // Exits once the text is written: to a pipe stdout writes asynchronously, and exiting at once cut a large
+    // answer (tenants:seed's) short at 64 KB.
+    if (text === undefined) process.exit(0);
+    else process.stdout.write(`${text}\n`, () => process.exit(0));
   },
   (error: Error) => {
     // One line saying what is wrong (JSON, as every answer of the service); for a usage error, the synopsis.

@@ -9,6 +9,7 @@ import { getAppScenario } from './get-app';
 import { messagingScenarios } from './messaging';
 import { shopScenarios } from './shop';
 import { sendLogScenario } from './send-log';
+import { tenantsScenario } from './tenants';
 import { shopMailsScenarios } from './shop-mails';
 import { tokensScenarios } from './tokens';
 import { webhookFloodScenario } from './webhook-flood';
@@ -30,4 +31,5 @@ export const scenarios: Scenario[] = [
   sendLogScenario,
   auditLogScenario,
   consoleScenario,
+  tenantsScenario,
 ];

@@ -99,6 +99,21 @@ export const COMMANDS: CommandSpec[] = [
     database: true,
   },
   {
+    name: 'tenants:seed',
+    summary:
+      'seed many tenants in one process and one transaction (load tests, capacity planning), each with an admin, customers, published products, mail templates and orders; prints { tenants, rows, seconds, apps }',
+    synopsis: '--count N [--products N] [--customers N] [--orders N] [--prefix NAME] [--password PASSWORD]',
+    flags: [
+      { name: 'count', value: 'N', help: 'how many tenants (at most 100000)' },
+      { name: 'products', value: 'N', help: 'published products per tenant (default 10)' },
+      { name: 'customers', value: 'N', help: 'customers per tenant (default 5)' },
+      { name: 'orders', value: 'N', help: "orders per tenant, each of one or two items, 3 of 4 Paid (default 20; customers' in turn)" },
+      { name: 'prefix', value: 'NAME', help: 'names the tenants <NAME> <n> at <NAME>-<n>.example.test (default tenant)' },
+      { name: 'password', value: 'PASSWORD', help: "every account's password, hashed once (default: none, no account can sign in)" },
+    ],
+    database: true,
+  },
+  {
     name: 'tenant:create',
     summary: 'create a tenant with generated keys; prints its JSON',
     synopsis: '--name NAME --domain DOMAIN',
@@ -279,6 +294,7 @@ export type Parsed =
   | { command: 'migrate:status' }
   | { command: 'migrate:revert'; count: number }
   | { command: 'seed'; file: string }
+  | { command: 'tenants:seed'; count: number; products: number; customers: number; orders: number; prefix: string; password?: string }
   | { command: 'tenant:create'; name: string; domain: string }
   | { command: 'tenant:list'; appId: number | null }
   | { command: 'tenant:update'; appId: number; changes: Record<string, string> }
@@ -359,6 +375,30 @@ export function parseCommand(argv: string[]): Parsed {
     case 'seed':
       if (positionals.length !== 1) fail('seed takes one FILE.json');
       return { command: 'seed', file: positionals[0] };
+    case 'tenants:seed': {
+      const count = id('count', required('count'))!;
+      if (count > 100_000) fail('--count must be at most 100000');
+      const size = (flag: string, fallback: number): number => {
+        const value = text(flag) ?? String(fallback);
+        if (!/^\d{1,4}$/.test(value.trim()) || Number(value) > 1000)
+          fail(`--${flag} must be a whole number from 0 to 1000 (got "${value}")`);
+        return Number(value);
+      };
+      const prefix = text('prefix') ?? 'tenant';
+      if (!/^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/.test(prefix))
+        fail(`--prefix must be lower-case letters, digits and inner dashes, at most 40 (got "${prefix}")`);
+      const password = text('password');
+      if (password !== undefined && password.trim() === '') fail('--password must not be empty');
+      return {
+        command: 'tenants:seed',
+        count,
+        products: size('products', 10),
+        customers: size('customers', 5),
+        orders: size('orders', 20),
+        prefix,
+        password,
+      };
+    }
     case 'tenant:create':
       if (!text('name')?.trim() || !text('domain')?.trim()) fail('tenant:create needs --name and --domain');
       return { command: 'tenant:create', name: text('name')!, domain: text('domain')! };

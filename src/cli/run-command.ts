@@ -13,6 +13,7 @@ import { migrationStatus, revertMigrations } from './migrations';
 import { OutboxService } from './outbox.service';
 import { PaymentEventsAdmin } from '../orders';
 import { TenantService } from './tenant.service';
+import { TenantsSeedService } from './tenants-seed.service';
 import { checkEmail, checkNewAccount, checkPassword, UserService } from './user.service';
 
 /** The commands that reach the database. */
@@ -33,6 +34,7 @@ export async function runDatabaseCommand(parsed: DatabaseCommand, input: Command
   // Checks that need no database come first: a refused command opens nothing and writes nothing.
   if (parsed.command === 'user:create') checkEmail(parsed.email);
   if (parsed.command === 'user:create' || parsed.command === 'user:password') checkPassword(input.password ?? '');
+  if (parsed.command === 'tenants:seed' && parsed.password !== undefined) checkPassword(parsed.password);
 
   const loaded = loadConfig(withDevSecrets(process.env));
   // A command does its work and exits: no notification sender or expiry job of its own meanwhile (the
@@ -77,6 +79,11 @@ async function run(
   switch (parsed.command) {
     case 'seed':
       return edge.seed(input.fixture);
+    case 'tenants:seed': {
+      const ctx = edge.context();
+      const { command: _command, ...plan } = parsed;
+      return edge.write(ctx, () => app.get(TenantsSeedService).seed(ctx, plan));
+    }
     case 'tenant:create': {
       const ctx = edge.context();
       return edge.write(ctx, () => app.get(TenantService).create(ctx, parsed.name, parsed.domain));
