@@ -107,10 +107,11 @@ describe('SQL merges under load', () => {
     await watching;
 
     expect(other.every((r) => r.status === 200)).toBe(true);
-    // Generous for a shared CI machine: without the separate pool another tenant waited 2 s (the merges' timeout).
-    expect(Math.max(...other.map((r) => r.ms))).toBeLessThan(1000);
+    // Well under the 2 s (the merges' timeout) another tenant waited without the separate pool, with room for a
+    // loaded 2-core machine (1.0 s was once exceeded by 16 ms there).
+    expect(Math.max(...other.map((r) => r.ms))).toBeLessThan(1500);
     expect(bMerge.res.body).toEqual({ status: 'Success' });
-    expect(bMerge.ms).toBeLessThan(1000);
+    expect(bMerge.ms).toBeLessThan(1500);
 
     // One merge of A at a time, QUEUE more waited for their turn; the rest were refused at once.
     const timedOut = results.filter((r) => r.status === 400);
