@@ -7,6 +7,7 @@ import { fairnessScenario } from './fairness';
 import { footprintScenario } from './footprint';
 import { getAppScenario } from './get-app';
 import { messagingScenarios } from './messaging';
+import { replicasScenario } from './replicas';
 import { shopScenarios } from './shop';
 import { sendLogScenario } from './send-log';
 import { tenantsScenario } from './tenants';
@@ -31,5 +32,6 @@ export const scenarios: Scenario[] = [
   sendLogScenario,
   auditLogScenario,
   consoleScenario,
+  replicasScenario,
   tenantsScenario,
 ];
