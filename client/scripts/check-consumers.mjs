@@ -38,9 +38,11 @@ try {
   console.log(packed.trim().split('\n').at(-2));
   console.log(`TypeScript ${tsVersion}`);
 
-  for (const name of readdirSync(join(client, 'consumers')).sort()) {
+  const consumers = readdirSync(join(client, 'consumers'), { withFileTypes: true }).filter((entry) => entry.isDirectory());
+  for (const name of consumers.map((entry) => entry.name).sort()) {
     const project = join(work, name);
     cpSync(join(client, 'consumers', name), project, { recursive: true });
+    cpSync(join(client, 'consumers', 'calls.ts'), join(project, 'calls.ts')); // the calls every consumer makes
     const installed = run(
       `${name}: npm install ${tarball.split(/[\\/]/).at(-1)}`,
       npm,
