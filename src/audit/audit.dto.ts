@@ -1,35 +1,11 @@
-import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsInt, IsISO8601, IsOptional, IsString, Max, Min } from 'class-validator';
+import { ApiProperty } from '@nestjs/swagger';
 import { DateProperty, OPEN_OBJECT, SuccessEnvelope } from '../common/api-responses';
 import { IdField, TextField } from '../common/dto-fields';
+import { DateField, PageField, PerPageField } from '../common/list-fields';
 
 /* POST /staff/audit (README "Audit log"). */
 
-export const AUDIT_MAX_PER_PAGE = 100;
 const APP_ID_DOC = { description: 'App id; the site-id header is preferred. Read from the body only outside production.' };
-
-function OptionalInt(name: string, min: number, max: number, description: string): PropertyDecorator {
-  return applyDecorators(
-    ApiPropertyOptional({ type: 'integer', minimum: min, maximum: max, description }),
-    Transform(({ value }) => (value === null ? undefined : value)),
-    IsOptional(),
-    IsInt({ message: `${name} must be an integer` }),
-    Min(min, { message: `${name} must be at least ${min}` }),
-    Max(max, { message: `${name} must be at most ${max}` }),
-  );
-}
-
-function DateField(name: string, description: string): PropertyDecorator {
-  return applyDecorators(
-    ApiPropertyOptional({ type: String, format: 'date-time', description }),
-    Transform(({ value }) => (value === null ? undefined : value)),
-    IsOptional(),
-    IsString({ message: `${name} must be a string` }),
-    IsISO8601({ strict: true }, { message: `${name} must be an ISO 8601 date or date-time` }),
-  );
-}
 
 export class ListAuditRequest {
   @IdField('appID', { doc: APP_ID_DOC })
@@ -53,10 +29,10 @@ export class ListAuditRequest {
   @DateField('to', 'Rows written before this time')
   to?: string;
 
-  @OptionalInt('page', 1, 1_000_000, 'Page number, from 1')
+  @PageField()
   page?: number;
 
-  @OptionalInt('perPage', 1, AUDIT_MAX_PER_PAGE, `Rows per page, 1..${AUDIT_MAX_PER_PAGE}; default 20`)
+  @PerPageField()
   perPage?: number;
 }
 

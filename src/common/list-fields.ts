@@ -1,11 +1,11 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, Max, Min } from 'class-validator';
 
 /*
- * Request fields and the paging answer of the staff lists paged by number (listTokens, /staff/customers,
- * /content/rows), with the house's messages: 400 `Validation error` naming the field.
+ * Request fields of the staff lists (filters, dates, page and perPage) and the paging answer of those paged by
+ * number, with the house's messages: 400 `Validation error` naming the field.
  */
 
 export const LIST_MAX_PER_PAGE = 100;
@@ -34,13 +34,24 @@ export function PerPageField(noun = 'Rows'): PropertyDecorator {
 }
 
 /** One of `values` (a string), optional unless `required`. */
-export function OneOfField(name: string, values: readonly string[], description: string, required = false): PropertyDecorator {
+export function OneOfField(name: string, values: readonly string[], description?: string, required = false): PropertyDecorator {
   return applyDecorators(
     ...(required
       ? [ApiProperty({ enum: values, description }), IsNotEmpty({ message: `${name} is required` })]
       : [ApiPropertyOptional({ enum: values, description }), Transform(({ value }) => (value === null ? undefined : value)), IsOptional()]),
     IsString({ message: `${name} must be a string` }),
     IsIn(values as string[], { message: `${name} must be one of ${values.join(', ')}` }),
+  );
+}
+
+/** An optional ISO 8601 date or date-time (`null` is absent): a list's from/to. */
+export function DateField(name: string, description: string): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ type: String, format: 'date-time', description }),
+    Transform(({ value }) => (value === null ? undefined : value)),
+    IsOptional(),
+    IsString({ message: `${name} must be a string` }),
+    IsISO8601({ strict: true }, { message: `${name} must be an ISO 8601 date or date-time` }),
   );
 }
 

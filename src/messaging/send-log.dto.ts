@@ -1,52 +1,12 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Max, Min } from 'class-validator';
+import { ApiProperty } from '@nestjs/swagger';
 import { DateProperty, SuccessEnvelope } from '../common/api-responses';
 import { EmailField, IdField, TextField } from '../common/dto-fields';
+import { DateField, OneOfField, PerPageField } from '../common/list-fields';
 import { NotificationStatus } from './entities/notification-log.entity';
 
 /* Request and answer bodies of the send log (README "Staff API: the send log"): POST /message/log, /read, /retry. */
 
 const STATUSES: NotificationStatus[] = ['Pending', 'Sent', 'Failed'];
-export const SEND_LOG_MAX_PER_PAGE = 100;
-
-/** An optional value of a fixed list (`null` is absent). */
-function OneOfField(name: string, values: readonly string[], description: string): PropertyDecorator {
-  return (target, key) => {
-    ApiPropertyOptional({ enum: values, description })(target, key);
-    Transform(({ value }) => (value === null ? undefined : value))(target, key);
-    IsOptional()(target, key);
-    IsString({ message: `${name} must be a string` })(target, key);
-    IsIn(values as string[], { message: `${name} must be one of ${values.join(', ')}` })(target, key);
-  };
-}
-
-/** An optional ISO 8601 date or date-time (`null` is absent). */
-function DateField(name: string, description: string): PropertyDecorator {
-  return (target, key) => {
-    ApiPropertyOptional({ type: String, format: 'date-time', description })(target, key);
-    Transform(({ value }) => (value === null ? undefined : value))(target, key);
-    IsOptional()(target, key);
-    IsString({ message: `${name} must be a string` })(target, key);
-    IsISO8601({ strict: true }, { message: `${name} must be an ISO 8601 date or date-time` })(target, key);
-  };
-}
-
-function PerPageField(): PropertyDecorator {
-  return (target, key) => {
-    ApiPropertyOptional({
-      type: 'integer',
-      minimum: 1,
-      maximum: SEND_LOG_MAX_PER_PAGE,
-      description: `Mails per page, 1..${SEND_LOG_MAX_PER_PAGE}; default 20`,
-    })(target, key);
-    Transform(({ value }) => (value === null ? undefined : value))(target, key);
-    IsOptional()(target, key);
-    IsInt({ message: 'perPage must be an integer' })(target, key);
-    Min(1, { message: 'perPage must be at least 1' })(target, key);
-    Max(SEND_LOG_MAX_PER_PAGE, { message: `perPage must be at most ${SEND_LOG_MAX_PER_PAGE}` })(target, key);
-  };
-}
 
 class SendLogAppRequest {
   @IdField('appID', { doc: { description: 'App id; the site-id header is preferred. Read from the body only outside production.' } })
@@ -76,7 +36,7 @@ export class ListSendLogRequest extends SendLogAppRequest {
   })
   cursor?: string;
 
-  @PerPageField()
+  @PerPageField('Mails')
   perPage?: number;
 }
 

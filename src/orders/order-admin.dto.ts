@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { DateProperty, SuccessEnvelope } from '../common/api-responses';
-import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Max, Min, ValidateBy, ValidateIf } from 'class-validator';
+import { IsIn, IsInt, Max, Min, ValidateBy, ValidateIf } from 'class-validator';
 import { IdField, TextField } from '../common/dto-fields';
+import { DateField, OneOfField } from '../common/list-fields';
 import { SearchField } from '../common/search';
 import { EncryptedOrderIdField, IntField } from './cart.dto';
 import { OrderStatus, PaymentStatus } from './entities';
@@ -98,26 +98,6 @@ export class ResendMailsDto {
 export class ResendOrderMailAnswer extends SuccessEnvelope {
   @ApiProperty({ type: ResendMailsDto })
   data: ResendMailsDto;
-}
-
-function OneOfField(name: string, values: readonly string[]): PropertyDecorator {
-  return (target, key) => {
-    ApiPropertyOptional({ enum: values })(target, key);
-    Transform(({ value }) => (value === null ? undefined : value))(target, key);
-    IsOptional()(target, key);
-    IsString({ message: `${name} must be a string` })(target, key);
-    IsIn(values as string[], { message: `${name} must be one of ${values.join(', ')}` })(target, key);
-  };
-}
-
-function DateField(name: string, description: string): PropertyDecorator {
-  return (target, key) => {
-    ApiPropertyOptional({ type: String, format: 'date-time', description })(target, key);
-    Transform(({ value }) => (value === null ? undefined : value))(target, key);
-    IsOptional()(target, key);
-    IsString({ message: `${name} must be a string` })(target, key);
-    IsISO8601({ strict: true }, { message: `${name} must be an ISO 8601 date or date-time` })(target, key);
-  };
 }
 
 export class ListOrdersRequest {
