@@ -3,7 +3,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Foundation tables: tenants (core_sites), generic links (core_related), folders, the system table of
  * tables (core_tables, with its Live flag) and the version metadata (core_data). Column names follow
- * SPEC.md exactly, case included, because clients name them in queries.
+ * the API contract exactly, case included, because clients name them in queries.
  */
 export class Foundation1764000000000 implements MigrationInterface {
   name = 'Foundation1764000000000';

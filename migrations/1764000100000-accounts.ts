@@ -44,7 +44,7 @@ export class Accounts1764000100000 implements MigrationInterface {
         )`);
       await q.query(`CREATE UNIQUE INDEX ${table}_email_uq ON ${table} (app_id, lower(email)) WHERE email IS NOT NULL`);
     }
-    // Web push subscription of a customer (SPEC "Resources": pushsubscription, p256dh, auth).
+    // Web push subscription of a customer (the columns /message/sendPush reads).
     await q.query(
       `ALTER TABLE core_customers ADD COLUMN pushsubscription text, ADD COLUMN p256dh varchar(255), ADD COLUMN auth varchar(255)`,
     );

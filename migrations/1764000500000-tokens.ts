@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Digital access tokens (SPEC "Token template columns", "Token columns"): the templates products link to
+ * Digital access tokens (README "Digital access tokens"): the templates products link to
  * through core_related, and the tokens order completion issues, one per unit of an IsDigital item
  * (UNIQUE (order_item_id, item_unit): a repeated completion cannot issue twice). No foreign key to the
  * orders tables: the tokens module does not depend on orders.

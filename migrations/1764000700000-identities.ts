@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * SSO identities (SPEC "External identity login"): an IdP account linked to a user row, unique per
+ * SSO identities (README "Single sign-on (OpenID Connect)"): an IdP account linked to a user row, unique per
  * (app, auth table, provider, provider user id). user_id points into the table auth_table names, so it has
  * no foreign key; deleting the app deletes its identities.
  */

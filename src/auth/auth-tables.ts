@@ -8,7 +8,7 @@ import { ACCOUNT_TABLES, AccountTable, TablePolicy } from '../database/table-pol
 export const AUTH_TABLES = ACCOUNT_TABLES;
 export type AuthTable = AccountTable;
 
-/** Tables of the customer and app-user routes (SPEC "Customers and app users"). */
+/** Tables of the customer and app-user routes (/customers/*, /user/app/*; docs/auth.md "Endpoints"). */
 export const CUSTOMER_ROUTE_TABLES = ['core_customers', 'core_app_users'] as const;
 export type CustomerRouteTable = (typeof CUSTOMER_ROUTE_TABLES)[number];
 

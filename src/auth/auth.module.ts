@@ -20,7 +20,7 @@ import { StaffController } from './staff.controller';
 import { StaffService } from './staff.service';
 import { UserLinkTokensService } from './user-link-tokens.service';
 
-/** Password authentication endpoints (SPEC "Password authentication", "Customers and app users"). */
+/** Password authentication, the customer and app-user routes, and the staff accounts (docs/auth.md). */
 @Module({
   imports: [MessagingModule], // MailOutboxService: reset mails leave through the outbox
   controllers: [AuthController, AccountLinksController, CustomersController, StaffController, StaffCustomersController],

@@ -8,7 +8,7 @@ import { TablePolicy } from '../database/table-policy';
 import { CustomerRouteTable } from './auth-tables';
 import { AccountRepository } from './repositories/account.repository';
 
-/** The profile every customer answer carries (SPEC "Customers and app users"). */
+/** The profile every answer of the customer and app-user routes carries (docs/auth.md "Endpoints"). */
 export const PROFILE_FIELDS = ['email', 'firstname', 'lastname', 'displayname', 'description', 'photourl', 'emailverified'] as const;
 
 /** A profile as the customer routes answer it (CustomerProfile in customers.dto.ts documents it). */

@@ -11,7 +11,7 @@ import { UserLinkTokensService } from './user-link-tokens.service';
 export const INVITE_DAYS = 60;
 
 /**
- * Folder access of core_users (SPEC /auth/invite-link, /auth/getFolderLimits): a core_related row
+ * Folder access of core_users (/auth/invite-link grants it, /auth/getFolderLimits lists it): a core_related row
  * parent_table core_users, parent_id and master_id the user, name core_folders, linked the folder, with
  * `expires` 60 days after the invitation.
  */

@@ -10,7 +10,7 @@ export interface PasswordRequirements {
 
 export const PASSWORD_MIN_LENGTH = 8;
 
-/** The five checks of the strength rule (SPEC "Conventions": 8+ characters, upper, lower, digit, one of @$!%*?&). */
+/** The five checks of the password strength rule: 8+ characters, an upper, a lower, a digit, one of @$!%*?&. */
 export function passwordRequirements(password: string): PasswordRequirements {
   return {
     minLength: password.length >= PASSWORD_MIN_LENGTH,

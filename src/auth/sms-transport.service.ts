@@ -14,7 +14,7 @@ export interface SmsMessage {
 const GATEWAY_TIMEOUT_MS = 10_000;
 
 /**
- * The one way SMS leaves the service (DESIGN.md §2): SMS_WEBHOOK_URL gets POST JSON `{ to, body }` with
+ * The one way SMS leaves the service (docs/auth.md "Configuration"): SMS_WEBHOOK_URL gets POST JSON `{ to, body }` with
  * SMS_WEBHOOK_TOKEN as bearer when set; without a gateway each message is a JSON file in DATA_DIR/sms.
  */
 @Injectable()

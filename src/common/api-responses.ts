@@ -12,7 +12,7 @@ import {
 } from '@nestjs/swagger';
 
 /*
- * The OpenAPI description of the answers every module shares (SPEC "Conventions", "Errors"): the failure
+ * The OpenAPI description of the answers every module shares (README "API conventions"): the failure
  * envelopes the global filter writes (ApiError.toBody), the success envelope of `success()`, and the
  * decorators that put them and the security requirements on an operation. These classes are documentation
  * only: nothing validates or transforms a response at run time; a controller declares its handler's return

@@ -1,6 +1,6 @@
 import { isoNow } from './clock';
 
-/** The spec's envelopes (SPEC "Conventions that apply to every endpoint"). */
+/** The envelopes every endpoint answers in: `Success` with optional data and datetime, `Failed` with a message (README "API conventions"). */
 export interface FieldError {
   field: string;
   message: string;

@@ -12,7 +12,7 @@ export interface AppConfig {
   production: boolean;
   port: number;
   host: string;
-  /** `/api/v2` in production, none in development (SPEC "Versioning"). */
+  /** `/api/v2` in production, none in development (API version V2; README "API conventions"). */
   basePath: string;
   databaseUrl: string | null;
   /**
@@ -122,7 +122,7 @@ export interface AppConfig {
   jwt: { accessSecret: string; refreshSecret: string; accessTtlSeconds: number; refreshTtlSeconds: number };
   encryption: { key: Buffer; iv: Buffer };
   rateLimit: { windowMs: number; maxRequests: number };
-  /** Proxy mode (SPEC "App identification"): app id from a setting, then the proxy's site-id, then x-original-host. */
+  /** Proxy mode of tenant resolution: the app id from a setting, then the proxy's site-id, then x-original-host. */
   proxy: { enabled: boolean; appId: number | null };
   /**
    * How long a core_sites row read by the tenant resolution may be served from memory (SITE_CACHE_MS; 0 = never).
@@ -390,7 +390,7 @@ export function decodeKey(raw: string, bytes: number): Buffer | null {
   return null;
 }
 
-/** The path of the relay the IdP redirects to (SPEC "External identity login"). */
+/** The path of the relay the IdP redirects to (README "Single sign-on (OpenID Connect)"). */
 export const IDP_RELAY_PATH = '/auth/oauth/idp/redirect';
 
 /** IDP_REDIRECT_URI with the relay path appended unless it already ends with it (or with its alias `/auth/oauth/idp/callback`). */

@@ -93,7 +93,8 @@ export function registerEntitySecrets(dataSource: DataSource): void {
   }
 }
 
-// Secrets of the tables the spec names (SPEC "Resources and their fields", "Authentication").
+// Secret columns of the API contract: the per-app payment keys and webhook secret (never in environment
+// variables), and the account tables' password hashes.
 registerSecretColumns('core_sites', [
   'payment_test_private_key',
   'payment_live_private_key',

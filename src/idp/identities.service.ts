@@ -7,7 +7,7 @@ import { idpError } from './idp.errors';
 import type { IdpClaims } from './idp-client.service';
 import { IdentityRepository } from './repositories/identity.repository';
 
-/** The provider name of the one configured IdP (SPEC "External identity login", step 4). */
+/** The provider name of the one configured IdP: identities are looked up by (`idp`, the IdP's user id). */
 export const PROVIDER = 'idp';
 /** Attempts of a first login that lost a race (the other login's identity or email committed first). */
 const ATTEMPTS = 4;
@@ -34,7 +34,7 @@ export class IdentitiesService {
   ) {}
 
   /**
-   * The account of an IdP login, in one transaction (SPEC steps 4 to 6): the identity's account when the
+   * The account of an IdP login, in one transaction: the identity's account when the
    * (provider, subject) is known in (app, table); else the one account of that scope with the email, when the
    * IdP asserts it verified (the identity is linked to it); else a new account and identity.
    *

@@ -13,7 +13,7 @@ const UNAVAILABLE =
 const NOT_CONFIGURED = 'Identity provider clientId (IDP_CLIENT_ID) is not configured';
 
 /**
- * External identity login (SPEC "External identity login (IdP facade)"): the JSON routes the app calls, and
+ * External identity login (README "Single sign-on (OpenID Connect)"): the JSON routes the app calls, and
  * the two relays the IdP sends the browser to, which answer a meta-refresh page to the app's own URL.
  */
 @ApiTags('SSO')

@@ -4,8 +4,8 @@ import { IsIn, IsOptional } from 'class-validator';
 import { IdField, TextField } from '../common/dto-fields';
 
 /*
- * Bodies of the IdP routes (SPEC "External identity login"). `code` and `sessionId` are checked by the
- * service, not here, so that a missing one answers the spec's own message (`code is required`).
+ * Bodies of the IdP routes. `code` and `sessionId` are checked by the service, not here, so that a missing
+ * one answers the contract's own message (`code is required`, `sessionId is required`).
  */
 
 const TABLE_DOC = { description: 'User table to log into; default core_customers. Must be listed in IDP_ALLOWED_AUTH_TABLES.' };

@@ -1,7 +1,7 @@
 import { errorTable } from '../common/api-error';
 
 /**
- * The IdP facade's failures (SPEC "External identity login"); validation errors that name a field use
+ * The IdP facade's failures (README "Single sign-on (OpenID Connect)"); validation errors that name a field use
  * ApiError.field. The IdP being unreachable (or answering something that is not OAuth) is 503, never 500.
  */
 export const idpError = errorTable({

@@ -12,7 +12,7 @@ import { IdpLoginService } from './idp-login.service';
 import { IdpSealer } from './idp-seal';
 import { IdentityRepository } from './repositories/identity.repository';
 
-/** SSO through an OpenID Connect IdP (SPEC "External identity login (IdP facade)"; README "Single sign-on"). */
+/** SSO through an OpenID Connect IdP (README "Single sign-on (OpenID Connect)"). */
 @Module({
   imports: [TypeOrmModule.forFeature([Identity])],
   controllers: [IdpController],

@@ -1,7 +1,7 @@
 import type { TenantSite } from '../common/request-context';
 
 /*
- * The relay pages (SPEC "GET /auth/oauth/idp/redirect", "GET /auth/oauth/idp/logout/redirect"): where a
+ * The relay pages (GET /auth/oauth/idp/redirect, GET /auth/oauth/idp/logout/redirect): where a
  * browser coming back from the IdP is sent, and the page that sends it there. Every target is the tenant's:
  * a URL its core_sites row configures, or a path on its domain. Nothing from the request picks the host.
  */

@@ -13,7 +13,7 @@ import { MessagingSuccess, NotificationsDisabled, PushFailed, SendNotificationRe
 import { NotificationService } from './notification.service';
 import { PushService } from './push.service';
 
-/** Messaging answers every authentication failure with `{ status: Error, message: Unauthorized }` (SPEC "Errors"), the bearer guard's too. */
+/** Messaging answers every authentication failure with `{ status: Error, message: Unauthorized }` (docs/messaging.md), the bearer guard's too. */
 @Catch(ApiError)
 class MessagingAuthFailure implements ExceptionFilter {
   catch(error: ApiError, host: ArgumentsHost): void {

@@ -2,7 +2,7 @@ import { errorTable } from '../common/api-error';
 
 /**
  * Messaging's failures other than validation errors (those name a field: ApiError.field). Every 401 of
- * messaging uses the `Error` envelope (SPEC "Errors"); 403 is the shared ApiError.forbidden().
+ * messaging uses the `Error` envelope (`{ status: Error, message: Unauthorized }`); 403 is the shared ApiError.forbidden().
  */
 export const messagingError = errorTable({
   /** No bearer token where the SQL merge source needs one. */

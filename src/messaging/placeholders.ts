@@ -1,4 +1,4 @@
-/** Merge values for `[fieldname]` placeholders (SPEC "POST /message/notification"). */
+/** Merge values for `[fieldname]` placeholders in a template's subject and content (docs/messaging.md "POST /message/notification"). */
 export type MergeData = Record<string, unknown>;
 
 const PLACEHOLDER = /\[([A-Za-z0-9_.-]{1,100})\]/g;

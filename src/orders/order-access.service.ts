@@ -38,7 +38,7 @@ export interface LoadOptions {
  *   bracket-form id (malleable, so no capability).
  * A plain numeric id never reaches a placeholder (guest) order for a customer: ids can be enumerated.
  *
- * Reconciliation (SPEC "createOrder"): an order created without a customer JWT belongs to a placeholder
+ * Reconciliation (README "Orders and cart"): an order created without a customer JWT belongs to a placeholder
  * customer; it moves to an authenticated customer only by a change that presents the encrypted id while
  * the order is New. After payment an order's customer never changes.
  */

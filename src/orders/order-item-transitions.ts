@@ -1,7 +1,7 @@
 import { StateMachine, Transition } from '../common/state-machine';
 import { ItemStatus } from './entities';
 
-/** What can happen to an order item (SPEC "Order item status"). */
+/** What can happen to an order item: added as Pending, Ordered at completion, Cancelled (README "Orders and cart"). */
 export type ItemAction = 'add' | 'changeQty' | 'remove' | 'order' | 'cancel';
 
 /**

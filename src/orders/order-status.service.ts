@@ -19,7 +19,7 @@ export interface GiftToken {
 /** orderStatus's data: refundedTotal (cents refunded so far), paymentError while the last payment attempt failed, giftTokens once paid. */
 export type OrderStatusData = OrderStatusAnswer & { refundedTotal: number; paymentError?: string; giftTokens?: GiftToken[] };
 
-/** GET /ecommerce/orderStatus/:id (SPEC): what a client polls after checkout until the webhook completed the order. */
+/** GET /ecommerce/orderStatus/:id: what a client polls after checkout until the webhook completed the order. */
 @Injectable()
 export class OrderStatusService {
   constructor(

@@ -2,7 +2,7 @@ import { ItemStatus, OrderItem } from './entities';
 import { ORDER_ITEM_TRANSITIONS } from './order-item-transitions';
 
 /**
- * Order totals (SPEC "Order item status": Cancelled items are excluded from totals). Money is integer
+ * Order totals: Cancelled items are excluded from totals. Money is integer
  * cents: an item's Price includes GST (`tax` is the GST part of it) and `bond` is a deposit on top, so
  *
  *   total = Σ Qty × (Price + bond) over the items that are not Cancelled.
@@ -15,7 +15,7 @@ import { ORDER_ITEM_TRANSITIONS } from './order-item-transitions';
  */
 export const MAX_ORDER_TOTAL = 99_999_999;
 
-/** The statuses whose items do not count (SPEC: Cancelled items are excluded from totals and confirmation calculations). */
+/** The statuses whose items do not count: Cancelled items are left out of totals and of the confirmation mail's sums. */
 export const UNCOUNTED_ITEM_STATUSES: readonly ItemStatus[] = [ORDER_ITEM_TRANSITIONS.cancel.to!];
 
 export type CountedItem = Pick<OrderItem, 'Qty' | 'Price' | 'bond' | 'ItemStatus'>;

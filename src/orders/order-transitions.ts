@@ -2,7 +2,7 @@ import { StateMachine, Transition } from '../common/state-machine';
 import { OrderStatus } from './entities';
 import { ordersError } from './orders.errors';
 
-/** What can happen to an order (SPEC "Order status"). */
+/** What can happen to an order: New at creation and when its cart is emptied, then Paid or Ordered (README "Orders and cart"). */
 export type OrderAction =
   | 'create'
   | 'editCart'
@@ -72,7 +72,7 @@ export function isCompleted(status: OrderStatus): boolean {
   return orderMachine.allows('redo', status);
 }
 
-/** orderstatuslabel mirrors orderstatus (SPEC "Order status"). */
+/** orderstatuslabel mirrors orderstatus: clients read either column. */
 export function labelOf(status: OrderStatus): string {
   return status;
 }

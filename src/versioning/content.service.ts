@@ -27,7 +27,7 @@ export interface FieldChange {
 }
 
 /**
- * Content records and their version chains (SPEC "Version rules"). Every write runs in the use case's
+ * Content records and their version chains (docs/content.md "Versions"). Every write runs in the use case's
  * transaction (the endpoint is @Transactional()) and locks the record's current core_data row first, so two
  * saves of one record are serialized and the second one is refused with 409 instead of silently building
  * on a version it never saw.

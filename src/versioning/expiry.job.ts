@@ -12,7 +12,7 @@ import { LifecycleService } from './lifecycle.service';
 const JOB = 'content-expiry';
 
 /**
- * Published → Expired when Publish_Expire_Date has passed (SPEC "Lifecycle states"). Every
+ * Published → Expired when Publish_Expire_Date has passed (docs/content.md "Expiry job"). Every
  * CONTENT_EXPIRY_TICK_MS one instance (the holder of the advisory lock) expires the due versions in one
  * UPDATE over the rows it claims FOR UPDATE SKIP LOCKED (a version an admin is changing right now waits for
  * the next tick); a version already expired no longer matches, so running a tick twice changes nothing.

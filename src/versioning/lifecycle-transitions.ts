@@ -14,7 +14,7 @@ export interface VersionChange {
 
 /** What a rule asks of a version's flags, beyond its status; every given part must hold. */
 export interface FlagMatch {
-  /** Published or Staged set: readers can see the version (SPEC "Published or Staged"). */
+  /** Published or Staged set: readers can see the version (a manual expire applies only to such a version). */
   visible?: true;
   /** Published set (live, whatever the status says). */
   published?: true;
@@ -67,7 +67,7 @@ function rule<const R extends Omit<LifecycleTransition, 'to'>>(row: R): R & { to
 }
 
 /**
- * The record lifecycle (SPEC "Lifecycle states", "Version rules") in one table: for each action, the
+ * The record lifecycle (docs/content.md "Lifecycle", "Versions") in one table: for each action, the
  * versions it applies to and what it changes. Services pick the version an action concerns (the current
  * one, the newest staged one, the target of a rollback) and ask `decide`; the expiry job applies
  * `reachExpiry` to due published versions.

@@ -1,4 +1,4 @@
-/** Record lifecycle statuses (SPEC "Versioning", "Lifecycle states"). */
+/** Record lifecycle statuses (docs/content.md "Lifecycle"). */
 export const LIFECYCLE_STATUSES = ['New', 'Editing', 'Staged', 'Published', 'Expired', 'Deleted', 'Rolled Back'] as const;
 export type LifecycleStatus = (typeof LIFECYCLE_STATUSES)[number];
 

@@ -1,8 +1,8 @@
 import type { ColumnKind } from './table-catalog.service';
 
 /**
- * The versioning read model: which core_data versions of a record readers see (SPEC "Reading by lifecycle
- * stage"), stated once as SQL so that /getDataRows and the product catalog apply the same rules:
+ * The versioning read model: which core_data versions of a record readers see (docs/content.md
+ * "POST /getDataRows"), stated once as SQL so that /getDataRows and the product catalog apply the same rules:
  * - visible now: Publish_Set_Date reached, Publish_Expire_Date not yet reached (or none), not expired;
  * - published: Published set and visible now;
  * - staged: Staged set and visible now, the newest such version of each record (preview);
@@ -46,7 +46,7 @@ const VERSIONS: Record<VersionReading, (scope: ReadScope) => string> = {
   published: (scope) => `(SELECT * FROM core_data WHERE ${recordScope(scope)} AND ${PUBLISHED_NOW}) d`,
 };
 
-/** The meta fields of a versioned row (SPEC names) and the columns of relation `d` behind them. */
+/** The meta fields of a versioned row (names are part of the API) and the columns of relation `d` behind them. */
 export const VERSION_META = {
   meta_master_id: { sql: 'd."Master_ID"', kind: 'integer', nullable: false },
   meta_current_id: { sql: 'd."Current_ID"', kind: 'integer', nullable: false },

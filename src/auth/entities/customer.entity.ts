@@ -2,7 +2,7 @@ import { Column, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
 import { Site } from '../../app-context';
 import { ProfileAccount } from './profile-account.entity';
 
-/** A row of core_customers: a shop or app customer, with its web push subscription (SPEC "Resources"). */
+/** A row of core_customers: a shop or app customer, with its web push subscription (pushsubscription, p256dh, auth). */
 @Entity('core_customers')
 @Index('core_customers_email_uq', { synchronize: false }) // unique on (app_id, lower(email)) where email is set: an expression index, kept in the migration
 @Index('core_customers_app_created_idx', { synchronize: false }) // (app_id, created DESC, id DESC) of the listed (not placeholder) rows: /staff/customers

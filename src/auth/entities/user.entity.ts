@@ -1,7 +1,7 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import { Site } from '../../app-context';
 
-/** A row of core_users: an administrative account of one app (SPEC "Password authentication"). */
+/** A row of core_users: an administrative account of one app (docs/auth.md "Accounts"). */
 @Entity('core_users')
 @Check('core_users_staff_roles_check', `staff_roles <@ ARRAY['owner', 'orders', 'content', 'support', 'viewer']::varchar[]`)
 @Index('core_users_email_uq', { synchronize: false }) // unique on (app_id, lower(user_email)): an expression index, kept in the migration

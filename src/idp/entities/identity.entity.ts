@@ -24,7 +24,7 @@ export class Identity {
   @Column({ type: 'varchar', length: 50 })
   auth_table: string;
 
-  /** `idp` (SPEC step 4): the one configured IdP. */
+  /** `idp` (PROVIDER in identities.service.ts): the one configured IdP. */
   @Column({ type: 'varchar', length: 50 })
   provider: string;
 

@@ -5,7 +5,7 @@ import { Order } from './order.entity';
 export type ItemStatus = 'Pending' | 'Ordered' | 'Cancelled' | 'Gift Voucher';
 export type RedeemStatus = 'gift' | 'gift_pending';
 
-/** The RedeemStatus values that mark a gift (SPEC "Order items"): its tokens are issued gift_pending, not to the purchaser. */
+/** The RedeemStatus values that mark a gift: its tokens are issued gift_pending, not to the purchaser. */
 export const GIFT_REDEEM_STATUSES: readonly RedeemStatus[] = ['gift', 'gift_pending'];
 
 export function isGift(item: Pick<OrderItem, 'RedeemStatus'>): boolean {
@@ -13,7 +13,7 @@ export function isGift(item: Pick<OrderItem, 'RedeemStatus'>): boolean {
 }
 
 /**
- * A row of core_order_items (SPEC "Order item status"). product_ID is the product version row that was
+ * A row of core_order_items (statuses: order-item-transitions.ts). product_ID is the product version row that was
  * published when the item was added, product_mid its master id; title, tax, bond and IsEvent are a snapshot
  * of that version, so later edits of the product never change an order. Money is integer cents per unit.
  */

@@ -18,8 +18,8 @@ export interface PostalAddress {
 }
 
 /**
- * A row of core_orders (SPEC "Orders and cart", "Order status"). Money is integer cents; `total` is kept
- * equal to the sum of the order's items that are not Cancelled. Column names are the spec's, case included.
+ * A row of core_orders (README "Orders and cart"). Money is integer cents; `total` is kept equal to the sum
+ * of the order's items that are not Cancelled. Column names are part of the API (clients name them), case included.
  */
 @Entity('core_orders')
 @Check('core_orders_orderstatus_check', `orderstatus IN ('New', 'Paid', 'Ordered')`)

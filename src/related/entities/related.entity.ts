@@ -3,8 +3,8 @@ import { Site } from '../../app-context';
 
 /**
  * A row of core_related: a named link from a parent record (`parent_table`, `parent_id`) to `linked`
- * (SPEC "Resources and their fields"). `master_id` is the parent's master id for versioned tables, the
- * stable id relationships use.
+ * (folder access, token templates, token ownership, notification records). `master_id` is the parent's
+ * master id for versioned tables, the stable id relationships use.
  */
 @Entity('core_related')
 @Index('core_related_parent_idx', ['app_id', 'parent_table', 'parent_id', 'name'])

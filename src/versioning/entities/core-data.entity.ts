@@ -3,8 +3,8 @@ import { Site } from '../../app-context';
 import { LIFECYCLE_STATUSES, LifecycleStatus } from '../lifecycle';
 
 /**
- * A row of core_data: the metadata of one version of a versioned record (SPEC "Versioning"). Column names
- * are the spec's, case included; `Current_ID` is the content row of this version, `Master_ID` the record.
+ * A row of core_data: the metadata of one version of a versioned record (docs/content.md). Column names
+ * are part of the API (clients name them), case included; `Current_ID` is the content row of this version, `Master_ID` the record.
  */
 @Entity('core_data')
 @Check('core_data_IsCurrent_check', '"IsCurrent" IN (0, 1)')

@@ -57,7 +57,7 @@ export async function insertFirstVersion(em: EntityManager, record: NewVersionRe
 const RECORD_WHERE = '"Shop_ID" = :appId AND "Source_Table" = :table AND "Master_ID" = :masterId';
 
 /**
- * The version chains in core_data (SPEC "Version rules"): every statement names the context's app and runs
+ * The version chains in core_data (docs/content.md "Versions"): every statement names the context's app and runs
  * on the context's transaction when its edge opened one. The rules (which change a transition makes, which
  * version it concerns) are the services'; this class only reads and writes rows.
  */
