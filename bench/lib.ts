@@ -209,7 +209,7 @@ const SETTLE_MAX_MS = Number(process.env.BENCH_SETTLE_MAX_MS ?? 3000);
 /**
  * Waits after a turn until the machine is idle again (at most SETTLE_MAX_MS): when autocannon stops, the
  * requests it leaves in flight are still worked on (after a turn of the page rotation with 50 connections,
- * 0.2–0.5 s of both cores' time), and without the wait that work ran in the next turn, every other round the
+ * a noticeable stretch of both cores' time), and without the wait that work ran in the next turn, every other round the
  * other side's: a side whose requests cost more slowed its peer down more than the peer slowed it. That work
  * counts to no side's CPU (CpuMeter measures the turn itself, as before).
  */
@@ -254,11 +254,12 @@ export function median(values: number[]): number {
  * Load on the targets in interleaved one-second turns until the rate of each has stopped rising: at least
  * WARMUP_MIN_S rounds, then until, for every target, the best of its last five turns is within 3 % of the
  * best of the five before; at most WARMUP_MAX_S rounds. Answers the rounds it took.
- * - Why so long: a fresh service runs its first 10-25 s (on this 2-core machine; when V8 gets to it varies
- *   from run to run) at a third to two thirds of its later rate while V8 compiles its hot paths; a raw
- *   baseline with far less code is warm in 2-3 s. A ratio after a fixed 2 s compares compilation.
+ * - Why so long: a fresh service runs its first seconds (when V8 gets to it varies from run to run) well
+ *   below its later rate while V8 compiles its hot paths; a raw baseline with far less code is warm much
+ *   sooner (docs/performance.md "Warm-up and the framework floor"). A ratio after a fixed short warm-up
+ *   compares compilation.
  * - Why interleaved: a service warmed first and then left idle while the others warm (a minute) serves its
- *   next turns at half its rate again (its pool has closed its idle connections, V8 has let go of some of
+ *   next turns at a fraction of its rate again (its pool has closed its idle connections, V8 has let go of some of
  *   its compiled code), so every target is kept as recently used as the others.
  * - Why the best of five, not the mean: a dip from other work on the shared machine does not end it early.
  */

@@ -14,7 +14,7 @@ import { STARTED_EVENT } from './service-process';
  *
  * Node's own compile cache (src/compile-cache.ts) keeps only the code V8 compiles before a module runs,
  * which for a bundle is its outer function: every module body and function compiled while starting would be
- * compiled again at every start (~0.3 s). This cache is made after start (`STARTED_EVENT`), so it holds them
+ * compiled again at every start. This cache is made after start (`STARTED_EVENT`), so it holds them
  * too (docs/performance.md "Memory and start"). It lives where Node's compile cache does (NODE_COMPILE_CACHE,
  * else the temp directory's node-compile-cache), named by the bundle's checksum, Node's version and the
  * architecture, and NODE_DISABLE_COMPILE_CACHE=1 turns it off. V8 refuses a cache made with other flags;
@@ -46,11 +46,12 @@ function launch(): void {
 
 /**
  * glibc keeps what large native allocations freed (V8's code serializer above all) instead of giving it back
- * to the system: the start that writes the code cache stayed at ~137 MB resident instead of ~122 MB, and
- * every start ~9 MB above what it uses. With a fixed trim threshold (glibc's default, 128 KB, which it
- * otherwise raises as large blocks are freed) free() returns that memory. glibc reads it from the
- * environment only when the process starts, so on Linux the launcher runs itself again with it set (execve:
- * the same process, the same id), unless MALLOC_TRIM_THRESHOLD_ is set already (the Docker image sets it).
+ * to the system: the start that writes the code cache, and to a lesser degree every start, stayed resident
+ * well above what it uses (docs/performance.md "Figures that explain code choices"). With a fixed trim
+ * threshold (glibc's default, 128 KB, which it otherwise raises as large blocks are freed) free() returns
+ * that memory. glibc reads it from the environment only when the process starts, so on Linux the launcher
+ * runs itself again with it set (execve: the same process, the same id), unless MALLOC_TRIM_THRESHOLD_ is set
+ * already (the Docker image sets it).
  */
 function withMallocTrim(): void {
   if (process.platform !== 'linux' || process.env.MALLOC_TRIM_THRESHOLD_ !== undefined || !process.execve) return;

@@ -187,7 +187,10 @@ export function nullInNullableEnums(node: unknown): void {
   for (const value of Object.values(schema)) nullInNullableEnums(value);
 }
 
-/** Serves the document at /docs/openapi.json and Swagger UI at /docs, built at the first request for either (~0.1 s and several MB most instances never need). */
+/**
+ * Serves the document at /docs/openapi.json and Swagger UI at /docs, built at the first request for either (start
+ * time and memory most instances never need).
+ */
 export function setupOpenApi(app: INestApplication, config: AppConfig): void {
   SwaggerModule.setup('docs', app, () => createOpenApiDocument(app, config), {
     jsonDocumentUrl: 'docs/openapi.json',

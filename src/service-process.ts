@@ -9,8 +9,9 @@ export const SERVICE_ENTRY = 'dist/bundle/main.js';
 
 /**
  * A young generation of 32 MB semi-spaces instead of V8's default (up to 64 MB on a machine with plenty of
- * memory): in the soak the service then peaks at ~250 MB instead of ~480 MB; 16 MB saves ~30 MB more but
- * costs ~3–5 % of validateToken's CPU in scavenges, 8 MB ~8 % (docs/performance.md "Memory and start").
+ * memory): in the soak the service then peaks at about half the memory; smaller semi-spaces save a little
+ * more but cost validateToken CPU in scavenges (docs/performance.md "Memory and start", "Figures that explain
+ * code choices").
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32'];
 

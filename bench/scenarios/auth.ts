@@ -7,7 +7,10 @@ const LOGIN = JSON.stringify({ email: 'bench-admin@bench.example.test', password
 const LOGIN_CONNECTIONS = Number(process.env.BENCH_LOGIN_CONNECTIONS ?? 16);
 const GET_APP_CONNECTIONS = 10;
 const LOGIN_FLOOD_CONNECTIONS = 64;
-/** Seconds of each side's turn in the login comparison: long beside a login's ~0.4 s under load, since each turn loses the logins still in flight at its end. */
+/**
+ * Seconds of each side's turn in the login comparison: long beside a login's time under load, since each turn loses the
+ * logins still in flight at its end.
+ */
 const LOGIN_TURN_S = 5;
 
 interface BareRate {

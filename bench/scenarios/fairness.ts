@@ -5,7 +5,7 @@ import { goal, measure, probeLatency, ROOT, startService } from '../lib';
 import { Scenario } from './types';
 
 const FLOODERS = 5;
-/** Rows of each flooding tenant: a heavy read on them takes ~0.3 s alone here, several of them at once seconds. */
+/** Rows of each flooding tenant: enough that a heavy read on them takes a noticeable time alone, several of them at once seconds. */
 const FLOOD_ROWS = Number(process.env.BENCH_FAIRNESS_ROWS ?? 50_000);
 const FLOOD_CLIENTS = 25;
 const QUIET_CLIENTS = 2;

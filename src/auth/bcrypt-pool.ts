@@ -7,7 +7,8 @@ import type { BcryptTask } from './bcrypt.worker';
  * bcrypt on a pool of worker threads, one per core, running at the lowest scheduling priority on Linux (nice
  * +19 through piscina's niceIncrement). A login flood thus uses every core, yet the event loop thread, at normal
  * priority, is scheduled first whenever a request arrives, so other requests keep their latency
- * (docs/auth.md "Performance"; at +10, /getApp's p99 during a flood was 4–5× its quiet p99). Threads start on
+ * (docs/auth.md "Performance"; at nice +10, /getApp's p99 during a flood was several times its quiet p99).
+ * Threads start on
  * demand and end after a minute idle. A comparison whose caller gave up (its client left) before a thread took
  * it is skipped: under a flood, logins whose clients timed out would otherwise cost a core as much as served ones.
  */

@@ -48,8 +48,9 @@ const ALGORITHM = 'HS256';
 export class SessionTokensService {
   /**
    * Each token type's secret, as a key object made once, and lifetime. Given the secret's text, jsonwebtoken
-   * first tries to read it as a PEM key and catches the error: ~0.1 ms and a stack trace per token signed, and
-   * per token verified (every bearer request) 60 against 16 µs on Node 24 (~0.8 ms on Node 20's OpenSSL).
+   * first tries to read it as a PEM key and catches the error: a stack trace and several times the work per
+   * token signed, and per token verified, i.e. on every bearer request (docs/performance.md "Figures that
+   * explain code choices").
    */
   private readonly keys: Record<TokenType, { key: KeyObject; ttl: number; previous: PreviousKey<KeyObject> | null }>;
 

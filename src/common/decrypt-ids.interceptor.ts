@@ -9,7 +9,7 @@ const MAX_DEPTH = 5;
 
 /**
  * Binds DecryptIdsInterceptor to the routes of a controller whose bodies carry encrypted ids. Only those
- * pay for it: an interceptor puts the whole call through rxjs (measured: ~6% of a light route's CPU), so it
+ * pay for it: an interceptor puts the whole call through rxjs (a measurable share of a light route's CPU), so it
  * is not global. test/foundation/decrypt-ids-routes.e2e.ts fails for a route whose body DTO declares a
  * `_` field or a free-form object (whose `_` keys are ids too) without it.
  */

@@ -60,7 +60,8 @@ export class DatabaseNotifications implements OnApplicationBootstrap, OnModuleDe
    * NOTIFY per channel is in flight; the calls made meanwhile are covered by one more, sent once it is done.
    * Sent after the writer's commit, not from its transaction: a transaction that notifies holds a
    * cluster-wide lock through its commit (WAL flush included), so notifying writers would commit one at a
-   * time (measured: /message/notification accepted 35-45 % fewer requests with a NOTIFY in its transaction).
+   * time (measured: /message/notification accepted far fewer requests with a NOTIFY in its transaction;
+   * docs/performance.md "Figures that explain code choices").
    * A NOTIFY that fails is only logged: listeners poll as well.
    */
   notify(channel: string): void {

@@ -66,11 +66,12 @@ interface QueryInternals {
 
 /**
  * One execution of a named statement. pg copies a query config object property descriptor by descriptor on
- * every query (pg 8.23's normalizeQueryConfig: ~4 µs, against ~0.15 µs for its text form), so the query is
+ * every query (pg 8.23's normalizeQueryConfig, far slower than its text form), so the query is
  * made from the text and given its name and type parsers afterwards, as the config object would have.
  *
  * pg reads every RowDescription afresh (Result#addFields: a parser lookup per field, a null-prototype row
- * copied into the row template), ~5 % of validateToken's main thread in a CPU profile. A prepared
+ * copied into the row template), a visible share of validateToken's main thread in a CPU profile
+ * (docs/performance.md "Figures that explain code choices"). A prepared
  * statement's description cannot change while it exists (PostgreSQL fails an execution whose result type
  * changed with 0A000, and the statement is prepared again under a new name), so the first execution's reader
  * serves every later one on the connection.

@@ -47,8 +47,8 @@ export class TransactionalConnection {
    * The rows of one raw statement (a repository's hot read): in the scope's transaction when it has one, else
    * on a connection of TypeORM's own pool checked out for that statement alone. Outside a transaction,
    * `manager.query()` builds a QueryRunner, an EntityManager and an event broadcaster for the one statement
-   * and runs it through two more async layers (measured under load: ~40 µs of CPU and garbage per statement,
-   * a tenth of validateToken's); the pool, the tenant's share of it, prepared statements and TypeORM's
+   * and runs it through two more async layers, a measurable share of a light route's CPU and garbage
+   * (docs/performance.md "Figures that explain code choices"); the pool, the tenant's share of it, prepared statements and TypeORM's
    * QueryFailedError stay the same. Only for reads (SELECT): a read is skipped for a request whose client has
    * left (`scope.unwanted` is thrown instead), which must never happen to a write; and `manager.query()`
    * answers an UPDATE without RETURNING with its count as well.

@@ -9,9 +9,10 @@ type TemplateOptions = NonNullable<MailerOptions['template']>;
  * The mail templates in templates/: @nestjs-modules/mailer's handlebars adapter in strict mode (a missing
  * field is an error, every value escaped). Mails are rendered ahead with `render` and sent as HTML: the
  * MailerService itself has no template adapter, since with one it loads preview-email (and with it pug and
- * babel, some 10 MB of memory) at start. The adapter itself (handlebars and the native CSS inliner, ~20 MB
- * resident and ~0.1 s) is loaded at the first render, like the other libraries only some requests need. CSS is
- * inlined (css-inline, as the adapter would) only into a mail that has a <style> element.
+ * babel, megabytes of memory) at start. The adapter itself (handlebars and the native CSS inliner, memory and
+ * start time most instances would pay for nothing) is loaded at the first render, like the other libraries
+ * only some requests need. CSS is inlined (css-inline, as the adapter would) only into a mail that has a
+ * <style> element.
  */
 @Injectable()
 export class MailTemplates {
@@ -21,7 +22,7 @@ export class MailTemplates {
     if (!this.templateOptions) {
       const { HandlebarsAdapter } =
         require('@nestjs-modules/mailer/adapters/handlebars.adapter') as typeof import('@nestjs-modules/mailer/adapters/handlebars.adapter');
-      // CSS is inlined below, only for a mail that has any to inline (the adapter would parse every mail: ~0.2 ms).
+      // CSS is inlined below, only for a mail that has any to inline (the adapter would parse every mail).
       const adapter = new HandlebarsAdapter(undefined, { inlineCssEnabled: false });
       this.templateOptions = { dir: join(projectRoot(), 'templates'), adapter, options: { strict: true } };
     }

@@ -59,7 +59,7 @@ export class PushService {
     if (!publicKey || !privateKey) return false;
 
     const payload = JSON.stringify({ title: request.title || 'Notification', body: request.message, data: request.data ?? {} });
-    // Loaded at the first push, not at start (~1.6 MB, ~50 ms).
+    // Loaded at the first push, not at start: most instances never send one.
     const webpush = require('web-push') as typeof import('web-push');
     try {
       await webpush.sendNotification(subscription, payload, {

@@ -30,7 +30,7 @@ export function qrPng(content: string): Promise<Buffer> {
   return toBuffer(content, { type: 'png', errorCorrectionLevel: 'M', margin: 2, scale: 8 });
 }
 
-/** Codes kept (about 1–2 KB each): the PNG of a code is the same every time, so each is rendered once while kept. */
+/** Codes kept (a small PNG each): the PNG of a code is the same every time, so each is rendered once while kept. */
 const QR_CACHE_ENTRIES = 2000;
 /** Renders of one tenant at once (CPU on the event loop), its renders that may wait for a turn, and for how long. */
 const QR_RENDERS_PER_APP = 2;

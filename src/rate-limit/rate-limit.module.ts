@@ -21,7 +21,7 @@ import { RateLimitStorage } from './rate-limit.storage';
 })
 class RateLimitStorageModule {}
 
-/** Loaded only with REDIS_URL: an instance without Redis never loads its client (~0.1 s of start, ~2 MB). */
+/** Loaded only with REDIS_URL: an instance without Redis never loads its client (start time and memory saved). */
 function redisStorage(url: string, prefix: string): RateLimitStorage {
   const { RedisRateLimitStorage } = require('./redis-rate-limit.storage') as typeof import('./redis-rate-limit.storage');
   return new RedisRateLimitStorage(url, prefix);

@@ -104,8 +104,8 @@ const SEND_LOG_LISTED = [
 /** One row as the send log reads it: the mail as merged, without its claim. */
 export type SendLogMail = Omit<NotificationLog, 'site' | 'notification' | 'claim_token'>;
 
-// Raw SQL: a measured hot path (/message/notification, every outbox mail): TypeORM's insert builder cost ~0.4 ms
-// of CPU per request, about 15%. A fixed statement per number of rows (the order mails are two, in one round trip).
+// Raw SQL: a measured hot path (/message/notification, every outbox mail): TypeORM's insert builder cost a
+// measurable share of each request's CPU. A fixed statement per number of rows (the order mails are two, in one round trip).
 const insertPendingSql = (rows: number) =>
   `INSERT INTO core_notification_log (app_id, ${PENDING_COLUMNS.join(', ')}) VALUES ${Array.from(
     { length: rows },
@@ -113,7 +113,7 @@ const insertPendingSql = (rows: number) =>
   ).join(', ')} RETURNING id`;
 const INSERT_ONE_PENDING_SQL = insertPendingSql(1);
 
-// Raw SQL: once per mail, the sender's hot path; the query builder cost ~15% of the sender's CPU per mail (measured).
+// Raw SQL: once per mail, the sender's hot path; the query builder cost a measurable share of the sender's CPU per mail.
 const MARK_SENT_SQL = `UPDATE core_notification_log SET status = 'Sent', sent = now(), attempts = attempts + 1, claim_token = NULL, last_error = NULL
   WHERE id = $1 AND claim_token = $2`;
 

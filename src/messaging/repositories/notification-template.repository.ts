@@ -10,7 +10,7 @@ export type NotificationTemplate = Pick<Notification, 'id' | 'subject' | 'conten
 export type TemplateFields = Pick<Notification, 'event' | 'enabled' | 'subject' | 'content' | 'from' | 'bcc'>;
 
 // Raw SQL: a measured hot path (/message/notification): building this select with the query builder
-// cost about 12% of the route's throughput in the benchmark. The columns are Notification's.
+// cost a measurable share of the route's throughput in the benchmark. The columns are Notification's.
 const ENABLED_TEMPLATE_SQL =
   'SELECT id, subject, content, "from", bcc FROM core_notifications WHERE app_id = $1 AND event = $2 AND enabled';
 
