@@ -9,7 +9,8 @@ export class MailOutboxText1764000400000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(
-      `ALTER TABLE core_notification_log ADD COLUMN content_type varchar(10) NOT NULL DEFAULT 'html' CONSTRAINT core_notification_log_content_type_check CHECK (content_type IN ('html', 'text'))`,
+      `ALTER TABLE core_notification_log ADD COLUMN content_type varchar(10) NOT NULL DEFAULT 'html'
+        CONSTRAINT core_notification_log_content_type_check CHECK (content_type IN ('html', 'text'))`,
     );
   }
 

@@ -15,7 +15,8 @@ export class Tokens1764000500000 implements MigrationInterface {
         id                  serial PRIMARY KEY,
         app_id              integer NOT NULL REFERENCES core_sites(id) ON DELETE CASCADE,
         name                varchar(100) NOT NULL,
-        status_default      varchar(20) NOT NULL DEFAULT 'pending' CONSTRAINT core_token_template_status_default_check CHECK (status_default IN ('pending', 'active')),
+        status_default      varchar(20) NOT NULL DEFAULT 'pending'
+                              CONSTRAINT core_token_template_status_default_check CHECK (status_default IN ('pending', 'active')),
         expiry_days         integer,
         maximum_activations integer NOT NULL DEFAULT 3,
         created             timestamptz NOT NULL DEFAULT now(),
@@ -32,7 +33,8 @@ export class Tokens1764000500000 implements MigrationInterface {
         order_id            integer NOT NULL,
         order_item_id       integer NOT NULL,
         item_unit           integer NOT NULL CONSTRAINT core_tokens_item_unit_check CHECK (item_unit >= 1),
-        status              varchar(20) NOT NULL DEFAULT 'pending' CONSTRAINT core_tokens_status_check CHECK (status IN ('pending', 'gift_pending', 'active', 'expired')),
+        status              varchar(20) NOT NULL DEFAULT 'pending'
+                              CONSTRAINT core_tokens_status_check CHECK (status IN ('pending', 'gift_pending', 'active', 'expired')),
         expiry_date         timestamptz,
         activations         integer NOT NULL DEFAULT 0,
         maximum_activations integer NOT NULL DEFAULT 3,

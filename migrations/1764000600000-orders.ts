@@ -44,7 +44,8 @@ export class Orders1764000600000 implements MigrationInterface {
         id             serial PRIMARY KEY,
         app_id         integer NOT NULL REFERENCES core_sites(id) ON DELETE CASCADE,
         "Order_ID"     integer NOT NULL CONSTRAINT "core_order_items_Order_ID_fkey" REFERENCES core_orders(id) ON DELETE CASCADE,
-        "ItemStatus"   varchar(20) NOT NULL DEFAULT 'Pending' CONSTRAINT "core_order_items_ItemStatus_check" CHECK ("ItemStatus" IN ('Pending', 'Ordered', 'Cancelled', 'Gift Voucher')),
+        "ItemStatus"   varchar(20) NOT NULL DEFAULT 'Pending' CONSTRAINT "core_order_items_ItemStatus_check"
+                         CHECK ("ItemStatus" IN ('Pending', 'Ordered', 'Cancelled', 'Gift Voucher')),
         "IsDigital"    smallint NOT NULL DEFAULT 0 CONSTRAINT "core_order_items_IsDigital_check" CHECK ("IsDigital" IN (0, 1)),
         "IsEvent"      smallint NOT NULL DEFAULT 0 CONSTRAINT "core_order_items_IsEvent_check" CHECK ("IsEvent" IN (0, 1)),
         "RedeemStatus" varchar(20) CONSTRAINT "core_order_items_RedeemStatus_check" CHECK ("RedeemStatus" IN ('gift', 'gift_pending')),

@@ -19,7 +19,8 @@ export class Refunds1764001300000 implements MigrationInterface {
     await q.query(`ALTER TABLE core_orders ADD payment_livemode boolean`);
     await q.query(`ALTER TABLE core_orders DROP CONSTRAINT core_orders_payment_status_check`);
     await q.query(
-      `ALTER TABLE core_orders ADD CONSTRAINT core_orders_payment_status_check CHECK (payment_status IN ('Success', 'Failed', 'Partially Refunded', 'Refunded'))`,
+      `ALTER TABLE core_orders ADD CONSTRAINT core_orders_payment_status_check
+        CHECK (payment_status IN ('Success', 'Failed', 'Partially Refunded', 'Refunded'))`,
     );
     await q.query(`CREATE INDEX core_orders_app_created_idx ON core_orders (app_id, created DESC, id DESC)`);
     await q.query(`CREATE INDEX core_orders_app_email_idx ON core_orders (app_id, "BillingEmail", created DESC, id DESC)`);

@@ -12,7 +12,8 @@ export class Disputes1764001710000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE core_orders DROP CONSTRAINT core_orders_payment_status_check`);
     await q.query(
-      `ALTER TABLE core_orders ADD CONSTRAINT core_orders_payment_status_check CHECK (payment_status IN ('Success', 'Failed', 'Partially Refunded', 'Refunded', 'Disputed'))`,
+      `ALTER TABLE core_orders ADD CONSTRAINT core_orders_payment_status_check
+        CHECK (payment_status IN ('Success', 'Failed', 'Partially Refunded', 'Refunded', 'Disputed'))`,
     );
     await q.query(`ALTER TABLE core_orders ADD dispute_id varchar(255)`);
     await q.query(`ALTER TABLE core_orders ADD dispute_status varchar(30)`);
@@ -23,11 +24,14 @@ export class Disputes1764001710000 implements MigrationInterface {
     await q.query(`ALTER TABLE core_orders DROP COLUMN dispute_id`);
     // A Disputed order goes back to the status its refunds give it.
     await q.query(
-      `UPDATE core_orders SET payment_status = CASE WHEN refunded_total <= 0 THEN 'Success' WHEN refunded_total >= total THEN 'Refunded' ELSE 'Partially Refunded' END WHERE payment_status = 'Disputed'`,
+      `UPDATE core_orders
+        SET payment_status = CASE WHEN refunded_total <= 0 THEN 'Success' WHEN refunded_total >= total THEN 'Refunded' ELSE 'Partially Refunded' END
+        WHERE payment_status = 'Disputed'`,
     );
     await q.query(`ALTER TABLE core_orders DROP CONSTRAINT core_orders_payment_status_check`);
     await q.query(
-      `ALTER TABLE core_orders ADD CONSTRAINT core_orders_payment_status_check CHECK (payment_status IN ('Success', 'Failed', 'Partially Refunded', 'Refunded'))`,
+      `ALTER TABLE core_orders ADD CONSTRAINT core_orders_payment_status_check
+        CHECK (payment_status IN ('Success', 'Failed', 'Partially Refunded', 'Refunded'))`,
     );
   }
 }

@@ -11,7 +11,8 @@ export class StaffRoles1764001800000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE core_users ADD staff_roles varchar(20)[] NOT NULL DEFAULT '{}'`);
     await q.query(
-      `ALTER TABLE core_users ADD CONSTRAINT core_users_staff_roles_check CHECK (staff_roles <@ ARRAY['owner', 'orders', 'content', 'support', 'viewer']::varchar[])`,
+      `ALTER TABLE core_users ADD CONSTRAINT core_users_staff_roles_check
+        CHECK (staff_roles <@ ARRAY['owner', 'orders', 'content', 'support', 'viewer']::varchar[])`,
     );
   }
 

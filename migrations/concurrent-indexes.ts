@@ -19,7 +19,10 @@ export async function createIndexesConcurrently(q: QueryRunner, indexes: readonl
   }
 }
 
-/** A down's drop of the indexes, last built first: plain statements, since `migrate:revert` runs every down in one transaction, where CONCURRENTLY cannot run. */
+/**
+ * A down's drop of the indexes, last built first: plain statements, since `migrate:revert` runs every down in one
+ * transaction, where CONCURRENTLY cannot run.
+ */
 export async function dropIndexes(q: QueryRunner, indexes: readonly IndexDefinition[]): Promise<void> {
   for (const [name] of [...indexes].reverse()) await q.query(`DROP INDEX IF EXISTS ${name}`);
 }

@@ -33,8 +33,10 @@ export const GLOBAL_RESPONSES: Record<string, { status: number; response: Respon
   BadRequest: {
     status: 400,
     response: failure(
-      'Malformed request: JSON that does not parse, nests too deep, has too many keys or holds unpaired surrogates; a Content-Length that does not match; a malformed URL or site-id header; ' +
-        'Missing app context (no site-id, appKey, tenant host or, outside production, body appID named an app); or Validation error with errors[] naming the field',
+      'Malformed request: JSON that does not parse, nests too deep, has too many keys or holds ' +
+        'unpaired surrogates; a Content-Length that does not match; a malformed URL or site-id header; ' +
+        'Missing app context (no site-id, appKey, tenant host or, outside production, ' +
+        'body appID named an app); or Validation error with errors[] naming the field',
     ),
   },
   AppNotFound: { status: 404, response: failure('App not found: the site-id header (or appKey, or the host) names no app') },
@@ -52,7 +54,8 @@ export const GLOBAL_RESPONSES: Record<string, { status: number; response: Respon
   ServiceUnavailable: {
     status: 503,
     response: failure(
-      'Service is shutting down; Database unavailable; a statement over its time limit; too many requests of this app in progress (the last three with Retry-After)',
+      'Service is shutting down; Database unavailable; a statement over its time limit; ' +
+        'too many requests of this app in progress (the last three with Retry-After)',
       { 'retry-after': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } } },
     ),
   },
@@ -83,7 +86,8 @@ export function documentBuilder(config: AppConfig): DocumentBuilder {
         `with at most ${config.bodyMaxItems} keys and array elements and no unpaired surrogate in any string: 413 and 400 otherwise. ` +
         'Every answer in the failure envelope is described: each operation lists its own, and the ones any operation may give (components.responses: ' +
         `${Object.keys(GLOBAL_RESPONSES).join(', ')}) are added to every operation that does not list that status itself. ` +
-        `A request that matches no operation gets 404 (RouteNotFound) or, when the path has other methods, 405 with Allow (MethodNotAllowed). URLs over ${MAX_URL_LENGTH} characters get 414, ` +
+        'A request that matches no operation gets 404 (RouteNotFound) or, when the path has other methods, 405 with Allow (MethodNotAllowed). ' +
+        `URLs over ${MAX_URL_LENGTH} characters get 414, ` +
         'request heads over 16 KB 431 and a request sent too slowly 408, all in the failure envelope.' +
         (config.basePath
           ? ` Paths are under ${config.basePath}, except /health, /health/ready, /metrics and the staff console's session (/console/session/…).`
@@ -96,8 +100,10 @@ export function documentBuilder(config: AppConfig): DocumentBuilder {
         in: 'header',
         name: 'site-id',
         description:
-          'The app (tenant) of the request: its numeric appID. Equivalents, in this order: the legacy `appKey` header, the request host (or x-forwarded-host) when it is a tenant domain, ' +
-          'and, outside production only, `appID` in the JSON body. Messaging reads only the site-id header. A site-id that names no app is 404 App not found.',
+          'The app (tenant) of the request: its numeric appID. Equivalents, in this order: the legacy ' +
+          '`appKey` header, the request host (or x-forwarded-host) when it is a tenant domain, ' +
+          'and, outside production only, `appID` in the JSON body. Messaging reads ' +
+          'only the site-id header. A site-id that names no app is 404 App not found.',
       },
       SECURITY_SCHEMES.siteId,
     )
@@ -109,7 +115,8 @@ export function documentBuilder(config: AppConfig): DocumentBuilder {
     )
     .addBearerAuth(
       bearer(
-        'An access token of a core_users account whose role is admin in the app (POST /auth/login); the role is read from the account at each request. It names the app when no site-id does.',
+        'An access token of a core_users account whose role is admin in the app (POST /auth/login); ' +
+          'the role is read from the account at each request. It names the app when no site-id does.',
       ),
       SECURITY_SCHEMES.admin,
     )

@@ -6,6 +6,7 @@ import { success } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
 import { ListAuditAnswer, ListAuditRequest } from './audit.dto';
 import { AuditService } from './audit.service';
+import { AUDIT_LOG_DESCRIPTION } from './audit.docs';
 
 const NOT_STAFF = '401 without a bearer; 403 naming audit.view for a bearer that is not a staff member of the app holding it';
 
@@ -21,10 +22,7 @@ export class AuditController {
   @HttpCode(200)
   @ApiOperation({
     summary: "The app's audit log, newest first, one page",
-    description:
-      'Every staff action that changed something (refund, cancel, publish, roll back, staff and settings changes…), written in the transaction of the change: ' +
-      'who (actor), what (action), which record (table, recordId), when, from which address, with the before and after of the fields it changed (secrets masked). ' +
-      'Filters: actor, action, table, recordId, from/to. Index-backed: a page costs the same whatever the number of rows.',
+    description: AUDIT_LOG_DESCRIPTION,
   })
   @ApiOkResponse({
     type: ListAuditAnswer,

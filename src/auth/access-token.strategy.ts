@@ -7,7 +7,10 @@ import { asJwtSecret } from './session-tokens.service';
 
 export const ACCESS_TOKEN_STRATEGY = 'access-token';
 
-/** What the guard of the app serving a request gives the strategy: the app's access key for a token (key rotation: the previous one for a token it signed) and its account check. */
+/**
+ * What the guard of the app serving a request gives the strategy: the app's access key for a token (key rotation: the
+ * previous one for a token it signed) and its account check.
+ */
 export interface AccessTokenCheck {
   keyFor(token: string): KeyObject;
   principalOf(ctx: RequestContext, payload: unknown): Promise<AuthPrincipal>;

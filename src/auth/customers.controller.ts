@@ -26,7 +26,8 @@ const LOGIN_ANSWER =
   '{ status, message: Login successful, data: { _id, email, firstname, lastname, displayname, description, photourl, emailverified, ...extraFields } }';
 const RESET_MAIL_ANSWER = '{ status, message: Email with reset password instructions was sent to <EMAIL>. }';
 const RESET_FAILURES =
-  'Reset password token has expired or is invalid / Password does not meet security requirements (with requirements) / Validation error (confirmPassword: Passwords do not match; token: token and reset_password_token must be equal)';
+  'Reset password token has expired or is invalid / Password does not meet security requirements (with requirements) / ' +
+  'Validation error (confirmPassword: Passwords do not match; token: token and reset_password_token must be equal)';
 
 /**
  * The customer routes, served under /customers and, with the same shapes, under /user/app

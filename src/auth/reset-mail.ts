@@ -23,7 +23,9 @@ export async function resetMail(
   ttlSeconds: number,
 ): Promise<OutboxMail> {
   const minutes = String(Math.round(ttlSeconds / 60));
-  const text = `Reset the password of your ${site.name} account: ${link}\nThe link works once and expires in ${minutes} minutes. If you did not ask for it, ignore this mail.`;
+  const text =
+    `Reset the password of your ${site.name} account: ${link}\n` +
+    `The link works once and expires in ${minutes} minutes. If you did not ask for it, ignore this mail.`;
   const html = await templates.render('reset-password', { link, appName: site.name, minutes });
   return {
     event: 'password_reset',

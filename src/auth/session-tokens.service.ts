@@ -37,8 +37,9 @@ export class MalformedTokenError extends InvalidTokenError {}
 const ALGORITHM = 'HS256';
 
 /**
- * The auth module's session JWTs (access and refresh; not the digital access tokens of src/tokens), through @nestjs/jwt. The algorithm is pinned (no `none`, no key confusion), access and
- * refresh tokens have their own secrets and a `typ` claim, so neither can stand in for the other.
+ * The auth module's session JWTs (access and refresh; not the digital access tokens of src/tokens), made and
+ * checked through @nestjs/jwt. The algorithm is pinned (no `none`, no key confusion), access and refresh
+ * tokens have their own secrets and a `typ` claim, so neither can stand in for the other.
  *
  * Key rotation (docs/operations.md "Rotating keys"): tokens are always signed with the current secret; until
  * JWT_ACCESS_SECRET_PREVIOUS_UNTIL (JWT_REFRESH_SECRET_PREVIOUS_UNTIL) a token whose signature is the previous

@@ -8,6 +8,7 @@ import { Ctx, RequestContext } from '../common/request-context';
 import { Transactional } from '../common/transactional';
 import { CustomerDirectoryService } from './customer-directory.service';
 import { CustomerResetLinkAnswer, CustomerResetLinkRequest, ListCustomersAnswer, ListCustomersRequest } from './staff-customers.dto';
+import { LIST_CUSTOMERS_ANSWER, LIST_CUSTOMERS_DESCRIPTION } from './staff-customers.docs';
 
 const BEARER =
   '401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it';
@@ -24,13 +25,11 @@ export class StaffCustomersController {
   @RequirePermission('customers.view')
   @ApiOperation({
     summary: 'The app\'s customers, newest first, one page; `search` by id, or the start of the email, last name or "first last"',
-    description:
-      'Guest placeholders (the customer rows of orders placed without an account: no email, phone or name) are left out. Never a password hash or any other secret.',
+    description: LIST_CUSTOMERS_DESCRIPTION,
   })
   @ApiOkResponse({
     type: ListCustomersAnswer,
-    description:
-      '{ status: Success, data: [{ id, email, firstname, lastname, displayname, mobile, emailverified, passwordSet, created, updated }], paging: { page, perPage, hasMore } }',
+    description: LIST_CUSTOMERS_ANSWER,
   })
   @ApiFailureResponse(400, 'Validation error naming the field (search, page, perPage 1..100)')
   @ApiFailureResponse(401, BEARER)

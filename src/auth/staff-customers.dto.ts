@@ -35,7 +35,8 @@ export class CustomerResetLinkRequest {
   @TextField('url', 2000, {
     doc: {
       description:
-        "The reset page the link opens (on the app's domain or a subdomain; a loopback address outside production); default https://<app domain>/reset-password",
+        "The reset page the link opens (on the app's domain or a subdomain; a loopback " +
+        'address outside production); default https://<app domain>/reset-password',
     },
   })
   url?: string;

@@ -14,6 +14,7 @@ import {
   StaffMemberAnswer,
 } from './staff.dto';
 import { StaffService } from './staff.service';
+import { STAFF_INVITE_DESCRIPTION } from './staff.docs';
 
 const BEARER =
   '401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it';
@@ -44,9 +45,7 @@ export class StaffController {
   @RequirePermission('staff.manage')
   @ApiOperation({
     summary: 'Invite a staff member with their roles: an account without a password, and a link to set one by mail',
-    description:
-      'The link is the password reset link (its lifetime and mail). Inviting the address of a removed staff member brings that account back with the new roles. ' +
-      'The account cannot log in until the password is set.',
+    description: STAFF_INVITE_DESCRIPTION,
   })
   @ApiCreatedResponse({ type: StaffMemberAnswer })
   @ApiFailureResponse(400, 'Validation error naming email, roles, firstname, lastname or url')

@@ -119,7 +119,12 @@ export function answerClientError(error: Error & { code?: string; rawPacket?: un
   // No request was parsed, so none has an id yet: this answer gets its own, logged like a request's.
   const requestId = randomUUID();
   logger.log({ requestId, status: apiError.httpStatus, code: error.code }, 'Request refused by the HTTP parser');
-  const head = `HTTP/1.1 ${apiError.httpStatus} ${STATUS_CODES[apiError.httpStatus]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n`;
+  const head =
+    `HTTP/1.1 ${apiError.httpStatus} ${STATUS_CODES[apiError.httpStatus]}\r\n` +
+    'Content-Type: application/json; charset=utf-8\r\n' +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    `X-Request-Id: ${requestId}\r\n` +
+    'Connection: close\r\n\r\n';
   // Half-close and let the client finish sending: a reset while it still sends can discard the answer on its side.
   socket.end(head + body);
   setTimeout(() => socket.destroy(), 1000).unref();

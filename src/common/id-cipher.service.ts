@@ -106,7 +106,10 @@ export class IdCipherService {
     return Buffer.concat([nonce, body, cipher.getAuthTag()]).toString('base64url');
   }
 
-  /** The plaintext sealed for `purpose` (with the key, or the previous key while it is accepted), or null when the value is not one of ours for that purpose. */
+  /**
+   * The plaintext sealed for `purpose` (with the key, or the previous key while it is accepted), or null when the value is
+   * not one of ours for that purpose.
+   */
   open(purpose: string, value: unknown): string | null {
     if (typeof value !== 'string' || !BASE64URL.test(value) || value.length > 8192) return null;
     const raw = Buffer.from(value, 'base64url');

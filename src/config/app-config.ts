@@ -37,9 +37,10 @@ export interface AppConfig {
    * with REDIS_URL, across instances), the connections kept free for a tenant arriving while others are active
    * (DB_TENANT_HEADROOM: each active tenant's share is min(cap, max(1, floor((pool − headroom) / active)))),
    * those anonymous requests never take (DB_PRIORITY_CONNECTIONS, for authenticated ones), and how many of a
-   * tenant's requests may wait for one (DB_TENANT_QUEUE) and how long (DB_TENANT_QUEUE_WAIT_MS); whether the hot /getDataRows statements run as named prepared statements on its
-   * connections (DB_PREPARED_STATEMENTS: `auto` decides at start, off when DATABASE_URL shares server
-   * connections between clients, i.e. a transaction-mode pooler; src/database/pooler-probe.ts).
+   * tenant's requests may wait for one (DB_TENANT_QUEUE) and how long (DB_TENANT_QUEUE_WAIT_MS); whether the hot
+   * /getDataRows statements run as named prepared statements on its connections (DB_PREPARED_STATEMENTS: `auto`
+   * decides at start, off when DATABASE_URL shares server connections between clients, i.e. a transaction-mode
+   * pooler; src/database/pooler-probe.ts).
    */
   database: {
     poolSize: number;
@@ -103,7 +104,10 @@ export interface AppConfig {
     retryMaxMs: number;
     leaseMs: number;
     sqlTimeoutMs: number;
-    /** SQL merges: their own pool (NOTIFY_SQL_POOL_SIZE), merges at once per app (NOTIFY_SQL_PER_APP), waiting per app (NOTIFY_SQL_QUEUE), longest wait (NOTIFY_SQL_QUEUE_WAIT_MS). */
+    /**
+     * SQL merges: their own pool (NOTIFY_SQL_POOL_SIZE), merges at once per app (NOTIFY_SQL_PER_APP), waiting per app
+     * (NOTIFY_SQL_QUEUE), longest wait (NOTIFY_SQL_QUEUE_WAIT_MS).
+     */
     sqlPoolSize: number;
     sqlPerApp: number;
     sqlQueue: number;
@@ -336,7 +340,8 @@ class Reader {
     notes.push(
       until.getTime() > Date.now()
         ? `Key rotation: ${name}_PREVIOUS is accepted for reading until ${until.toISOString()}; everything new is made with ${name}`
-        : `${name}_PREVIOUS_UNTIL (${until.toISOString()}) has passed: what ${name}_PREVIOUS made is refused; remove ${name}_PREVIOUS and ${name}_PREVIOUS_UNTIL`,
+        : `${name}_PREVIOUS_UNTIL (${until.toISOString()}) has passed: what ${name}_PREVIOUS made is refused; ` +
+            `remove ${name}_PREVIOUS and ${name}_PREVIOUS_UNTIL`,
     );
     return { value, until };
   }
@@ -704,7 +709,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const { tenantHeadroom, priorityConnections } = config.database;
   if (poolSize > 1 && tenantHeadroom + priorityConnections >= poolSize)
     r.errors.push(
-      `DB_TENANT_HEADROOM (${tenantHeadroom}) + DB_PRIORITY_CONNECTIONS (${priorityConnections}) must leave anonymous requests at least one of the DB_POOL_SIZE (${poolSize}) connections`,
+      `DB_TENANT_HEADROOM (${tenantHeadroom}) + DB_PRIORITY_CONNECTIONS (${priorityConnections}) must leave anonymous requests ` +
+        `at least one of the DB_POOL_SIZE (${poolSize}) connections`,
     );
   if (r.errors.length > 0) throw new ConfigError(configErrorMessage(r.errors));
   if (toFiles.length > 0) config.warnings.push(`Production instance writes ${toFiles.join(' and ')}: nothing of it is sent`);

@@ -10,16 +10,13 @@ import { ConsoleCsrfGuard } from './console-csrf.guard';
 import { CSRF_HEADER } from './console-paths';
 import { ConsoleCsrfAnswer, ConsoleSessionAnswer, ConsoleSignInRequest } from './console-session.dto';
 import { ConsoleSessionService } from './console-session.service';
+import { COOKIE, CSRF_REFUSED, REFRESH_REFUSED } from './console-session.docs';
 
 const CSRF_TOKEN_HEADER = ApiHeader({
   name: CSRF_HEADER,
   required: true,
   description: 'The token of GET /console/session/csrf (made for the secret in the `console_csrf` cookie)',
 });
-const CSRF_REFUSED =
-  '`Invalid or missing CSRF token` (no x-csrf-token, or one not made for this browser’s console_csrf cookie); `Cross-origin requests are refused` (an Origin header of another origin)';
-const COOKIE =
-  'The refresh token is set in the `console_refresh` cookie (HttpOnly, SameSite=Strict, Path=/console/session, Secure in production, Max-Age CONSOLE_IDLE_MINUTES), never in the body.';
 
 /**
  * The staff console's browser session (README "Staff console"), outside the API's base path at /console/session,
@@ -85,10 +82,7 @@ export class ConsoleSessionController {
       COOKIE,
   })
   @ApiOkResponse({ type: ConsoleSessionAnswer })
-  @ApiFailureResponse(
-    401,
-    'Invalid refresh token (no cookie, signed out, a cookie already used) / The session has ended after a time without activity: sign in again / Refresh token has expired',
-  )
+  @ApiFailureResponse(401, REFRESH_REFUSED)
   @ApiFailureResponse(403, `Insufficient permissions (no staff role any more); ${CSRF_REFUSED}`)
   async refresh(
     @Ctx() ctx: RequestContext,

@@ -7,10 +7,7 @@ import { AppContext, Ctx, RequestContext } from '../common/request-context';
 import { IdpCallbackAnswer, IdpCallbackRequest, IdpLogoutAnswer, IdpLogoutRequest, IdpStartAnswer, IdpStartRequest } from './idp.dto';
 import { APP_CTX_COOKIE, APP_CTX_TTL_SECONDS, IdpLoginService, RelayAnswer } from './idp-login.service';
 import { RELAY_HEADERS, relayPage } from './relay-page';
-
-const UNAVAILABLE =
-  'Identity provider unavailable: try again later (discovery or a call to the IdP failed; the rest of the service is unaffected)';
-const NOT_CONFIGURED = 'Identity provider clientId (IDP_CLIENT_ID) is not configured';
+import { CALLBACK_ANSWER, CALLBACK_REFUSED, LOGOUT_RELAY_DESCRIPTION, NOT_CONFIGURED, START_REFUSED, UNAVAILABLE } from './idp.docs';
 
 /**
  * External identity login (README "Single sign-on (OpenID Connect)"): the JSON routes the app calls, and
@@ -32,10 +29,7 @@ export class IdpController {
   })
   @ApiAccess('site-id')
   @ApiOkResponse({ type: IdpStartAnswer, description: '{ status: Success, authorizationUrl, state }' })
-  @ApiFailureResponse(
-    400,
-    `Missing app context: provide appID/site-id for OAuth start / redirectUri must match server configuration (<configured URI>) / ${NOT_CONFIGURED} / OAuth login into authTable '<table>' is not allowed by configuration. / Validation error (codeChallenge, codeChallengeMethod: only S256, flow)`,
-  )
+  @ApiFailureResponse(400, START_REFUSED)
   @ApiFailureResponse(404, 'App not found (a site-id naming no app)')
   @ApiFailureResponse(503, UNAVAILABLE)
   async start(@Ctx() ctx: RequestContext, @Body() body: IdpStartRequest): Promise<IdpStartAnswer> {
@@ -55,14 +49,9 @@ export class IdpController {
   @ApiAccess('none', 'site-id') // the state names the app
   @ApiOkResponse({
     type: IdpCallbackAnswer,
-    description:
-      '{ status: Success, token: { access_token, refresh_token, expires_in: 3600 }, user: { _id (encrypted), email, firstname, lastname, displayname, photourl, emailverified, sessionid? }, clientState? }',
+    description: CALLBACK_ANSWER,
   })
-  @ApiFailureResponse(
-    400,
-    "code is required / Missing app context in OAuth state payload (errors[]: state missing, altered or expired) / the IdP's error text, e.g. invalid_grant: … (bad, used or expired code, wrong PKCE verifier) / " +
-      `OAuth login into authTable '<table>' is not allowed by configuration. / ${NOT_CONFIGURED} / redirectUri must match server configuration (<configured URI>) / Validation error (codeVerifier, authTable not the one of start)`,
-  )
+  @ApiFailureResponse(400, CALLBACK_REFUSED)
   @ApiFailureResponse(503, UNAVAILABLE)
   @ApiFailureResponse(500, 'An error occurred while processing your request')
   async callback(@Ctx() ctx: RequestContext, @Body() body: IdpCallbackRequest): Promise<IdpCallbackAnswer> {
@@ -116,9 +105,7 @@ export class IdpController {
   @AppContext({ none: true })
   @ApiOperation({
     summary: 'Post-logout relay for the IdP (not for clients): forwards the browser to the app logout URL',
-    description:
-      "Registered at the IdP as post-logout redirect URI. The app comes from the sealed state (query), else from the idp_app_ctx cookie. The target is the app's " +
-      "idp_app_logout_url, oauth_logout_url, auth_logout_url, else the logout's returnTo, else https://<domain>/index.html.",
+    description: LOGOUT_RELAY_DESCRIPTION,
   })
   @ApiQuery({ name: 'state', required: false, description: 'The sealed logout state' })
   @ApiAccess()

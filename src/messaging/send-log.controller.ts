@@ -7,6 +7,7 @@ import { Ctx, RequestContext } from '../common/request-context';
 import { Transactional } from '../common/transactional';
 import { ListSendLogAnswer, ListSendLogRequest, SendLogMailAnswer, SendLogMailRequest } from './send-log.dto';
 import { SendLogService } from './send-log.service';
+import { LIST_SEND_LOG_ANSWER, SEND_LOG_MAIL_ANSWER } from './send-log.docs';
 
 const NOT_STAFF = '401 without a bearer; 403 naming the permission for a bearer of the app whose roles lack it';
 const NOT_FOUND = "Mail not found (an unknown id, or another app's mail)";
@@ -34,8 +35,7 @@ export class SendLogController {
   })
   @ApiOkResponse({
     type: ListSendLogAnswer,
-    description:
-      '{ status: Success, data: [{ id, event, templateID, email, subject, status, attempts, lastError, linkedTable, masterID, created, sent }], paging: { perPage, hasMore, nextCursor } }',
+    description: LIST_SEND_LOG_ANSWER,
   })
   @ApiFailureResponse(400, 'Validation error naming the field (status, email, event, from, to, cursor, perPage 1..100)')
   @ApiFailureResponse(401, NOT_STAFF)
@@ -53,8 +53,7 @@ export class SendLogController {
   })
   @ApiOkResponse({
     type: SendLogMailAnswer,
-    description:
-      '{ status: Success, data: { id, event, templateID, email, from, cc, bcc, subject, contentType, html, text, status, attempts, lastError, created, sent, nextAttempt, … } }',
+    description: SEND_LOG_MAIL_ANSWER,
   })
   @ApiFailureResponse(400, 'Validation error naming id')
   @ApiFailureResponse(401, NOT_STAFF)

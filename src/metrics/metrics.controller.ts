@@ -8,6 +8,7 @@ import { NoAppContext } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { MetricsService } from './metrics.service';
+import { METRICS_DESCRIPTION } from './metrics.docs';
 
 /** The security scheme of /metrics in the OpenAPI document (src/openapi.ts declares it). */
 export const METRICS_SECURITY = SECURITY_SCHEMES.metrics;
@@ -31,13 +32,7 @@ export class MetricsController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Prometheus metrics of this instance (text exposition format)',
-    description:
-      'Outside the base path, no tenant, not rate limited. With METRICS_TOKEN set, `Authorization: Bearer <METRICS_TOKEN>` is required (401 otherwise). ' +
-      'http_request_duration_seconds{method,route,status} (histogram; route is the route template, `unmatched` for no route); ' +
-      'db_pool_connections, db_pool_idle_connections, db_pool_waiting_requests, db_pool_max_connections; ' +
-      'outbox_pending_notifications, outbox_oldest_pending_age_seconds (whole database, read at scrape time; NaN when the database did not answer within 1 s); ' +
-      'job_runs_total{job}, job_failures_total{job}, job_last_success_timestamp_seconds{job} (job: notification_sender, content_expiry); ' +
-      'rate_limit_rejections_total{reason,route}; and the process_* and nodejs_* defaults of prom-client. Scrape each instance directly.',
+    description: METRICS_DESCRIPTION,
   })
   @ApiAccess('none', METRICS_SECURITY) // the token only when METRICS_TOKEN is set
   @ApiMediaResponse(200, 'text/plain', 'Prometheus text format 0.0.4')

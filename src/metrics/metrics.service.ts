@@ -214,7 +214,8 @@ export class MetricsService {
     return {
       lag: byReplica(
         'db_replica_lag_seconds',
-        'How far the replica is behind the primary (its last poll): since when the primary stood at a WAL position it has not replayed; NaN while it does not answer',
+        'How far the replica is behind the primary (its last poll): since when the primary stood at a WAL position ' +
+          'it has not replayed; NaN while it does not answer',
       ),
       up: byReplica('db_replica_up', 'Whether the replica answered its last poll as a streaming replica (1) or not (0)'),
       used: byReplica(
@@ -223,7 +224,9 @@ export class MetricsService {
       ),
       reads: new Counter({
         name: 'db_replica_reads_total',
-        help: 'Lag-tolerant reads (kind: published_rows, site) by the server that served them (a replica, or primary) and why (replica; or the reason the primary served: read_your_writes, site_changed, lagging, down, busy, failed, transaction, unknown_position)',
+        help:
+          'Lag-tolerant reads (kind: published_rows, site) by the server that served them (a replica, or primary) and why ' +
+          '(replica; or the reason the primary served: read_your_writes, site_changed, lagging, down, busy, failed, transaction, unknown_position)',
         labelNames: ['kind', 'server', 'reason'] as const,
         registers: [this.registry],
       }),

@@ -113,7 +113,8 @@ export class DisputesService {
       });
       const expired = await this.tokens.expireOrderTokens(ctx, order.id, 'dispute');
       await this.notices.dispute(ctx, order, 'Dispute lost', [
-        `The dispute of the payment of order #${order.id} was lost: ${this.describe(order, dispute)}. The disputed amount went back to the customer through their card issuer.`,
+        `The dispute of the payment of order #${order.id} was lost: ${this.describe(order, dispute)}. ` +
+          'The disputed amount went back to the customer through their card issuer.',
         '',
         `${expired} access token(s) of the order expired. The order stays Disputed.`,
       ]);

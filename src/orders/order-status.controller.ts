@@ -9,6 +9,7 @@ import { MAX_ID } from '../common/id-cipher.service';
 import { Ctx, RequestContext } from '../common/request-context';
 import { QrCodes, qrContent } from './order-qr';
 import { OrderStatusService } from './order-status.service';
+import { GEN_CODE_DESCRIPTION, ORDER_STATUS_ANSWER } from './order-status.docs';
 
 const NUMBER = /^[1-9]\d{0,9}$/;
 
@@ -28,8 +29,7 @@ export class OrderStatusController {
   @ApiParam({ name: 'id', description: 'Encrypted order id (`_id` of createOrder)' })
   @ApiOkResponse({
     type: OrderStatusAnswerDto,
-    description:
-      '{ status: Success, data: { orderStatus, orderStatusLabel, paymentStatus, giftTokens? } }: giftTokens [{ id, token_value, product_id, order_item_id, status, product_title }] once a paid order has gift digital items',
+    description: ORDER_STATUS_ANSWER,
   })
   @ApiFailureResponse(401, 'Unauthorized: an invalid bearer token (the bearer is optional)')
   @ApiFailureResponse(404, "Order not found (unknown, another app's or a tampered id)")
@@ -42,8 +42,7 @@ export class OrderStatusController {
   @Header('cache-control', 'public, max-age=86400')
   @ApiOperation({
     summary: 'A QR code PNG for an order id or product id',
-    description:
-      "The code holds `https://<app domain>/?code=<id>`: a URL of the app's own site naming the number, nothing secret. The confirmation email links the order's code.",
+    description: GEN_CODE_DESCRIPTION,
   })
   @ApiAccess('site-id')
   @ApiParam({ name: 'id', type: 'integer', description: 'A positive number (order id or product id)' })

@@ -20,8 +20,9 @@ export type NoticeOrder = Pick<Order, 'id' | 'total' | 'refunded_total' | 'curre
 /**
  * Plain-text mails to the app's administrator recipients (those of the admin order mail: email_cc, email_bcc,
  * else email_from) about an order's money the provider reports going another way than asked: a counted refund
- * that failed, a dispute of the payment, a payment the order could not take and that goes back by itself. Written to the outbox in the caller's transaction, so each is sent once
- * after commit, and only when the change it reports was made. None for an app with disable_email (logged).
+ * that failed, a dispute of the payment, a payment the order could not take and that goes back by itself.
+ * Written to the outbox in the caller's transaction, so each is sent once after commit, and only when the
+ * change it reports was made. None for an app with disable_email (logged).
  */
 @Injectable()
 export class PaymentNoticesService {

@@ -9,6 +9,7 @@ import { Ctx, RequestContext } from '../common/request-context';
 import { TokensService } from '../tokens';
 import { OrderAdminService } from './order-admin.service';
 import { StaffCustomerAnswer, StaffCustomerRequest } from './staff-customer.dto';
+import { STAFF_CUSTOMER_DESCRIPTION } from './staff-customer.docs';
 
 const BEARER =
   '401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it';
@@ -33,8 +34,7 @@ export class StaffCustomerController {
   @RequirePermission('customers.view')
   @ApiOperation({
     summary: 'A customer (never a password hash or any other secret) with their orders and access tokens, newest first, each paged',
-    description:
-      'Orders as listOrders shows them (`ordersPage`), tokens as listTokens shows them (`tokensPage`, with the token values: customers.view goes to the same roles as orders.view); `perPage` for both (default 20).',
+    description: STAFF_CUSTOMER_DESCRIPTION,
   })
   @ApiOkResponse({
     type: StaffCustomerAnswer,

@@ -6,6 +6,7 @@ import { success, successData } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
 import { ContentRowsAnswer, ContentRowsRequest, ContentTablesAnswer, ContentTablesRequest } from './content-tables.dto';
 import { ContentTablesService } from './content-tables.service';
+import { CONTENT_ROWS_DESCRIPTION, CONTENT_ROWS_ANSWER } from './content-tables.docs';
 
 const BEARER =
   '401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming content.view for a staff member without it';
@@ -42,13 +43,11 @@ export class ContentTablesController {
   @RequirePermission('content.view')
   @ApiOperation({
     summary: "One page of the app's records of a content table in a stage (drafts and staged ones too), the most recently updated first",
-    description:
-      "Each record is the content row of its version in that stage (its columns but secret ones) with `_id` (the encrypted record id, for /content/*) and the version's meta fields.",
+    description: CONTENT_ROWS_DESCRIPTION,
   })
   @ApiOkResponse({
     type: ContentRowsAnswer,
-    description:
-      '{ status: Success, data: [{ _id, …columns, meta_master_id, meta_current_id, meta_title, meta_status, meta_updated, meta_publish_set_date, meta_publish_expire_date }], paging: { page, perPage, hasMore } }',
+    description: CONTENT_ROWS_ANSWER,
   })
   @ApiFailureResponse(
     400,

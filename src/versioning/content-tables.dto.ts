@@ -27,7 +27,9 @@ export class ContentRowsRequest {
   @OneOfField(
     'stage',
     CONTENT_STAGES,
-    'draft (the current version New, Editing or Rolled Back, not published or staged), staged (the newest staged version not published), published (the published version, its expiry date not passed), expired (the current version Expired, or the published version past its expiry date)',
+    'draft (the current version New, Editing or Rolled Back, not published or staged), staged (the ' +
+      'newest staged version not published), published (the published version, its expiry date not ' +
+      'passed), expired (the current version Expired, or the published version past its expiry date)',
     true,
   )
   stage: ContentStage;
@@ -73,7 +75,8 @@ export class ContentTablesAnswer extends SuccessEnvelope {
 }
 
 @OpenSchema(
-  "A record in the stage: `_id` (the encrypted record id), the version's content row (its columns but secret ones) and meta_master_id, meta_current_id, meta_title, meta_status, meta_updated, meta_publish_set_date, meta_publish_expire_date",
+  "A record in the stage: `_id` (the encrypted record id), the version's content row (its columns but secret ones) and " +
+    'meta_master_id, meta_current_id, meta_title, meta_status, meta_updated, meta_publish_set_date, meta_publish_expire_date',
 )
 export class StagedRecord {}
 

@@ -13,7 +13,8 @@ export class ContentRecordRequest {
   @ApiPropertyOptional({
     type: 'string',
     description:
-      'Encrypted master id of the record (a string), as `_id` of a /getDataRows row; a number is no encrypted id and names no record (use masterId for the plain id)',
+      'Encrypted master id of the record (a string), as `_id` of a /getDataRows row; a ' +
+      'number is no encrypted id and names no record (use masterId for the plain id)',
   })
   @IsOptional()
   @IsInt({ message: '_id must be an encrypted record id' })

@@ -23,7 +23,8 @@ export interface CustomerProfileRow {
  * these (AccountsService.createPlaceholderCustomer): the list leaves those out. The partial index of migration
  * 1764002360000 has this predicate, word for word, so the planner can use it.
  */
-export const LISTED_CUSTOMER = `(c.email IS NOT NULL OR c.mobile IS NOT NULL OR c.firstname IS NOT NULL OR c.lastname IS NOT NULL OR c.displayname IS NOT NULL)`;
+export const LISTED_CUSTOMER =
+  '(c.email IS NOT NULL OR c.mobile IS NOT NULL OR c.firstname IS NOT NULL ' + 'OR c.lastname IS NOT NULL OR c.displayname IS NOT NULL)';
 
 /** The search's alternatives: each the expression of one index of migration 1764002360000 (app_id first, text_pattern_ops). */
 export const CUSTOMER_SEARCH_COLUMNS = [

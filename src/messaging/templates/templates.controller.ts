@@ -21,6 +21,7 @@ import {
   TestSendTemplateRequest,
   UpdateTemplateRequest,
 } from './templates.dto';
+import { CREATE_TEMPLATE_DESCRIPTION, PREVIEW_DESCRIPTION, TEST_SEND_DESCRIPTION } from './templates.docs';
 
 const NOT_STAFF = '401 without a bearer (or an invalid one); 403 naming the permission for a staff member whose roles lack it';
 const SAVE_CHECKS =
@@ -65,8 +66,7 @@ export class TemplatesController {
   @Transactional()
   @ApiOperation({
     summary: 'Create a template for an event (version 1)',
-    description:
-      "order_confirmation, order_admin and order_refund replace the service's order mails for this app (their merge fields are listed in docs/messaging.md); any other name is an event of /message/notification.",
+    description: CREATE_TEMPLATE_DESCRIPTION,
   })
   @ApiOkResponse({ type: TemplateAnswer })
   @ApiFailureResponse(400, SAVE_CHECKS)
@@ -135,8 +135,7 @@ export class TemplatesController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Render a template with sample data or the data given: subject, HTML, text, the merge fields used and those missing',
-    description:
-      'The saved template of the event, or the subject and content given (checked as a save would, not saved; with both given the event needs no saved template). Nothing is written.',
+    description: PREVIEW_DESCRIPTION,
   })
   @ApiOkResponse({ type: TemplatePreviewAnswer })
   @ApiFailureResponse(400, 'Validation error naming event, data, subject or content')
@@ -152,8 +151,7 @@ export class TemplatesController {
   @Transactional()
   @ApiOperation({
     summary: 'Send a test of a saved template (enabled or not) to one address through the outbox',
-    description:
-      'Rendered with the data given, else sample data; subject prefixed `TEST: `; To the address alone (no CC, no BCC). One Pending core_notification_log row, sent by the background sender.',
+    description: TEST_SEND_DESCRIPTION,
   })
   @ApiOkResponse({ type: TemplateTestSendAnswer })
   @ApiFailureResponse(400, 'Validation error naming event, email or data')

@@ -40,7 +40,8 @@ function DataField(): PropertyDecorator {
 
 const EVENT_DOC = {
   description:
-    "Event name (unique per app): a letter, then letters, digits, _, . or - (at most 100). order_confirmation, order_admin and order_refund replace the service's order mails",
+    'Event name (unique per app): a letter, then letters, digits, _, . or - (at most 100). ' +
+    "order_confirmation, order_admin and order_refund replace the service's order mails",
   example: 'welcome',
 };
 

@@ -7,7 +7,9 @@ import { GIFT_REDEEM_STATUSES, ItemStatus, Order, OrderItem, OrderStatus, Paymen
 import { MAX_ORDER_TOTAL, UNCOUNTED_ITEM_STATUSES } from '../order-totals';
 
 /** The order total of `:orderId` in SQL, in bigint so no product of integers overflows (order-totals.ts's orderTotal). */
-const SUM_SQL = `(SELECT COALESCE(SUM(i."Qty"::bigint * (i."Price"::bigint + i."bond")), 0) FROM core_order_items i WHERE i."Order_ID" = :orderId AND i."ItemStatus" NOT IN (:...uncounted))`;
+const SUM_SQL =
+  `(SELECT COALESCE(SUM(i."Qty"::bigint * (i."Price"::bigint + i."bond")), 0) FROM core_order_items i ` +
+  `WHERE i."Order_ID" = :orderId AND i."ItemStatus" NOT IN (:...uncounted))`;
 
 /**
  * listOrders' search: each alternative is the expression of one index of migration 1764002350000 (app_id

@@ -45,7 +45,8 @@ export class ContentStagesRepository {
     const columns = [...table.columns.values()].filter((column) => !column.secret).map((column) => `c.${quoteIdentifier(column.name)}`);
     const versions =
       stage === 'staged'
-        ? `(SELECT DISTINCT ON ("Master_ID") d.* FROM core_data d WHERE d."Shop_ID" = $1 AND d."Source_Table" = $2 AND ${STAGE_SQL.staged} ORDER BY "Master_ID", "ID" DESC)`
+        ? `(SELECT DISTINCT ON ("Master_ID") d.* FROM core_data d ` +
+          `WHERE d."Shop_ID" = $1 AND d."Source_Table" = $2 AND ${STAGE_SQL.staged} ORDER BY "Master_ID", "ID" DESC)`
         : `(SELECT d.* FROM core_data d WHERE d."Shop_ID" = $1 AND d."Source_Table" = $2 AND ${STAGE_SQL[stage]})`;
     const sql =
       `SELECT ${columns.join(', ')}, v."Master_ID" AS meta_master_id, v."Current_ID" AS meta_current_id, v."Title" AS meta_title, ` +
