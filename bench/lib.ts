@@ -313,7 +313,11 @@ export async function versusBaseline(
 }
 
 export function row(name: string, f: Figures): string {
-  return `${name.padEnd(44)} ${f.rps.toFixed(0).padStart(8)} req/s   p50 ${String(Number(f.p50.toFixed(2))).padStart(4)} ms   p99 ${String(Number(f.p99.toFixed(2))).padStart(4)} ms${f.errors || f.non2xx ? `   (errors ${f.errors}, non-2xx ${f.non2xx})` : ''}`;
+  return (
+    `${name.padEnd(44)} ${f.rps.toFixed(0).padStart(8)} req/s   p50 ` +
+    `${String(Number(f.p50.toFixed(2))).padStart(4)} ms   p99 ` +
+    `${String(Number(f.p99.toFixed(2))).padStart(4)} ms${f.errors || f.non2xx ? `   (errors ${f.errors}, non-2xx ${f.non2xx})` : ''}`
+  );
 }
 
 export function ratio(service: Figures, baseline: Figures, throughput = service.rps / baseline.rps): string {

@@ -42,7 +42,8 @@ async function main(): Promise<void> {
     service = await startService(env);
     const ctx: BenchContext = { service, basePath: '/api/v2', appId: seed.appID, databaseUrl: url, env };
     console.log(
-      `platform-service benchmark: ${process.env.BENCH_DURATION ?? 10}s per measurement, ${process.env.BENCH_CONNECTIONS ?? 50} connections, node ${process.version}, ` +
+      `platform-service benchmark: ${process.env.BENCH_DURATION ?? 10}s per measurement, ` +
+        `${process.env.BENCH_CONNECTIONS ?? 50} connections, node ${process.version}, ` +
         `service pool ${process.env.DB_POOL_SIZE ?? 10} connections, tenant share ${env.DB_TENANT_MAX_CONNECTIONS}\n`,
     );
     for (const scenario of scenarios) {
@@ -55,7 +56,8 @@ async function main(): Promise<void> {
     for (const line of verdicts) console.log(`  ${line}`);
     if (settling.turns)
       console.log(
-        `  (after ${settling.unsettled} of ${settling.turns} interleaved turns the machine was still busy when the bench stopped waiting for it: other work was running)`,
+        `  (after ${settling.unsettled} of ${settling.turns} interleaved turns the machine was still busy ` +
+          'when the bench stopped waiting for it: other work was running)',
       );
   } finally {
     await service?.stop();

@@ -187,7 +187,9 @@ async function main(): Promise<void> {
       const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
       errors += stats.errors;
       console.log(
-        `${route.padEnd(40)} ${String(sorted.length).padStart(9)} ${(sorted.length / SECONDS).toFixed(1).padStart(7)} ${at(0.5).toFixed(1).padStart(8)} ${at(0.99).toFixed(1).padStart(8)} ${String(stats.errors).padStart(7)}`,
+        `${route.padEnd(40)} ${String(sorted.length).padStart(9)} ` +
+          `${(sorted.length / SECONDS).toFixed(1).padStart(7)} ${at(0.5).toFixed(1).padStart(8)} ` +
+          `${at(0.99).toFixed(1).padStart(8)} ${String(stats.errors).padStart(7)}`,
       );
     }
     console.log(`\nresident memory (s: MB): ${rss.map((s) => `${s.at}: ${s.mb.toFixed(0)}`).join(', ')}`);

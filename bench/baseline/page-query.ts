@@ -27,7 +27,10 @@ const COLUMNS = [
   'updated',
 ];
 const ORDERED = new Set(['title', 'created', 'updated', 'sort_order', 'price']);
-const SELECT_LIST = `d."Master_ID" AS meta_master_id, d."Current_ID" AS meta_current_id, d."Title" AS meta_title, d."Status" AS meta_status, d."Updated" AS meta_updated, ${COLUMNS.map((c) => `c."${c}" AS "${c}"`).join(', ')}`;
+const SELECT_LIST =
+  'd."Master_ID" AS meta_master_id, d."Current_ID" AS meta_current_id, d."Title" AS meta_title, ' +
+  'd."Status" AS meta_status, d."Updated" AS meta_updated, ' +
+  `${COLUMNS.map((c) => `c."${c}" AS "${c}"`).join(', ')}`;
 const FROM = `FROM core_data d JOIN "core_products" c ON c."id" = d."Current_ID"
  WHERE d."Shop_ID" = $APP AND d."Source_Table" = 'core_products' AND d."Published" = 1 AND c."app_id" = $APP
    AND d."Publish_Set_Date" <= now() AND (d."Publish_Expire_Date" > now() OR d."Publish_Expire_Date" IS NULL) AND d."IsExpired" <> 1`;

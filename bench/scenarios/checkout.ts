@@ -118,5 +118,10 @@ async function shoppers(
 function line(label: string, run: { purchases: Purchase[]; seconds: number }): string {
   const checkout = run.purchases.map((p) => p.checkoutMs);
   const total = run.purchases.map((p) => p.totalMs);
-  return `${`purchases, ${label}`.padEnd(44)} ${(run.purchases.length / run.seconds).toFixed(0).padStart(8)} purchases/s   checkout p50 ${percentile(checkout, 0.5).toFixed(1)} ms p99 ${percentile(checkout, 0.99).toFixed(1)} ms   whole purchase p50 ${percentile(total, 0.5).toFixed(1)} ms p99 ${percentile(total, 0.99).toFixed(1)} ms`;
+  return (
+    `${`purchases, ${label}`.padEnd(44)} ${(run.purchases.length / run.seconds).toFixed(0).padStart(8)} ` +
+    `purchases/s   checkout p50 ${percentile(checkout, 0.5).toFixed(1)} ms p99 ` +
+    `${percentile(checkout, 0.99).toFixed(1)} ms   whole purchase p50 ` +
+    `${percentile(total, 0.5).toFixed(1)} ms p99 ${percentile(total, 0.99).toFixed(1)} ms`
+  );
 }

@@ -193,7 +193,10 @@ async function seedTenant(ctx: BenchContext): Promise<Seeded> {
     );
     return {
       appId,
-      summary: `tenant ${appId}: ${counts[0].orders.toLocaleString('en')} orders, ${counts[0].items.toLocaleString('en')} items seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      summary:
+        `tenant ${appId}: ${counts[0].orders.toLocaleString('en')} orders, ` +
+        `${counts[0].items.toLocaleString('en')} items seeded in ` +
+        `${((Date.now() - started) / 1000).toFixed(1)} s`,
       firstPage: newest.map((r) => orderNumber(r.id)),
       samples: samples.filter((_, i) => i % 997 === 0).map((r) => ({ number: orderNumber(r.id), email: r.email })),
     };
@@ -308,7 +311,8 @@ async function inBrowser(ctx: BenchContext, browser: Browser, seeded: Seeded): P
   const unused = firstLoadFiles.filter((file) => !coldFetched.has(file));
   lines.push(
     missing.length || unused.length
-      ? `Chromium's first load of /console/orders fetched ${[...coldFetched].join(', ')} (not counted above: ${missing.join(', ') || 'none'}; counted but not fetched: ${unused.join(', ') || 'none'})`
+      ? `Chromium's first load of /console/orders fetched ${[...coldFetched].join(', ')} (not counted above: ` +
+          `${missing.join(', ') || 'none'}; counted but not fetched: ${unused.join(', ') || 'none'})`
       : `Chromium's first load of /console/orders fetched exactly the ${coldFetched.size} files counted above`,
   );
   const fmt = (v: number) => `${Math.round(v)} ms`;
@@ -327,8 +331,10 @@ async function inBrowser(ctx: BenchContext, browser: Browser, seeded: Seeded): P
         `p50 ${fmt(median(runs.map((r) => r.seenAfter)))} after that frame (it polls, every 500 ms after its first tries)`,
     );
     lines.push(
-      `  where the time goes (p50, ms after navigation start, the page's clock): index.html ${m((x) => x.document)}, main script and CSS ${m((x) => x.entry)}, ` +
-        `csrf ${m((x) => x.csrf)}, refresh ${m((x) => x.refresh)}, orders chunk ${runs.some((r) => r.milestones.chunk) ? m((x) => x.chunk) : 'none'}, listOrders ${m((x) => x.list)}, ` +
+      `  where the time goes (p50, ms after navigation start, the page's clock): index.html ` +
+        `${m((x) => x.document)}, main script and CSS ${m((x) => x.entry)}, ` +
+        `csrf ${m((x) => x.csrf)}, refresh ${m((x) => x.refresh)}, orders chunk ` +
+        `${runs.some((r) => r.milestones.chunk) ? m((x) => x.chunk) : 'none'}, listOrders ${m((x) => x.list)}, ` +
         `rows in the DOM ${m((x) => x.shown)}, next frame ${m((x) => x.painted)}`,
     );
   }

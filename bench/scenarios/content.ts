@@ -172,7 +172,8 @@ export const contentScenarios: Scenario[] = [
         const versusLines = await versusPostGraphile(ctx, peer, versus, Math.max(3, DURATION_S));
 
         const lines = [
-          `${'order'.padEnd(16)} ${'service, 10,000 rows'.padEnd(28)} ${'service, 100,000 rows'.padEnd(28)} ${'raw best SQL, 100,000'.padEnd(28)} 100k/10k  service/raw  bare NestJS/raw  service/bare NestJS (medians of rounds)`,
+          `${'order'.padEnd(16)} ${'service, 10,000 rows'.padEnd(28)} ${'service, 100,000 rows'.padEnd(28)} ` +
+            `${'raw best SQL, 100,000'.padEnd(28)} 100k/10k  service/raw  bare NestJS/raw  service/bare NestJS (medians of rounds)`,
         ];
         type Worst = { value: number; order: string };
         const worse = (worst: Worst, value: number, order: string): Worst => (value < worst.value ? { value, order } : worst);
@@ -193,13 +194,17 @@ export const contentScenarios: Scenario[] = [
           worstFloor = worse(worstFloor, floorVsRaw, orderBy);
           worstVsFloor = worse(worstVsFloor, vsFloor, orderBy);
           lines.push(
-            `${orderBy.padEnd(16)} ${short(small).padEnd(28)} ${short(large).padEnd(28)} ${short(raw).padEnd(28)} ${size.toFixed(2).padStart(8)}  ${vsRaw.toFixed(2).padStart(11)}  ${floorVsRaw.toFixed(2).padStart(15)}  ${vsFloor.toFixed(2).padStart(19)}`,
+            `${orderBy.padEnd(16)} ${short(small).padEnd(28)} ${short(large).padEnd(28)} ${short(raw).padEnd(28)} ` +
+              `${size.toFixed(2).padStart(8)}  ${vsRaw.toFixed(2).padStart(11)}  ` +
+              `${floorVsRaw.toFixed(2).padStart(15)}  ${vsFloor.toFixed(2).padStart(19)}`,
           );
         }
         return [
           ...lines,
-          `framework floor: bare NestJS + pg / raw Fastify + pg, same SQL, worst of ${ORDERS.length} orders (${worstFloor.order}): ${worstFloor.value.toFixed(2)}`,
-          `reference, not a goal (issue 26): service / raw best SQL, 100,000 rows, worst of ${ORDERS.length} orders (${worstRaw.order}): ${worstRaw.value.toFixed(2)}`,
+          `framework floor: bare NestJS + pg / raw Fastify + pg, same SQL, worst of ${ORDERS.length} orders (${worstFloor.order}): ` +
+            `${worstFloor.value.toFixed(2)}`,
+          `reference, not a goal (issue 26): service / raw best SQL, 100,000 rows, worst of ${ORDERS.length} ` +
+            `orders (${worstRaw.order}): ${worstRaw.value.toFixed(2)}`,
           'against PostGraphile 5 (measured first, interleaved after the warm-up):',
           ...versusLines,
           goal(

@@ -37,7 +37,8 @@ export const fairnessScenario: Scenario = {
     for (const appId of flooders) await seedManyProducts(ctx.databaseUrl, appId, FLOOD_ROWS);
     const service = await startService(env);
     const lines: string[] = [
-      `a second instance with the default shares (pool ${env.DB_POOL_SIZE ?? 10}, headroom and priority reserve a fifth of it each); ${FLOOD_ROWS} rows per flooding tenant`,
+      `a second instance with the default shares (pool ${env.DB_POOL_SIZE ?? 10}, headroom and priority ` +
+        `reserve a fifth of it each); ${FLOOD_ROWS} rows per flooding tenant`,
     ];
     try {
       const url = `${service.url}${ctx.basePath}/getDataRows`;
@@ -63,7 +64,8 @@ export const fairnessScenario: Scenario = {
         const answered = floods.reduce((sum, f) => sum + f.count, 0);
         const refused = floods.reduce((sum, f) => sum + f.non2xx, 0);
         lines.push(
-          `${n} flooding tenant${n > 1 ? 's' : ''} (${n * FLOOD_CLIENTS} heavy reads at once): quiet p50 ${during.p50.toFixed(1)} ms, p99 ${during.p99.toFixed(1)} ms ` +
+          `${n} flooding tenant${n > 1 ? 's' : ''} (${n * FLOOD_CLIENTS} heavy reads at once): quiet p50 ` +
+            `${during.p50.toFixed(1)} ms, p99 ${during.p99.toFixed(1)} ms ` +
             `(${during.count} reads, ${during.non2xx} not 2xx); flood ${answered} answered, ${refused} of them 503`,
         );
         lines.push(

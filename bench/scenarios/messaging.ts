@@ -67,7 +67,8 @@ export const messagingScenario: Scenario = {
         }
         const seconds = (Date.now() - started) / 1000;
         lines.push(
-          `${'sender: mails delivered to local SMTP'.padEnd(44)} ${(sent / seconds).toFixed(0).padStart(8)} mails/s   (${sent}/${total} Sent in ${seconds.toFixed(1)} s, SMTP received ${smtp.count})`,
+          `${'sender: mails delivered to local SMTP'.padEnd(44)} ${(sent / seconds).toFixed(0).padStart(8)} ` +
+            `mails/s   (${sent}/${total} Sent in ${seconds.toFixed(1)} s, SMTP received ${smtp.count})`,
         );
         lines.push(goal('sender: mails/s into a local SMTP server', sent / seconds, '>=', 300, (v) => `${v.toFixed(0)} mails/s`));
       } finally {
@@ -168,7 +169,10 @@ async function requestToMail(
       const p50 = percentile(latencies, 0.5);
       return {
         p50,
-        line: `${'notification request → mail at SMTP'.padEnd(44)} p50 ${p50.toFixed(0).padStart(4)} ms   p99 ${percentile(latencies, 0.99).toFixed(0).padStart(4)} ms   (${latencies.length}/${count} mails at ${LATENCY_RATE} req/s, acceptor + sender instance, poll 2 s${failed ? `, ${failed} requests failed` : ''})`,
+        line:
+          `${'notification request → mail at SMTP'.padEnd(44)} p50 ${p50.toFixed(0).padStart(4)} ms   p99 ` +
+          `${percentile(latencies, 0.99).toFixed(0).padStart(4)} ms   (${latencies.length}/${count} mails at ` +
+          `${LATENCY_RATE} req/s, acceptor + sender instance, poll 2 s${failed ? `, ${failed} requests failed` : ''})`,
       };
     } finally {
       await sender.stop();

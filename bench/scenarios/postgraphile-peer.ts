@@ -137,7 +137,8 @@ export async function startPostGraphile(ctx: BenchContext, appIds: number[], pag
         const titles = (rows: Record<string, unknown>[]) => JSON.stringify(rows.map((r) => r.title));
         if (titles(nodes) !== titles(expected.rows) || pageInfo.hasNextPage !== expected.hasMore) {
           throw new Error(
-            `PostGraphile's page ${page} of app ${appId} is not the service's: ${titles(nodes)} (next: ${pageInfo.hasNextPage}) against ${titles(expected.rows)} (next: ${expected.hasMore})`,
+            `PostGraphile's page ${page} of app ${appId} is not the service's: ${titles(nodes)} (next: ` +
+              `${pageInfo.hasNextPage}) against ${titles(expected.rows)} (next: ${expected.hasMore})`,
           );
         }
       }

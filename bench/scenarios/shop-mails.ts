@@ -60,7 +60,8 @@ export const shopMailsScenario: Scenario = {
         await waitForArrivals(smtp, 2 * (deliveries.length - failed));
         const mails = (
           await db.query(
-            `SELECT id, master_id FROM core_notification_log WHERE app_id = $1 AND linked_table = 'core_orders' AND event IN ('order_admin', 'order_confirmation')`,
+            `SELECT id, master_id FROM core_notification_log WHERE app_id = $1 AND linked_table = 'core_orders' ` +
+              `AND event IN ('order_admin', 'order_confirmation')`,
             [appId],
           )
         ).rows as { id: number; master_id: number }[];
@@ -75,8 +76,10 @@ export const shopMailsScenario: Scenario = {
         const p50 = percentile(latencies, 0.5);
         const ms = (v: number) => `${v.toFixed(0).padStart(4)} ms`;
         return [
-          `${'webhook answered'.padEnd(44)} p50 ${ms(percentile(answered, 0.5))}   p99 ${ms(percentile(answered, 0.99))}   (${answered.length} deliveries at ${RATE}/s${failed ? `, ${failed} not 2xx` : ''})`,
-          `${'webhook sent → both mails at SMTP'.padEnd(44)} p50 ${ms(p50)}   p99 ${ms(percentile(latencies, 0.99))}   (${latencies.length}/${deliveries.length} orders with both mails)`,
+          `${'webhook answered'.padEnd(44)} p50 ${ms(percentile(answered, 0.5))}   p99 ` +
+            `${ms(percentile(answered, 0.99))}   (${answered.length} deliveries at ${RATE}/s${failed ? `, ${failed} not 2xx` : ''})`,
+          `${'webhook sent → both mails at SMTP'.padEnd(44)} p50 ${ms(p50)}   p99 ` +
+            `${ms(percentile(latencies, 0.99))}   (${latencies.length}/${deliveries.length} orders with both mails)`,
           goal('shop: webhook → both order mails at SMTP, p50', p50, '<', 1000, (v) => `${v.toFixed(0)} ms`),
         ];
       } finally {

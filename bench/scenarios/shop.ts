@@ -250,5 +250,9 @@ async function deliver(url: string, deliveries: Delivery[], connections: number)
 
 function line(label: string, f: Figures): string {
   const rate = f.count / f.seconds;
-  return `${`webhook, ${label}`.padEnd(44)} ${rate.toFixed(0).padStart(8)} deliveries/s   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms   (${f.count} deliveries${f.errors || f.non2xx ? `, errors ${f.errors}, non-2xx ${f.non2xx}` : ''})`;
+  return (
+    `${`webhook, ${label}`.padEnd(44)} ${rate.toFixed(0).padStart(8)} deliveries/s   p50 ` +
+    `${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms   (${f.count} deliveries` +
+    `${f.errors || f.non2xx ? `, errors ${f.errors}, non-2xx ${f.non2xx}` : ''})`
+  );
 }

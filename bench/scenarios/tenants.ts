@@ -112,8 +112,10 @@ export const tenantsScenario: Scenario = {
       );
       const perTenant = (mb: number) => ((mb * 1024) / touched.length).toFixed(1);
       lines.push(
-        `memory per cached tenant: ${perTenant(spread.after.heap - same.after.heap)} KB of heap and ${perTenant(spread.after.rss - same.after.rss)} KB of RSS ` +
-          `(after ${touched.length} new tenants ${spread.after.heap.toFixed(1)} MB heap used, ${spread.after.rss.toFixed(0)} MB RSS; after as many requests to ` +
+        `memory per cached tenant: ${perTenant(spread.after.heap - same.after.heap)} KB of heap and ` +
+          `${perTenant(spread.after.rss - same.after.rss)} KB of RSS ` +
+          `(after ${touched.length} new tenants ${spread.after.heap.toFixed(1)} MB heap used, ` +
+          `${spread.after.rss.toFixed(0)} MB RSS; after as many requests to ` +
           `${WARM_TENANTS} tenants ${same.after.heap.toFixed(1)} MB, ${same.after.rss.toFixed(0)} MB; each instance warm on ${WARM_TENANTS} tenants: ` +
           `${spread.before.heap.toFixed(1)} and ${same.before.heap.toFixed(1)} MB, ${spread.before.rss.toFixed(0)} and ${same.before.rss.toFixed(0)} MB; ` +
           `each tenant: /getApp, a page, orderStatus and a cart; garbage collected before each reading)`,
@@ -149,7 +151,9 @@ export const tenantsScenario: Scenario = {
       );
       for (const [route, stats] of run.routes) {
         lines.push(
-          `  ${route.padEnd(34)} ${String(stats.latencies.length).padStart(7)} answers  p50 ${at(stats.latencies, 0.5).toFixed(1).padStart(6)} ms  p99 ${at(stats.latencies, 0.99).toFixed(1).padStart(7)} ms${stats.failed ? `  (${stats.failed} failed: ${[...stats.statuses].join(', ')})` : ''}`,
+          `  ${route.padEnd(34)} ${String(stats.latencies.length).padStart(7)} answers  p50 ` +
+            `${at(stats.latencies, 0.5).toFixed(1).padStart(6)} ms  p99 ` +
+            `${at(stats.latencies, 0.99).toFixed(1).padStart(7)} ms${stats.failed ? `  (${stats.failed} failed: ${[...stats.statuses].join(', ')})` : ''}`,
         );
       }
       const per = (seconds: number) => ((seconds * 1000) / run.total).toFixed(2);
@@ -184,7 +188,8 @@ export const tenantsScenario: Scenario = {
       lines.push(goal(`tenants: failed requests in the mix`, run.failed, '<=', 0, String));
       const routeP99 = Math.max(...[...run.routes.values()].map((s) => at(s.latencies, 0.99)));
       lines.push(
-        `slowest route's p99: ${routeP99.toFixed(0)} ms (no goal in the issue: the machine's 2 cores run the clients, both instances, PgBouncer and PostgreSQL)`,
+        `slowest route's p99: ${routeP99.toFixed(0)} ms (no goal in the issue: the machine's 2 cores run the ` +
+          'clients, both instances, PgBouncer and PostgreSQL)',
       );
 
       for (const instance of instances.splice(0)) await instance.stop();

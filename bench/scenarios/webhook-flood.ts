@@ -117,7 +117,8 @@ export const webhookFloodScenario: Scenario = {
         const floodLine = [...floodStatuses].map(([status, n]) => `${n}×${status}`).join(', ');
         return [
           `flood: ${FLOOD_CLIENTS} anonymous clients, heavy /getDataRows of the same shop (${ROWS} rows): ${floodLine}`,
-          `deliveries: ${orders.length} events, answers ${[...answers].map(([status, n]) => `${n}×${status}`).join(', ')} (${redeliveries} delivered again after a 503)`,
+          `deliveries: ${orders.length} events, answers ` +
+            `${[...answers].map(([status, n]) => `${n}×${status}`).join(', ')} (${redeliveries} delivered again after a 503)`,
           `orders Paid while the flood ran: ${paidDuringFlood.size} of ${orders.length}; after it: ${paid.size}; events recorded: ${recorded}`,
           `delivery → order Paid: p50 ${p50.toFixed(0)} ms, p99 ${percentile(latencies, 0.99).toFixed(0)} ms`,
           goal('payment events recorded (of deliveries made)', recorded / orders.length, '>=', 1),
