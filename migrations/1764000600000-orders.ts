@@ -3,7 +3,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * The shop's tables: orders, their items (a snapshot of the product version added) and the payment
  * provider events already acted on (keyed by the provider's event id, so each is processed once).
- * Money is integer cents. Column names are the spec's, case included.
+ * Money is integer cents. Column names are part of the API (clients name them), case included.
  */
 export class Orders1764000600000 implements MigrationInterface {
   name = 'Orders1764000600000';

@@ -50,7 +50,7 @@ export class PassportAccessPolicy extends AccessPolicy {
   }
 }
 
-/** Throws the spec's 401 or 403 when `principal` does not meet `level`. */
+/** Throws the contract's 401 or 403 when `principal` does not meet `level`. */
 function requireLevel(level: AccessLevel, principal: AuthPrincipal | null): void {
   if (typeof level === 'object') {
     if (!principal) throw authError('UNAUTHORIZED');

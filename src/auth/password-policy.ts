@@ -21,7 +21,7 @@ export function passwordRequirements(password: string): PasswordRequirements {
   };
 }
 
-/** Throws the spec's 400 `Password does not meet security requirements` with the five booleans. */
+/** Throws the contract's 400 `Password does not meet security requirements` with the five booleans. */
 export function assertStrongPassword(password: string): void {
   const requirements = passwordRequirements(password);
   if (!Object.values(requirements).every(Boolean)) {

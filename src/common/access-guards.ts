@@ -17,7 +17,7 @@ export function mayDo(principal: AuthPrincipal | null, permission: Permission): 
 
 /**
  * The port every module guards its routes through: checks the request's credential for `level`, sets
- * `ctx.principal`, and throws the spec's 401/403 when the credential does not qualify. The auth module
+ * `ctx.principal`, and throws the contract's 401/403 when the credential does not qualify. The auth module
  * implements it (provided globally), so modules below auth guard routes without importing auth.
  */
 export abstract class AccessPolicy {

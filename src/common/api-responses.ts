@@ -59,7 +59,7 @@ export class DataNullFailure extends Failure {
   data: null;
 }
 
-/** 403 to a staff member whose roles lack the operation's permission: the permission named beside the spec's message. */
+/** 403 to a staff member whose roles lack the operation's permission: the permission named beside the contract's message. */
 export class PermissionFailure extends Failure {
   @ApiProperty({ enum: PERMISSIONS, description: 'The staff permission the operation needs (README "Staff roles and permissions")' })
   permission: Permission;

@@ -38,10 +38,11 @@ export const STATEMENT_TIMEOUT_MESSAGE = 'The request took too long: try a narro
 export const TENANT_SHARE_EXHAUSTED_MESSAGE = 'Too many requests of this app are in progress, please try again shortly';
 
 /**
- * Any error as the answer to send: known failures keep their envelope; a database that cannot be reached
- * is 503 `Database unavailable` with Retry-After, and so are a statement cancelled by the statement timeout
- * and a tenant's full share of the pool (each with its own message); anything else unexpected becomes the
- * spec's generic 500, with the detail only in the log (which carries the request id).
+ * Any error as the answer to send: known failures keep their envelope; a database that cannot be reached is
+ * 503 `Database unavailable` with Retry-After, and so are a statement cancelled by the statement timeout and
+ * a tenant's full share of the pool (each with its own message); anything else unexpected becomes the
+ * contract's generic 500 (`An error occurred while processing your request`), with the detail only in the log
+ * (which carries the request id).
  */
 export function toApiError(exception: unknown, request: Pick<FastifyRequest, 'method' | 'url'>): ApiError {
   if (exception instanceof ApiError) return exception;

@@ -54,7 +54,7 @@ export class IdCipherService {
 
   /**
    * The id inside a value encrypted for app `appId`, or in the legacy bracket form (not bound to an app, as
-   * the spec keeps it readable); null for anything else (tampered, truncated, another app's, foreign).
+   * existing clients still send it; README "Encrypted identifiers"); null for anything else (tampered, truncated, another app's, foreign).
    */
   decryptId(appId: number, value: unknown): number | null {
     if (typeof value !== 'string' || value.length > 512) return null;

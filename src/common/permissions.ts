@@ -55,7 +55,7 @@ export const ROLE_PERMISSIONS: Record<StaffRole, readonly Permission[]> = {
   viewer: VIEW,
 };
 
-/** core_users.primary_role that makes an account its app's owner (the spec's `admin`, before roles existed). */
+/** core_users.primary_role that makes an account its app's owner (`admin` in the API contract, before roles existed). */
 export const OWNER_PRIMARY_ROLE = 'admin';
 
 export function isStaffRole(value: unknown): value is StaffRole {

@@ -15,7 +15,7 @@ interface TableRules {
   notSeedable?: true;
 }
 
-/** The account tables password authentication works on, in the order the spec lists them. */
+/** The account tables password authentication works on (`authTable`; docs/auth.md "Accounts"). */
 export const ACCOUNT_TABLES = ['core_users', 'core_customers', 'core_app_users'] as const;
 export type AccountTable = (typeof ACCOUNT_TABLES)[number];
 

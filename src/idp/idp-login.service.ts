@@ -276,7 +276,7 @@ export function codeChallengeOf(
   return body.codeChallenge;
 }
 
-/** The spec's message, with the field and the reason in `errors[]`. */
+/** The contract's message, with the field and the reason in `errors[]`. */
 function withField(error: ApiError, field: string, message: string): ApiError {
   return new ApiError(error.httpStatus, error.message, [{ field, message }]);
 }

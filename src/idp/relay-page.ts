@@ -6,9 +6,9 @@ import type { TenantSite } from '../common/request-context';
  * a URL its core_sites row configures, or a path on its domain. Nothing from the request picks the host.
  */
 
-/** The columns of the app callback URL, in the spec's order. */
+/** The columns of the app callback URL, in the order they are tried (the first one set wins). */
 export const CALLBACK_COLUMNS = ['idp_app_callback_url', 'oauth_callback_url', 'auth_callback_url'] as const;
-/** The columns of the app logout URL, in the spec's order. */
+/** The columns of the app logout URL, in the order they are tried (the first one set wins). */
 export const LOGOUT_COLUMNS = ['idp_app_logout_url', 'oauth_logout_url', 'auth_logout_url'] as const;
 export const DEFAULT_CALLBACK_PATH = '/auth/callback';
 export const DEFAULT_LOGOUT_PATH = '/index.html';

@@ -8,7 +8,7 @@ export type ItemAction = 'add' | 'changeQty' | 'remove' | 'order' | 'cancel';
  * The order item status machine. Every item added to a cart starts Pending, and only a Pending item is
  * still the cart's (its Qty raised, or removed). Completion makes Pending items Ordered and leaves the other
  * statuses as they are; cancelOrder makes every item that is not Cancelled yet Cancelled. What moves an item
- * to Gift Voucher is not in the spec: no action of the service does.
+ * to Gift Voucher is left open by the API contract: no action of the service does.
  */
 export const ORDER_ITEM_TRANSITIONS: Record<ItemAction, Transition<ItemStatus>> = {
   /** addCart, createOrder's items. */

@@ -23,7 +23,7 @@ export interface OrderTransition extends Transition<OrderStatus> {
 
 /**
  * The order status machine in one table. Only a New order's cart changes: a paid order's items are what
- * was paid for (the spec's "any → New when the cart is emptied" therefore only ever applies to New).
+ * was paid for (the contract's "any → New when the cart is emptied" therefore only ever applies to New).
  * Completion by card or by `Order Only` happens once, from New; REDO re-runs the completion steps of an
  * order already completed, without emails, and leaves its status.
  */

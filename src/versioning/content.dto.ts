@@ -82,7 +82,7 @@ export class DiffContentRequest extends ContentRecordRequest {
 
 const BIT = { type: 'integer', enum: [0, 1] } as const;
 
-/** A version of a record: its core_data row (the spec's column names) with the encrypted master id. */
+/** A version of a record: its core_data row (its column names, case included) with the encrypted master id. */
 export class ContentVersion {
   @ApiProperty({ description: 'Encrypted master id of the record' }) _id: string;
   @ApiProperty({ type: 'integer', description: 'Metadata row id' }) ID: number;

@@ -17,7 +17,7 @@ import { versioningError } from './versioning.errors';
 export const NOT_WRITABLE = new Set(['id', 'app_id', 'created', 'updated']);
 const MAX_DATA_COLUMNS = 100;
 
-/** A version as the admin endpoints show it: the core_data row (spec names) plus the encrypted master id. */
+/** A version as the admin endpoints show it: the core_data row (its column names, case included) plus the encrypted master id. */
 export type VersionView = Omit<CoreDataRow, 'Shop_ID'> & { _id: string };
 
 export interface FieldChange {

@@ -8,7 +8,7 @@ export interface LifecycleFlags {
   IsExpired: 0 | 1;
 }
 
-/** The visibility flags a version has in each status, as the spec's table of lifecycle states gives them. */
+/** The visibility flags a version has in each status (the table of docs/content.md "Lifecycle"). */
 export function flagsFor(status: LifecycleStatus): LifecycleFlags {
   switch (status) {
     case 'Published':

@@ -6,7 +6,7 @@ import { CoreData } from '../entities/core-data.entity';
 import { flagsFor, LifecycleStatus } from '../lifecycle';
 import { VersionChange } from '../lifecycle-transitions';
 
-/** A core_data row, with the spec's column names. */
+/** A core_data row, with its column names as clients see them (case included). */
 export type CoreDataRow = Omit<CoreData, 'site' | 'lastVersion' | 'nextVersion'>;
 
 export interface NewVersionRecord {
