@@ -1,4 +1,4 @@
-import { FairShareGate, fairShare, ShareSettings } from '../../src/database/fair-share';
+import { FairShareGate, fairShare, ShareSettings } from './fair-share';
 
 /** The defaults on the default pool: 10 connections, 2 of headroom, 2 for authenticated requests, no lower cap. */
 const DEFAULTS: ShareSettings = { pool: 10, headroom: 2, cap: 10, priority: 2, queue: 100, waitMs: 60_000 };

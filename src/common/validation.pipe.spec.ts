@@ -1,5 +1,5 @@
 import { Allow, getMetadataStorage, IsInt, IsString, validate } from 'class-validator';
-import { createValidationPipe, memoizeTargetValidationMetadatas } from '../../src/common/validation.pipe';
+import { createValidationPipe, memoizeTargetValidationMetadatas } from './validation.pipe';
 
 class Base {
   @IsString()
