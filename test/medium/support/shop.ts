@@ -66,7 +66,10 @@ export interface Line {
   status?: 'Pending' | 'Cancelled';
 }
 
-/** A New order of the shop's customer, as checkout leaves it: its items and its total (the counted items' sum), cart version 1. */
+/**
+ * A New order of the shop's customer, as checkout leaves it: its items, its total (the counted items' sum),
+ * cart version 1 and the billing email the mails go to (buyer-<order id>@example.test).
+ */
 export async function placeOrder(medium: Medium, shop: Shop, lines: Line[], currency = 'aud'): Promise<{ id: number; total: number }> {
   const counted = lines.filter((line) => line.status !== 'Cancelled');
   const total = counted.reduce((sum, line) => sum + (line.qty ?? 1) * (line.price + (line.bond ?? 0)), 0);
@@ -74,6 +77,7 @@ export async function placeOrder(medium: Medium, shop: Shop, lines: Line[], curr
     `INSERT INTO core_orders (app_id, customer_id, currency, total, cart_version) VALUES ($1, $2, $3, $4, 1) RETURNING id`,
     [shop.site.id, shop.customerId, currency, total],
   );
+  await medium.sql(`UPDATE core_orders SET "BillingEmail" = 'buyer-' || id || '@example.test' WHERE id = $1`, [id]);
   for (const line of lines) {
     await medium.sql(
       `INSERT INTO core_order_items (app_id, "Order_ID", "ItemStatus", "IsDigital", "RedeemStatus", "product_ID", product_mid, "Qty", "Price", bond, title)
