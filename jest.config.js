@@ -1,9 +1,13 @@
-/** Tests run on the real PostgreSQL: see test/support/global-setup.ts. */
+/**
+ * Three layers (README "Tests"): *.spec.ts beside the pure code they test in src/, *.medium.ts in test/medium/
+ * that run one service on its real repositories and database without HTTP, and *.e2e.ts in test/ through HTTP.
+ * Tests run on the real PostgreSQL: see test/support/global-setup.ts.
+ */
 module.exports = {
   testEnvironment: 'node',
   rootDir: '.',
-  roots: ['<rootDir>/test'],
-  testRegex: '\\.(e2e|spec|int)\\.ts$',
+  roots: ['<rootDir>/src', '<rootDir>/test'],
+  testRegex: '\\.(e2e|spec|int|medium)\\.ts$',
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: {
     '^.+\\.(t|j)s$': [

@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../../src/config/app-config';
-import { withDevSecrets } from '../../src/config/dev-secrets';
+import { ConfigError, loadConfig } from './app-config';
+import { withDevSecrets } from './dev-secrets';
 
 const PRODUCTION = {
   NODE_ENV: 'production',

@@ -1,14 +1,7 @@
-import {
-  fromStatuses,
-  isTokenStatus,
-  statusAfter,
-  TOKEN_STATUSES,
-  TOKEN_TRANSITIONS,
-  TokenTrigger,
-} from '../../src/tokens/token-transitions';
+import { fromStatuses, isTokenStatus, statusAfter, TOKEN_STATUSES, TOKEN_TRANSITIONS, TokenTrigger } from './token-transitions';
 
 /**
- * The token status table of SPEC "Token status", trigger by trigger and status by status: which statuses a
+ * The token status table (README "Digital access tokens"), trigger by trigger and status by status: which statuses a
  * trigger changes and into what (null: the trigger does not apply, the conditional UPDATE matches nothing),
  * for a token that is not an unredeemed gift, or (`unredeemedGift`) for a gift nobody redeemed yet.
  */

@@ -1,4 +1,4 @@
-import { FairShareGate, fairShare, ShareSettings } from '../../src/database/fair-share';
+import { FairShareGate, fairShare, ShareSettings } from './fair-share';
 
 /** The defaults on the default pool: 10 connections, 2 of headroom, 2 for authenticated requests, no lower cap. */
 const DEFAULTS: ShareSettings = { pool: 10, headroom: 2, cap: 10, priority: 2, queue: 100, waitMs: 60_000 };
@@ -67,7 +67,7 @@ describe('FairShareGate (pool 10, headroom 2, priority reserve 2: anonymous requ
     expect(await takeNow(gate, 6, 5)).toBe(1);
   });
 
-  it("keeps DB_PRIORITY_CONNECTIONS from anonymous requests of all tenants, and lets a tenant's authenticated request past its own anonymous flood", async () => {
+  it("keeps DB_PRIORITY_CONNECTIONS from all tenants' anonymous requests, and lets a tenant's authenticated request past its own anonymous flood", async () => {
     const gate = new FairShareGate(DEFAULTS, () => new Busy());
     // Ten tenants flood anonymously: one slot each while pool − reserve lasts.
     await inTurns(gate, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 5);

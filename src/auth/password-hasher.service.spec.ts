@@ -1,5 +1,5 @@
 import { compare, getRounds } from 'bcrypt';
-import { throwawayHash } from '../../src/auth/password-hasher.service';
+import { throwawayHash } from './password-hasher.service';
 
 /** The hash an unknown account is verified against (PasswordHasherService.spendVerifyTime), made without hashing. */
 describe('throwawayHash', () => {

@@ -1,4 +1,4 @@
-import { isoNow } from '../../src/common/clock';
+import { isoNow } from './clock';
 
 describe('isoNow', () => {
   it('writes what Date.prototype.toISOString writes, across seconds, minutes, days and years', () => {

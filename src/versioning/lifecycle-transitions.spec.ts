@@ -1,9 +1,9 @@
-import { LIFECYCLE_STATUSES, LifecycleStatus } from '../../src/versioning/lifecycle';
-import { decide, LifecycleAction, TRANSITIONS, VersionState } from '../../src/versioning/lifecycle-transitions';
+import { LIFECYCLE_STATUSES, LifecycleStatus } from './lifecycle';
+import { decide, LifecycleAction, TRANSITIONS, VersionState } from './lifecycle-transitions';
 
 /**
- * The record lifecycle's transition table, action by action and status by status (SPEC "Lifecycle
- * states"): which versions an action applies to, which answer "already" without a change, which it refuses.
+ * The record lifecycle's transition table, action by action and status by status: which versions an action
+ * applies to, which answer "already" without a change, which it refuses.
  */
 const state = (Status: LifecycleStatus, flags: Partial<VersionState> = {}): VersionState => ({
   Status,

@@ -1,4 +1,4 @@
-import { OrderStatus } from '../../src/orders/entities';
+import { OrderStatus } from './entities';
 import {
   allows,
   isCompleted,
@@ -8,11 +8,11 @@ import {
   ORDER_TRANSITIONS,
   OrderAction,
   requireTransition,
-} from '../../src/orders/order-transitions';
+} from './order-transitions';
 
 const STATUSES: OrderStatus[] = ['New', 'Paid', 'Ordered'];
 
-/** For each action, the statuses it applies to and what it sets (SPEC "Order status"). */
+/** For each action, the statuses it applies to and what it sets (the order status table). */
 function table(action: OrderAction): Record<OrderStatus, string> {
   return Object.fromEntries(STATUSES.map((s) => [s, allows(action, s) ? `→ ${ORDER_TRANSITIONS[action].to ?? s}` : 'refused'])) as Record<
     OrderStatus,

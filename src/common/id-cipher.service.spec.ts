@@ -1,10 +1,10 @@
 import { createCipheriv } from 'node:crypto';
 import { ExecutionContext } from '@nestjs/common';
 import { lastValueFrom, of } from 'rxjs';
-import { DecryptIdsInterceptor, UNKNOWN_ID } from '../../src/common/decrypt-ids.interceptor';
-import { IdCipherService } from '../../src/common/id-cipher.service';
-import { loadConfig } from '../../src/config/app-config';
-import { TEST_ENV } from '../support/test-app';
+import { DecryptIdsInterceptor, UNKNOWN_ID } from './decrypt-ids.interceptor';
+import { IdCipherService } from './id-cipher.service';
+import { loadConfig } from '../config/app-config';
+import { TEST_ENV } from '../../test/support/test-app';
 
 /** Test vectors for README "Encrypted identifiers", made with the test key and iv of test/support/test-app.ts. */
 const KEY = Buffer.from(TEST_ENV.ENCRYPTION_KEY, 'hex');

@@ -1,5 +1,5 @@
 import { types } from 'pg';
-import { TIMESTAMPTZ_OID, timestamptzJson } from '../../src/database/json-timestamps';
+import { TIMESTAMPTZ_OID, timestamptzJson } from './json-timestamps';
 
 const parse = types.getTypeParser(TIMESTAMPTZ_OID, 'text') as (text: string) => unknown;
 

@@ -1,4 +1,4 @@
-import { checkMarkup, htmlToText, MarkupError } from '../../src/messaging/templates/template-markup';
+import { checkMarkup, htmlToText, MarkupError } from './template-markup';
 
 /** The markup check of a template save and the text part derived from HTML (src/messaging/templates/template-markup.ts). */
 describe('template markup', () => {

@@ -1,12 +1,4 @@
-import {
-  escapeHtml,
-  relayPage,
-  resolveAppUrl,
-  resolveConfigured,
-  tenantOrigin,
-  tenantReturnUrl,
-  withParams,
-} from '../../src/idp/relay-page';
+import { escapeHtml, relayPage, resolveAppUrl, resolveConfigured, tenantOrigin, tenantReturnUrl, withParams } from './relay-page';
 
 const site = (extra: Record<string, string | null> = {}) =>
   ({

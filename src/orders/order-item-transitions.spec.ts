@@ -1,10 +1,10 @@
-import { ItemStatus } from '../../src/orders/entities';
-import { itemMachine, ItemAction, NEW_ITEM_STATUS, ORDER_ITEM_TRANSITIONS } from '../../src/orders/order-item-transitions';
-import { UNCOUNTED_ITEM_STATUSES } from '../../src/orders/order-totals';
+import { ItemStatus } from './entities';
+import { itemMachine, ItemAction, NEW_ITEM_STATUS, ORDER_ITEM_TRANSITIONS } from './order-item-transitions';
+import { UNCOUNTED_ITEM_STATUSES } from './order-totals';
 
 const STATUSES: ItemStatus[] = ['Pending', 'Ordered', 'Cancelled', 'Gift Voucher'];
 
-/** For each action, the item statuses it applies to and what it sets (SPEC "Order item status"). */
+/** For each action, the item statuses it applies to and what it sets (the order item status table). */
 function table(action: ItemAction): Record<ItemStatus, string> {
   return Object.fromEntries(
     STATUSES.map((s) => [s, itemMachine.allows(action, s) ? `→ ${itemMachine.next(action, s)}` : 'refused']),

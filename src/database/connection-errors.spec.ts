@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import { isDatabaseUnavailable } from '../../src/database/connection-errors';
+import { isDatabaseUnavailable } from './connection-errors';
 
 describe('isDatabaseUnavailable', () => {
   const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });

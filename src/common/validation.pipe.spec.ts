@@ -1,5 +1,5 @@
 import { Allow, getMetadataStorage, IsInt, IsString, validate } from 'class-validator';
-import { createValidationPipe, memoizeTargetValidationMetadatas } from '../../src/common/validation.pipe';
+import { createValidationPipe, memoizeTargetValidationMetadatas } from './validation.pipe';
 
 class Base {
   @IsString()
@@ -41,7 +41,8 @@ describe('memoizeTargetValidationMetadatas', () => {
 
   it('validates as before: own, inherited and grouped rules', async () => {
     const child = Object.assign(new Child(), { name: 7, count: 'x', limit: 'y' });
-    expect((await validate(child)).map((e) => e.property).sort()).toEqual(['count', 'limit', 'name']); // no groups asked: every rule applies (class-validator's rule)
+    // No groups asked: every rule applies (class-validator's rule).
+    expect((await validate(child)).map((e) => e.property).sort()).toEqual(['count', 'limit', 'name']);
     expect((await validate(child, { groups: ['strict'] })).map((e) => e.property)).toEqual(['limit']);
   });
 });
