@@ -4,9 +4,9 @@ import { lastValueFrom, of } from 'rxjs';
 import { DecryptIdsInterceptor, UNKNOWN_ID } from './decrypt-ids.interceptor';
 import { IdCipherService } from './id-cipher.service';
 import { loadConfig } from '../config/app-config';
-import { TEST_ENV } from '../../test/support/test-app';
+import { TEST_ENV } from '../../test/support/test-env';
 
-/** Test vectors for README "Encrypted identifiers", made with the test key and iv of test/support/test-app.ts. */
+/** Test vectors for README "Encrypted identifiers", made with the test key and iv of test/support/test-env.ts. */
 const KEY = Buffer.from(TEST_ENV.ENCRYPTION_KEY, 'hex');
 const VECTORS = {
   serviceFormatOf42InApp7: 'cQRMjiBC2RqJB7_hu5yeaOx9IG1qbVnMFBZFSsbd',
