@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { UsageError } from './command-errors';
+import { CommandSynopsis, UsageError } from './command-errors';
 import { CommandArgs, CommandSpec } from './command-spec';
 import { COMMANDS } from './registry';
 
@@ -8,7 +8,7 @@ import { COMMANDS } from './registry';
 
 const PREFIX = 'npm run cli --';
 
-export function synopsisOf(spec: CommandSpec): string {
+export function synopsisOf(spec: CommandSynopsis): string {
   return [spec.name, spec.args, spec.synopsis].filter(Boolean).join(' ');
 }
 
@@ -47,7 +47,7 @@ export function commandUsage(spec: CommandSpec): string {
 }
 
 /** The synopsis line shown under a usage error. */
-export function usageLine(spec?: CommandSpec): string {
+export function usageLine(spec?: CommandSynopsis): string {
   return spec ? `Usage: ${PREFIX} ${synopsisOf(spec)}` : `Usage: ${PREFIX} <command> [flags]; ${PREFIX} --help lists every command`;
 }
 

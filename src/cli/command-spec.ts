@@ -1,5 +1,5 @@
 import type { DatabaseHandle } from '../database/embedded-database';
-import { UsageError } from './command-errors';
+import { CommandSynopsis, UsageError } from './command-errors';
 import type { CommandServices } from './run-command';
 
 // The shape of one command of the registry (./registry): what the help shows, how its arguments are read,
@@ -26,13 +26,8 @@ export interface CommandHost {
   services(): Promise<CommandServices>;
 }
 
-export interface CommandSpec<Options = unknown> {
-  name: string;
-  /** Positional arguments, as shown. */
-  args?: string;
+export interface CommandSpec<Options = unknown> extends CommandSynopsis {
   summary: string;
-  /** Flags, in the order shown; a group in brackets is optional. */
-  synopsis: string;
   flags: FlagSpec[];
   /** Flags the full help lists in a group of their own under this heading, after `flags` (tenant:update's columns). */
   grouped?: { heading: string; flags: FlagSpec[] };

@@ -52,7 +52,8 @@ export const DATABASE_COMMANDS = [
   defineCommand({
     name: 'tenants:seed',
     summary:
-      'seed many tenants in one process and one transaction (load tests, capacity planning), each with an admin, customers, published products, mail templates and orders; prints { tenants, rows, seconds, apps }',
+      'seed many tenants in one process and one transaction (load tests, capacity planning), each with an admin, customers, ' +
+      'published products, mail templates and orders; prints { tenants, rows, seconds, apps }',
     synopsis: '--count N [--products N] [--customers N] [--orders N] [--prefix NAME] [--password PASSWORD]',
     flags: [
       { name: 'count', value: 'N', help: 'how many tenants (at most 100000)' },
