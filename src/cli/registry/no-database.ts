@@ -46,7 +46,8 @@ export const NO_DATABASE_COMMANDS = [
  * until interrupted; needs no database.
  */
 async function runPaymentDouble(options: { port: number; host: string; webhook?: { url: string; secret: string } }): Promise<undefined> {
-  const { PaymentPeer } = require('../payment-double') as typeof import('../payment-double');
+  // The folder's index by name: a build made before the double became a folder left a payment-double.js beside it.
+  const { PaymentPeer } = require('../payment-double/index') as typeof import('../payment-double/index');
   const double = await PaymentPeer.start(options);
   console.log(JSON.stringify({ paymentApiUrl: double.url, webhook: options.webhook?.url ?? null }));
   await new Promise<void>((resolve) => {
