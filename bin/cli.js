@@ -60,9 +60,8 @@ function build(reason) {
   try {
     nest = require.resolve('@nestjs/cli/bin/nest.js', { paths: [root] });
   } catch {
-    process.stderr.write(
-      `${JSON.stringify({ status: 'Failed', message: 'The build is missing or out of date and @nestjs/cli is not installed: run npm ci, then npm run build' })}\n`,
-    );
+    const message = 'The build is missing or out of date and @nestjs/cli is not installed: run npm ci, then npm run build';
+    process.stderr.write(`${JSON.stringify({ status: 'Failed', message })}\n`);
     process.exit(1);
   }
   // This Node runs the build too (under npm, node_modules/.bin/node: Node 24).

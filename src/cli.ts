@@ -1,72 +1,35 @@
 import './node-version';
 import * as nodeModule from 'node:module';
-import { readFileSync } from 'node:fs';
-import { CommandError, parseCommand, Parsed, usageLine, UsageError } from './cli/commands';
+import { CommandError, UsageError } from './cli/command-errors';
+import { parseCommand, usageLine } from './cli/command-line';
+import type { CommandHost } from './cli/command-spec';
+import type { CommandSession } from './cli/run-command';
 import { ConfigError } from './config/app-config';
 
-// The command line (README "Command line"). This file and ./cli/commands load only node built-ins, so that
-// `--help` and a usage error answer at once; Nest, TypeORM and the service's modules are loaded (require
-// below) once the command line is known to be good.
+// The command line (README "Command line"). This file and the registry (./cli/registry) load only node
+// built-ins, so that `--help` and a usage error answer at once; Nest, TypeORM and the service's modules are
+// loaded (require, through the CommandHost below) once the command line is known to be good.
 
 // As main.ts does: the code of the modules loaded next is cached on disk, so a second command starts faster.
 nodeModule.enableCompileCache?.();
 
 async function main(argv: string[]): Promise<unknown> {
-  const parsed = parseCommand(argv);
-  switch (parsed.command) {
-    case 'help':
-      return parsed.text;
-    case 'secrets:generate': {
-      const { envLines, generateSecrets } = require('./cli/secrets') as typeof import('./cli/secrets');
-      const secrets = generateSecrets();
-      return parsed.json ? secrets : envLines(secrets);
+  const line = parseCommand(argv);
+  if ('help' in line) return line.help;
+  let session: CommandSession | undefined;
+  const open = (): CommandSession => {
+    if (!session) {
+      const { CommandSession } = require('./cli/run-command') as typeof import('./cli/run-command');
+      session = new CommandSession(line.spec.name);
     }
-    case 'payment:double':
-      return runPaymentDouble(parsed);
-  }
-  const input: { fixture?: unknown; password?: string } = {};
-  if (parsed.command === 'seed') input.fixture = readFixture(parsed.file);
-  if ((parsed.command === 'user:create' || parsed.command === 'user:password') && 'stdin' in parsed.password)
-    input.password = await readPassword();
-  else if (parsed.command === 'user:create' || parsed.command === 'user:password')
-    input.password = (parsed.password as { value: string }).value;
-  const { runDatabaseCommand } = require('./cli/run-command') as typeof import('./cli/run-command');
-  return runDatabaseCommand(parsed, input);
-}
-
-function readFixture(file: string): unknown {
+    return session;
+  };
+  const host: CommandHost = { database: () => open().database(), migrate: () => open().migrate(), services: () => open().services() };
   try {
-    return JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw new UsageError(`Cannot read fixture ${file}: ${(error as Error).message}`, undefined);
+    return await line.spec.run(line.options, host);
+  } finally {
+    await session?.close();
   }
-}
-
-/** The password on standard input (`--password-stdin`): its first line. */
-async function readPassword(): Promise<string> {
-  if (process.stdin.isTTY) process.stderr.write('Password: ');
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const password = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0];
-  if (!password) throw new CommandError('--password-stdin: standard input holds no password');
-  return password;
-}
-
-/**
- * A local double of the payment provider for trying the shop without it (README "Trying the shop"): the
- * service's PAYMENT_API_URL points at it; confirming an intent there delivers the signed webhook. Runs
- * until interrupted; needs no database.
- */
-async function runPaymentDouble(parsed: Extract<Parsed, { command: 'payment:double' }>): Promise<undefined> {
-  const { PaymentPeer } = require('./cli/payment-double') as typeof import('./cli/payment-double');
-  const double = await PaymentPeer.start({ port: parsed.port, host: parsed.host, webhook: parsed.webhook });
-  console.log(JSON.stringify({ paymentApiUrl: double.url, webhook: parsed.webhook?.url ?? null }));
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  await double.stop();
-  return undefined;
 }
 
 main(process.argv.slice(2)).then(

@@ -4,7 +4,7 @@ import { RequestContext } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { TransactionalConnection } from '../database/transactional-connection';
-import { CommandError } from './commands';
+import { CommandError } from './command-errors';
 import { SeedResult, SeedService } from './seed.service';
 
 /**
@@ -41,7 +41,7 @@ export class CommandEdge {
     return this.connection.inTransaction(ctx, work);
   }
 
-  /** Loads a fixture all or nothing (DESIGN.md §2, the `seed` command). */
+  /** Loads a fixture all or nothing (the `seed` command, and the fixtures no command starts). */
   seed(fixture: unknown): Promise<SeedResult> {
     const ctx = this.context();
     return this.write(ctx, () => this.seeds.load(ctx, fixture));

@@ -2,7 +2,7 @@ import { MigrationExecutor } from 'typeorm';
 import { migrations } from '../../migrations';
 import { DatabaseHandle } from '../database/embedded-database';
 import { withMigrationLock } from '../database/migrate';
-import { CommandError } from './commands';
+import { CommandError } from './command-errors';
 
 export interface MigrationStatus {
   /** Recorded in typeorm_migrations, oldest first. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../common/request-context';
 import { TransactionalConnection } from '../database/transactional-connection';
 import { FailedMail, FailedMailsService } from '../messaging';
-import { CommandError } from './commands';
+import { CommandError } from './command-errors';
 
 /** What `mail:retry` prints: the app and the mails put back in the queue. */
 export type Retried = { appID: number; retried: number[] };

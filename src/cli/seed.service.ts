@@ -9,7 +9,7 @@ import { TablePolicy } from '../database/table-policy';
 import { TransactionalConnection } from '../database/transactional-connection';
 import { insertFirstVersion, isLifecycleStatus, TableCatalogService } from '../versioning';
 
-/** The seed fixture (DESIGN.md §2): one site and rows of any known table, loaded all or nothing. */
+/** The seed fixture (the `seed` command's FILE.json): one site and rows of any known table, loaded all or nothing. */
 export interface Fixture {
   site: NewSite;
   tables?: Record<string, Record<string, unknown>[]>;

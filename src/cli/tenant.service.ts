@@ -6,7 +6,8 @@ import { IdCipherService } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
 import { isUniqueViolation } from '../database/transaction';
 import { TransactionalConnection } from '../database/transactional-connection';
-import { CommandError, flagOf } from './commands';
+import { CommandError } from './command-errors';
+import { flagOf } from './tenant-columns';
 
 export interface CreatedTenant {
   appID: number;

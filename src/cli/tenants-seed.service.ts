@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { SitesService } from '../app-context';
 import { IdCipherService } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
-import { CommandError } from './commands';
+import { CommandError } from './command-errors';
 import { Fixture, SeedService } from './seed.service';
 
 /** What `tenants:seed` makes: `count` tenants, each with these many rows. */

@@ -4,7 +4,7 @@ import { Account, AccountsService, AuthTable, PasswordHasherService, passwordReq
 import { RequestContext } from '../common/request-context';
 import { isUniqueViolation } from '../database/transaction';
 import { TransactionalConnection } from '../database/transactional-connection';
-import { CommandError } from './commands';
+import { CommandError } from './command-errors';
 
 export interface OperatorAccount {
   appID: number;
