@@ -35,7 +35,8 @@ export class MetricsController {
       'Outside the base path, no tenant, not rate limited. With METRICS_TOKEN set, `Authorization: Bearer <METRICS_TOKEN>` is required (401 otherwise). ' +
       'http_request_duration_seconds{method,route,status} (histogram; route is the route template, `unmatched` for no route); ' +
       'db_pool_connections, db_pool_idle_connections, db_pool_waiting_requests, db_pool_max_connections; ' +
-      'outbox_pending_notifications, outbox_oldest_pending_age_seconds (whole database, read at scrape time; NaN when the database did not answer within 1 s); ' +
+      'outbox_pending_notifications, outbox_oldest_pending_age_seconds ' +
+      '(whole database, read at scrape time; NaN when the database did not answer within 1 s); ' +
       'job_runs_total{job}, job_failures_total{job}, job_last_success_timestamp_seconds{job} (job: notification_sender, content_expiry); ' +
       'rate_limit_rejections_total{reason,route}; and the process_* and nodejs_* defaults of prom-client. Scrape each instance directly.',
   })
@@ -44,7 +45,7 @@ export class MetricsController {
   @ApiFailureResponse(401, 'METRICS_TOKEN is set and the bearer token is missing or wrong')
   scrape(@Headers('authorization') authorization: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     if (this.token && !this.authorized(authorization)) {
-      throw new ApiError(401, 'Unauthorized', undefined, {}, 'Failed', { 'www-authenticate': 'Bearer realm="metrics"' });
+      throw ApiError.unauthorized({ 'www-authenticate': 'Bearer realm="metrics"' });
     }
     reply.header('content-type', this.metrics.contentType).header('cache-control', 'no-store');
     return this.metrics.scrape();
