@@ -4,7 +4,7 @@ import { ApiError } from './api-error';
 import { FieldError } from './envelope';
 import { planned } from './validation-plan';
 
-/** class-validator errors as the spec's `errors[]` of `{ field, message }`, with dotted paths for nested fields. */
+/** class-validator errors as the failure envelope's `errors[]` of `{ field, message }`, with dotted paths for nested fields. */
 export function flattenValidationErrors(errors: ValidationError[], parent = ''): FieldError[] {
   const out: FieldError[] = [];
   for (const error of errors) {

@@ -59,7 +59,7 @@ export interface RelayAnswer {
 }
 
 /**
- * The IdP facade (SPEC "External identity login"): start, callback, logout and the two relays. Users are
+ * The IdP facade, the external identity login: start, callback, logout and the two relays. Users are
  * found or created by IdentitiesService through the auth module's AccountsService; tokens are the service's
  * own (SessionTokensService), the IdP's are never returned or stored.
  */
