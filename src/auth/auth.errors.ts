@@ -1,12 +1,10 @@
 import { errorTable } from '../common/api-error';
 
 /**
- * Auth's failures other than validation errors (those name a field: ApiError.field) and the admin check's
- * 403 (ApiError.forbidden, shared by every module's admin routes).
+ * Auth's failures other than validation errors (those name a field: ApiError.field), the plain 401
+ * (ApiError.unauthorized) and the admin check's 403 (requireAdmin, ApiError.forbidden), which every module shares.
  */
 export const authError = errorTable({
-  /** No bearer, a broken or expired one, one of another app, or an account that no longer qualifies. */
-  UNAUTHORIZED: { status: 401, message: 'Unauthorized' },
   /** Unknown email or wrong password (one message for both). */
   INVALID_CREDENTIALS: { status: 401, message: 'Invalid credentials' },
   /** The stored hash can verify nothing (no password set, unknown format). */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SitesService } from '../app-context';
-import { authError } from './auth.errors';
+import { ApiError } from '../common/api-error';
 import { ADMIN_TABLE } from '../common/access-guards';
 import { effectiveRoles } from '../common/permissions';
 import { AuthPrincipal, RequestContext } from '../common/request-context';
@@ -30,22 +30,22 @@ export class BearerAuthService {
     try {
       token = readClaims(payload, 'access');
     } catch {
-      throw authError('UNAUTHORIZED');
+      throw ApiError.unauthorized();
     }
     const { principal } = token;
-    if (ctx.site && ctx.site.id !== principal.appId) throw authError('UNAUTHORIZED');
-    if (!isAuthTable(principal.authTable)) throw authError('UNAUTHORIZED');
+    if (ctx.site && ctx.site.id !== principal.appId) throw ApiError.unauthorized();
+    if (!isAuthTable(principal.authTable)) throw ApiError.unauthorized();
     ctx.credentialVerified = true; // its account lookup is served as an authenticated request's (tenant-pool.ts)
     const named = ctx.site;
     if (!named) {
       // The account is read within the tenant, so the token's app becomes the request's first; undone on refusal.
       ctx.site = await this.sites.findById(ctx, principal.appId);
-      if (!ctx.site) throw authError('UNAUTHORIZED');
+      if (!ctx.site) throw ApiError.unauthorized();
     }
     const account = await this.accounts.findById(ctx, principal.authTable, principal.userId);
     if (!account || issuedBeforePasswordChange(token, account)) {
       ctx.site = named;
-      throw authError('UNAUTHORIZED');
+      throw ApiError.unauthorized();
     }
     return {
       ...principal,

@@ -1,20 +1,20 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
-import { AccessLevel, AccessPolicy, CUSTOMER_TABLE, mayDo } from '../common/access-guards';
+import { AccessLevel, AccessPolicy, CUSTOMER_TABLE } from '../common/access-guards';
 import { ApiError } from '../common/api-error';
 import { AuthPrincipal, RequestWithContext } from '../common/request-context';
+import { requireAdmin } from '../common/require-admin';
 import { ACCESS_TOKEN_STRATEGY, AccessTokenCheck, RequestWithAccessTokenCheck } from './access-token.strategy';
-import { authError } from './auth.errors';
 import { BearerAuthService } from './bearer-auth.service';
 import { SessionTokensService } from './session-tokens.service';
 
 /** Passport's run of AccessTokenStrategy: the principal, null without an Authorization header, else 401. */
 class PassportBearer extends AuthGuard(ACCESS_TOKEN_STRATEGY) {
   override handleRequest<T>(error: unknown, user: T | false, _info: unknown, execution: ExecutionContext): T | null {
-    if (error) throw error instanceof ApiError ? error : authError('UNAUTHORIZED');
+    if (error) throw error instanceof ApiError ? error : ApiError.unauthorized();
     if (user) return user;
     if (!execution.switchToHttp().getRequest<RequestWithContext>().headers.authorization) return null;
-    throw authError('UNAUTHORIZED');
+    throw ApiError.unauthorized();
   }
 }
 
@@ -50,21 +50,20 @@ export class PassportAccessPolicy extends AccessPolicy {
   }
 }
 
-/** Throws the contract's 401 or 403 when `principal` does not meet `level`. */
+/** Throws 401, or 403 naming the missing permission, when `principal` does not meet `level`. */
 function requireLevel(level: AccessLevel, principal: AuthPrincipal | null): void {
   if (typeof level === 'object') {
-    if (!principal) throw authError('UNAUTHORIZED');
-    if (!mayDo(principal, level.permission)) throw ApiError.missingPermission(level.permission);
+    requireAdmin({ principal }, level.permission);
     return;
   }
   switch (level) {
     case 'bearer':
-      if (!principal) throw authError('UNAUTHORIZED');
+      if (!principal) throw ApiError.unauthorized();
       return;
     case 'optional-bearer':
       return;
     case 'customer':
-      if (!principal || principal.authTable !== CUSTOMER_TABLE) throw authError('UNAUTHORIZED');
+      if (!principal || principal.authTable !== CUSTOMER_TABLE) throw ApiError.unauthorized();
       return;
   }
 }

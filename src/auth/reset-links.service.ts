@@ -92,7 +92,7 @@ export class ResetLinksService {
       throw authError('RESET_TOKEN_INVALID');
     }
     // The token names its app; a request that named another one is refused, never served with that app's account.
-    if (ctx.site && ctx.site.id !== claims.a) throw authError('UNAUTHORIZED');
+    if (ctx.site && ctx.site.id !== claims.a) throw ApiError.unauthorized();
     ctx.site ??= await this.sites.findById(ctx, claims.a);
     if (!ctx.site) throw authError('RESET_TOKEN_INVALID');
     const changed = await this.accounts.resetPassword(ctx, claims.t, claims.u, claims.pc, await this.hasher.hash(password));

@@ -38,7 +38,7 @@ export class UserLinkTokensService {
       throw ApiError.field('userId', 'userId is not a valid user token');
     }
     // The token names its app; a request that named another one is refused.
-    if (ctx.site && ctx.site.id !== claims.a) throw authError('UNAUTHORIZED');
+    if (ctx.site && ctx.site.id !== claims.a) throw ApiError.unauthorized();
     if (claims.e <= Date.now()) throw authError('TOKEN_EXPIRED');
     return { userId: claims.u as number, appId: claims.a as number, expires: new Date(claims.e) };
   }

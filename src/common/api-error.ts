@@ -1,9 +1,9 @@
 import { FieldError } from './envelope';
 
 /**
- * A failure with a status code and the spec's failure envelope. `body` adds the extra top-level fields
- * some endpoints answer with (`requirements`, `data`), and `envelopeStatus` covers the few answers whose
- * status is `Error` instead of `Failed` (messaging).
+ * A failure with a status code and the failure envelope `{ status, message, errors? }`. `errors` names the
+ * fields at fault, `body` adds the extra top-level fields some endpoints answer with (`requirements`, `data`),
+ * and `envelopeStatus` covers the few answers whose status is `Error` instead of `Failed` (messaging).
  */
 export class ApiError extends Error {
   constructor(
@@ -26,6 +26,11 @@ export class ApiError extends Error {
     };
   }
 
+  /** The same failure (status, message, body, headers), naming the field at fault in `errors`. */
+  withField(field: string, message: string): ApiError {
+    return new ApiError(this.httpStatus, this.message, [{ field, message }], this.body, this.envelopeStatus, this.headers);
+  }
+
   static validation(errors: FieldError[]): ApiError {
     return new ApiError(400, 'Validation error', errors);
   }
@@ -38,15 +43,19 @@ export class ApiError extends Error {
     return new ApiError(400, message, undefined, body);
   }
 
-  static unauthorized(message = 'Unauthorized', body?: Record<string, unknown>): ApiError {
-    return new ApiError(401, message, undefined, body);
+  /**
+   * 401 `Unauthorized`, the one answer to a missing or unusable credential (no bearer, a broken, expired or
+   * foreign one, an account that no longer qualifies). `headers` may carry a challenge (WWW-Authenticate).
+   */
+  static unauthorized(headers: Record<string, string> = {}): ApiError {
+    return new ApiError(401, 'Unauthorized', undefined, {}, 'Failed', headers);
   }
 
   static forbidden(message = 'Insufficient permissions'): ApiError {
     return new ApiError(403, message);
   }
 
-  /** 403 in the spec's words, naming the staff permission the caller lacks (`permission` beside the message). */
+  /** 403 `Insufficient permissions`, naming the staff permission the caller lacks (`permission` beside the message). */
   static missingPermission(permission: string): ApiError {
     return new ApiError(403, 'Insufficient permissions', undefined, { permission });
   }
@@ -67,7 +76,7 @@ export interface ErrorDefinition {
   status: number;
   /** The message, or how to build it from the detail the thrower passes (an id, a table name). */
   message: string | ((detail: string) => string);
-  /** The envelope's status; `Failed` unless the spec says `Error`. */
+  /** The envelope's status: `Failed`, or `Error` for the few answers that use it (messaging). */
   envelope?: 'Failed' | 'Error';
 }
 

@@ -11,8 +11,8 @@ import type { ValidationMetadata } from 'class-validator/types/metadata/Validati
  * @Transform's functions) and runs the DTO's own constraint validators on it, in class-validator's order
  * and with its conditions (@IsOptional), and only answers whether they all pass: a body that fails any
  * check, or holds an object or an array, goes through the full pipe, which finds and words the errors.
- * A DTO with anything else (nested or @Type fields, `each`, groups, asynchronous constraints, @Expose or
- * @Exclude, accessors) has no plan. test/foundation/validation-plan.spec.ts checks every DTO of the app
+ * Nested and @Type fields are taken only when the body leaves them out. A DTO with anything else (`each`,
+ * groups, asynchronous constraints, @Expose or @Exclude, accessors) has no plan. test/foundation/validation-plan.spec.ts checks every DTO of the app
  * against the full pipe.
  */
 
@@ -31,6 +31,8 @@ interface BodyPlan {
   properties: PropertyPlan[];
   /** The @Transform() functions of each field, in class-transformer's order. */
   transforms: Map<string, ((params: TransformFnParams) => unknown)[]>;
+  /** Nested or @Type fields: the plan only takes a body in which they are absent (after the transforms). */
+  absent: Set<string>;
 }
 
 const PLAIN_TO_CLASS_OPTIONS = { enableImplicitConversion: false, exposeDefaultValues: false, exposeUnsetFields: true };
@@ -53,7 +55,7 @@ export function planned(body: Record<string, unknown>, metatype: new () => objec
     if (transforms)
       for (const transform of transforms)
         value = transform({ value, key, obj: body, type: TransformationType.PLAIN_TO_CLASS, options: PLAIN_TO_CLASS_OPTIONS });
-    if (value !== null && typeof value === 'object') return undefined;
+    if ((value !== null && typeof value === 'object') || (value !== undefined && plan.absent.has(key))) return undefined;
     entity[key] = value;
   }
   for (const property of plan.properties) {
@@ -81,9 +83,15 @@ function planOf(metatype: new () => object): BodyPlan | null {
 
   const properties: PropertyPlan[] = [];
   const transforms = new Map<string, ((params: TransformFnParams) => unknown)[]>();
+  const absent = new Set<string>();
   const grouped = storage.groupByPropertyName(rules);
   for (const name of Object.keys(grouped)) {
-    if (defaultMetadataStorage.findTypeMetadata(metatype, name)) return null;
+    // class-validator skips nested validation of an undefined value: the field's other checks are the plan's.
+    if (
+      defaultMetadataStorage.findTypeMetadata(metatype, name) ||
+      grouped[name].some((rule) => rule.type === ValidationTypes.NESTED_VALIDATION)
+    )
+      absent.add(name);
     if (Object.getOwnPropertyDescriptor(metatype.prototype, name)) return null; // an accessor or a method
     const own = defaultMetadataStorage.findTransformMetadatas(metatype, name, TransformationType.PLAIN_TO_CLASS);
     if (own.some((t) => t.options?.groups?.length || t.options?.since !== undefined || t.options?.until !== undefined)) return null;
@@ -112,7 +120,7 @@ function planOf(metatype: new () => object): BodyPlan | null {
   // class-transformer builds the instance with `new`: fields it initializes must be declared ones (the
   // whitelist would drop the others).
   if (Object.keys(new metatype()).some((key) => !(key in grouped))) return null;
-  return { properties, transforms };
+  return { properties, transforms, absent };
 }
 
 /** A rule the plan runs as class-validator would with the pipe's options (no groups, no `always`). */
@@ -120,6 +128,7 @@ function plainRule(rule: ValidationMetadata): boolean {
   if (rule.each || rule.always || rule.groups?.length || (rule as { validateIf?: unknown }).validateIf) return false;
   return (
     rule.type === ValidationTypes.CUSTOM_VALIDATION ||
+    rule.type === ValidationTypes.NESTED_VALIDATION ||
     rule.type === ValidationTypes.IS_DEFINED ||
     rule.type === ValidationTypes.CONDITIONAL_VALIDATION ||
     rule.type === ValidationTypes.WHITELIST

@@ -60,9 +60,9 @@ class DeclaredKeysValidationPipe extends ValidationPipe {
 const allowedOnly = new WeakMap<object, boolean>();
 
 /**
- * Whether every rule of the class is @Allow() (a DTO whose checks are the service's own, such as
- * getDataRows' row query): class-validator would then find nothing to report, and the keys it would drop as
- * undeclared are gone already (declaredKeysOnly), so it is not run (it makes garbage on every request).
+ * Whether every rule of the class is @Allow() (a DTO whose checks are the service's own, such as the token
+ * extension's or the refresh's): class-validator would then find nothing to report, and the keys it would drop
+ * as undeclared are gone already (declaredKeysOnly), so it is not run (it makes garbage on every request).
  */
 function onlyAllowed(metatype: object): boolean {
   let answer = allowedOnly.get(metatype);

@@ -5,9 +5,10 @@ import { OptionalBearerGuard, PermissionWidens, RequirePermission } from '../com
 import { success } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
 import { Transactional } from '../common/transactional';
-import { AddRelatedAnswer, AddRelatedRequest, DataRow, DataRowsAnswer, GetDataRowsRequest } from './data-rows.dto';
+import { AddRelatedAnswer, AddRelatedRequest, DataRow, DataRowsAnswer } from './data-rows.dto';
 import { DataRowsService } from './data-rows.service';
 import { RelatedService } from './related.service';
+import { GetDataRowsRequest } from './row-request.dto';
 
 @ApiTags('Data rows')
 @ApiExtraModels(DataRow)
@@ -35,7 +36,7 @@ export class DataRowsController {
     'Insufficient permissions: isLive, isAppGrid or an account table with the bearer of someone who is not an admin of the app',
   )
   async getDataRows(@Ctx() ctx: RequestContext, @Body() body: GetDataRowsRequest): Promise<DataRowsAnswer> {
-    return success(await this.rows.getDataRows(ctx, body as unknown as Record<string, unknown>));
+    return success(await this.rows.getDataRows(ctx, body));
   }
 
   @Post('addrelated')

@@ -5,53 +5,6 @@ import { Type } from 'class-transformer';
 import { Allow, IsBoolean, IsDefined, IsInt, IsObject, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { IdField, TextField } from '../common/dto-fields';
 import { MAX_ID } from '../common/id-cipher.service';
-import { OPERATORS } from './row-query';
-
-/** One value of an `in` list. */
-const CONDITION_SCALAR = { nullable: true, anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] };
-
-class WhereCondition {
-  @ApiProperty({ example: 'price' }) field: string;
-  @ApiProperty({ enum: OPERATORS, example: 'less_than' }) operator: string;
-  @ApiPropertyOptional({
-    nullable: true,
-    anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'array', items: CONDITION_SCALAR }],
-    example: 3000,
-    description:
-      "A value of the column's type (a string or number; true or false; an ISO 8601 date string); a list (or a comma-separated string) for `in`; " +
-      'none for is_null / is_not_null; null with equals / not_equals tests for NULL',
-  } as ApiPropertyOptions)
-  value?: unknown;
-}
-
-class WhereConditions {
-  @ApiPropertyOptional({ enum: ['AND', 'OR'], default: 'AND' }) operator?: string;
-  @ApiProperty({ type: [WhereCondition] }) conditions: WhereCondition[];
-}
-
-/**
- * The body of POST /getDataRows. The fields are checked by the row-query builder (it names the field of
- * any refusal), so here they are only declared, for the OpenAPI document and the whitelist.
- */
-export class GetDataRowsRequest {
-  @ApiProperty({ example: 'core_products', description: 'A table registered in core_tables' }) @Allow() table: string;
-  @ApiPropertyOptional({ example: 'title,price', description: 'Comma-separated columns or *; secret columns are refused' })
-  @Allow()
-  fields?: string;
-  @ApiPropertyOptional({ description: 'Published content only (the default)' }) @Allow() isPublished?: boolean;
-  @ApiPropertyOptional({ description: 'Same as isPublished' }) @Allow() production?: boolean;
-  @ApiPropertyOptional({ description: 'Staged content (preview)' }) @Allow() isStage?: boolean;
-  @ApiPropertyOptional({ description: 'Current version of every record, any status; admin bearer required' }) @Allow() isLive?: boolean;
-  @ApiPropertyOptional({ description: 'Same as isLive' }) @Allow() isAdmin?: boolean;
-  @ApiPropertyOptional({ description: 'Raw rows of the table, no metadata; admin bearer required' }) @Allow() isAppGrid?: boolean;
-  @ApiPropertyOptional({ type: WhereConditions }) @Allow() whereConditions?: WhereConditions;
-  @ApiPropertyOptional({ example: 'price DESC, title ASC' }) @Allow() orderBy?: string;
-  @ApiPropertyOptional() @Allow() isPaging?: boolean;
-  @ApiPropertyOptional({ default: 20, description: 'At most DATA_ROWS_MAX_PER_PAGE (default 100)' }) @Allow() perPage?: number;
-  @ApiPropertyOptional({ default: 1 }) @Allow() page?: number;
-  @ApiPropertyOptional({ description: 'Answer the first matching row as `data` (or null)' }) @Allow() record?: boolean;
-  @ApiPropertyOptional({ description: 'App id; outside production only' }) @Allow() appID?: number;
-}
 
 class RelatedData {
   @TextField('data.parent_table', 100, { required: true, doc: { example: 'core_products' } })

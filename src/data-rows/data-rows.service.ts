@@ -1,14 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from '../common/api-error';
-import { mayDo } from '../common/access-guards';
 import { IdCipherService } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
+import { requireAdmin } from '../common/require-admin';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { TablePolicy } from '../database/table-policy';
 import { clientDataError, TableCatalogService } from '../versioning';
 import { DataRowsRepository, hasIdSlot } from './repositories/data-rows.repository';
-import { buildRowQuery, readMode, RowQuery } from './row-query';
+import { buildRowQuery, readMode, RowQuery, RowRequest } from './row-query';
 
 export interface DataRowsResult {
   data: Record<string, unknown>[] | Record<string, unknown> | null;
@@ -29,15 +29,15 @@ export class DataRowsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async getDataRows(ctx: RequestContext, body: Record<string, unknown>): Promise<DataRowsResult> {
-    const table = await this.catalog.require(ctx, body.table);
-    const mode = readMode(body);
+  async getDataRows(ctx: RequestContext, request: RowRequest): Promise<DataRowsResult> {
+    const table = await this.catalog.require(ctx, request.table);
+    const mode = readMode(request);
     // Drafts and raw rows are for the app's admins only, and so are the account tables in every mode:
     // their rows (emails, roles, phone numbers) are never public, whatever a fixture set as meta_status.
-    if (mode === 'appGrid' || mode === 'live' || TablePolicy.isAccountTable(table.name)) this.requireAdmin(ctx);
+    if (mode === 'appGrid' || mode === 'live' || TablePolicy.isAccountTable(table.name)) requireAdmin(ctx, 'content.view');
     if (mode === 'appGrid' && !table.tenantColumn)
       throw ApiError.field('table', `"${table.name}" has no app column and cannot be read raw`);
-    const query = buildRowQuery(body, table, mode, { maxPerPage: this.config.content.maxPerPage, maxRows: this.config.content.maxRows });
+    const query = buildRowQuery(request, table, mode, { maxPerPage: this.config.content.maxPerPage, maxRows: this.config.content.maxRows });
 
     let rows: Record<string, unknown>[];
     try {
@@ -58,11 +58,5 @@ export class DataRowsService {
     if (!hasIdSlot(query)) return rows.map((row) => ({ _id: encrypted(row), ...row }));
     for (const row of rows) row._id = encrypted(row);
     return rows;
-  }
-
-  /** An admin of this app (the bearer guard read the account's role at this request). */
-  private requireAdmin(ctx: RequestContext): void {
-    if (!ctx.principal) throw ApiError.unauthorized();
-    if (!mayDo(ctx.principal, 'content.view')) throw ApiError.missingPermission('content.view');
   }
 }

@@ -1,26 +1,16 @@
 import { ApiError } from '../common/api-error';
 import { IDENTIFIER, isIdentifier, quoteIdentifier } from '../database/identifiers';
-import { CatalogColumn, MAX_TEXT_VALUE, RegisteredTable, toColumnValue, VERSION_META } from '../versioning';
+import { CatalogColumn, RegisteredTable, toColumnValue, VERSION_META } from '../versioning';
 
-/** Which rows /getDataRows reads (SPEC "Reading by lifecycle stage"), in the spec's priority order. */
+/** Which rows /getDataRows reads, in priority order: raw rows, the current version, the staged one, the published one. */
 export type ReadMode = 'appGrid' | 'live' | 'stage' | 'published';
 
-export const OPERATORS = [
-  'equals',
-  'not_equals',
-  'less_than',
-  'less_than_or_equal',
-  'greater_than',
-  'greater_than_or_equal',
-  'contains',
-  'starts_with',
-  'in',
-  'is_null',
-  'is_not_null',
-] as const;
+export const COMPARISONS = ['equals', 'not_equals', 'less_than', 'less_than_or_equal', 'greater_than', 'greater_than_or_equal'] as const;
+export const OPERATORS = [...COMPARISONS, 'contains', 'starts_with', 'in', 'is_null', 'is_not_null'] as const;
 export type Operator = (typeof OPERATORS)[number];
+type Comparison = (typeof COMPARISONS)[number];
 
-const COMPARISON: Partial<Record<Operator, string>> = {
+const COMPARISON_SQL: Record<Comparison, string> = {
   equals: '=',
   not_equals: '<>',
   less_than: '<',
@@ -39,13 +29,62 @@ export function metaField(name: string): { sql: string; column: CatalogColumn } 
   return Object.hasOwn(META_FIELDS, name) ? META_FIELDS[name] : undefined;
 }
 
+export const MAX_FIELDS = 100;
 export const MAX_CONDITIONS = 20;
 export const MAX_IN_VALUES = 100;
 export const MAX_ORDER_TERMS = 5;
-const MAX_FIELDS = 100;
+export const MAX_ORDER_BY_LENGTH = 500;
+export const MAX_PAGE = 1_000_000;
+const DEFAULT_PER_PAGE = 20;
 /** The default order of versioned rows: by record (meta_master_id). */
 const BY_RECORD = `${VERSION_META.meta_master_id.sql} ASC`;
 const ORDER_TERM = new RegExp(`^(${IDENTIFIER.source.slice(1, -1)})(?:\\s+(asc|desc))?$`, 'i');
+
+/** One term of orderBy: a column (or meta field) name and its direction. */
+export interface OrderTerm {
+  column: string;
+  direction: 'ASC' | 'DESC';
+}
+
+/** The terms of an orderBy such as "price DESC, title" (each a name, optionally ASC or DESC), or null when one term is not. */
+export function orderTerms(orderBy: string): OrderTerm[] | null {
+  const terms: OrderTerm[] = [];
+  for (const term of orderBy.split(',')) {
+    const match = ORDER_TERM.exec(term.trim());
+    if (!match) return null;
+    terms.push({ column: match[1], direction: match[2]?.toUpperCase() === 'DESC' ? 'DESC' : 'ASC' });
+  }
+  return terms;
+}
+
+/** One condition of whereConditions, as the request DTO leaves it: `in` values are a list, a missing operator means equals. */
+export interface RowCondition {
+  /** A column or meta field of the table; only the catalog can tell, so the query builder checks it. */
+  field?: unknown;
+  operator?: Operator;
+  value?: unknown;
+}
+
+/**
+ * The body of POST /getDataRows once the request DTO has checked its shape and normalized its loose forms
+ * (flags as booleans, numbers from strings): what is left to check needs the table's columns or the limits.
+ */
+export interface RowRequest {
+  table: string;
+  fields?: string;
+  isPublished?: boolean;
+  production?: boolean;
+  isStage?: boolean;
+  isLive?: boolean;
+  isAdmin?: boolean;
+  isAppGrid?: boolean;
+  whereConditions?: { operator?: 'AND' | 'OR'; conditions?: RowCondition[] };
+  orderBy?: string;
+  isPaging?: boolean;
+  perPage?: number;
+  page?: number;
+  record?: boolean;
+}
 
 export interface Limits {
   maxPerPage: number;
@@ -66,31 +105,11 @@ export interface RowQuery {
   record: boolean;
 }
 
-/**
- * The flag named by `names` (aliases such as isLive / isAdmin), read as a boolean (true/false, 1/0,
- * "true"/"false"): true when any alias is true, false when one is given and none is true. Every given
- * alias must be a boolean.
- */
-export function flag(body: Record<string, unknown>, ...names: string[]): boolean | undefined {
-  let result: boolean | undefined;
-  for (const name of names) {
-    const value = body[name];
-    if (value === undefined || value === null) continue;
-    if (value === true || value === 1 || value === '1' || value === 'true') result = true;
-    else if (value === false || value === 0 || value === '0' || value === 'false' || value === '') result = result ?? false;
-    else throw ApiError.field(name, `${name} must be true or false`);
-  }
-  return result;
-}
-
-export function readMode(body: Record<string, unknown>): ReadMode {
-  const appGrid = flag(body, 'isAppGrid');
-  const live = flag(body, 'isLive', 'isAdmin');
-  const stage = flag(body, 'isStage');
-  flag(body, 'isPublished', 'production'); // checked for its type; published is also the default
-  if (appGrid) return 'appGrid';
-  if (live) return 'live';
-  if (stage) return 'stage';
+/** The read mode the flags ask for; isLive and isAdmin are aliases, and isPublished (or production) is the default. */
+export function readMode(request: RowRequest): ReadMode {
+  if (request.isAppGrid) return 'appGrid';
+  if (request.isLive || request.isAdmin) return 'live';
+  if (request.isStage) return 'stage';
   return 'published';
 }
 
@@ -98,17 +117,17 @@ export function readMode(body: Record<string, unknown>): ReadMode {
  * Turns the request into a RowQuery. `$1` is the app id and `$2` the table name (bound, for core_data);
  * every further value is appended to `params`.
  */
-export function buildRowQuery(body: Record<string, unknown>, table: RegisteredTable, mode: ReadMode, limits: Limits): RowQuery {
+export function buildRowQuery(request: RowRequest, table: RegisteredTable, mode: ReadMode, limits: Limits): RowQuery {
   const params: unknown[] = [];
   const bind = (value: unknown) => `$${params.push(value) + 2}`;
-  const resolve = (name: unknown, field: string, use: 'read' | 'filter' | 'sort') => resolveColumn(table, mode, name, field, use);
+  const resolve = (name: unknown, field: string, use: Use) => resolveColumn(table, mode, name, field, use);
 
-  const columns = readColumns(table, body.fields);
-  const where = conditions(body.whereConditions, resolve, bind);
-  const order = orderBy(body.orderBy, resolve, mode);
+  const columns = readColumns(table, request.fields);
+  const where = conditions(request.whereConditions, resolve, bind);
+  const order = orderBy(request.orderBy, resolve, mode);
 
-  const paging = flag(body, 'isPaging') ? pageOf(body, limits) : null;
-  const record = flag(body, 'record') === true;
+  const paging = request.isPaging ? pageOf(request, limits) : null;
+  const record = request.record === true;
   const limit = record ? 1 : paging ? paging.perPage + 1 : limits.maxRows;
   const offset = record || !paging ? 0 : (paging.page - 1) * paging.perPage;
   return { table, mode, columns, where, params, order, limit, offset, paging, record };
@@ -117,15 +136,12 @@ export function buildRowQuery(body: Record<string, unknown>, table: RegisteredTa
 /** The readable (non-secret) columns of each catalog table, listed once per table object. */
 const readable = new WeakMap<RegisteredTable, readonly string[]>();
 
-function readColumns(table: RegisteredTable, fields: unknown): readonly string[] {
+function readColumns(table: RegisteredTable, fields: string | undefined): readonly string[] {
   let all = readable.get(table);
   if (!all) readable.set(table, (all = [...table.columns.values()].filter((c) => !c.secret).map((c) => c.name)));
-  if (fields === undefined || fields === null || (typeof fields === 'string' && ['', '*'].includes(fields.trim()))) return all;
-  if (typeof fields !== 'string') throw ApiError.field('fields', 'fields must be a comma-separated list of columns or *');
-  const names = fields.split(',').map((f) => f.trim());
-  if (names.length > MAX_FIELDS) throw ApiError.field('fields', `fields may name at most ${MAX_FIELDS} columns`);
+  if (fields === undefined || ['', '*'].includes(fields.trim())) return all;
   const chosen: string[] = [];
-  for (const name of names) {
+  for (const name of fields.split(',').map((f) => f.trim())) {
     if (name === '*') {
       chosen.push(...all);
       continue;
@@ -139,12 +155,15 @@ function readColumns(table: RegisteredTable, fields: unknown): readonly string[]
   return [...new Set(chosen)];
 }
 
+type Use = 'filter' | 'sort';
+type Resolver = (name: unknown, field: string, use: Use) => { sql: string; column: CatalogColumn };
+
 function resolveColumn(
   table: RegisteredTable,
   mode: ReadMode,
   name: unknown,
   field: string,
-  use: 'read' | 'filter' | 'sort',
+  use: Use,
 ): { sql: string; column: CatalogColumn } {
   if (!isIdentifier(name)) throw ApiError.field(field, `${field} must name a column of table "${table.name}"`);
   const meta = metaField(name);
@@ -154,71 +173,44 @@ function resolveColumn(
   }
   const column = table.columns.get(name);
   if (!column) throw ApiError.field(field, `Unknown column "${name}" in table "${table.name}"`);
-  if (column.secret)
-    throw ApiError.field(field, `Column "${name}" cannot be ${use === 'filter' ? 'filtered on' : use === 'sort' ? 'sorted on' : 'read'}`);
+  if (column.secret) throw ApiError.field(field, `Column "${name}" cannot be ${use === 'filter' ? 'filtered on' : 'sorted on'}`);
   return { sql: `c.${quoteIdentifier(column.name)}`, column };
 }
 
-type Resolver = (name: unknown, field: string, use: 'read' | 'filter' | 'sort') => { sql: string; column: CatalogColumn };
+function conditions(group: RowRequest['whereConditions'], resolve: Resolver, bind: (value: unknown) => string): RowQuery['where'] {
+  const sql = (group?.conditions ?? []).map((condition, i) => conditionSql(condition, `whereConditions.conditions[${i}]`, resolve, bind));
+  return { join: group?.operator === 'OR' ? 'OR' : 'AND', sql };
+}
 
-function conditions(input: unknown, resolve: Resolver, bind: (value: unknown) => string): { join: 'AND' | 'OR'; sql: string[] } {
-  if (input === undefined || input === null) return { join: 'AND', sql: [] };
-  if (typeof input !== 'object' || Array.isArray(input))
-    throw ApiError.field('whereConditions', 'whereConditions must be { operator, conditions: [ { field, operator, value } ] }');
-  const group = input as Record<string, unknown>;
-  const joinRaw = group.operator ?? 'AND';
-  if (typeof joinRaw !== 'string' || !['AND', 'OR'].includes(joinRaw.toUpperCase()))
-    throw ApiError.field('whereConditions.operator', 'whereConditions.operator must be AND or OR');
-  const list = group.conditions ?? [];
-  if (!Array.isArray(list)) throw ApiError.field('whereConditions.conditions', 'whereConditions.conditions must be an array');
-  if (list.length > MAX_CONDITIONS) throw ApiError.field('whereConditions.conditions', `At most ${MAX_CONDITIONS} conditions`);
-
-  const sql = list.map((raw, i) => {
-    const at = `whereConditions.conditions[${i}]`;
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw ApiError.field(at, `${at} must be { field, operator, value }`);
-    const condition = raw as Record<string, unknown>;
-    const { sql: target, column } = resolve(condition.field, `${at}.field`, 'filter');
-    if (condition.operator !== undefined && condition.operator !== null && typeof condition.operator !== 'string') {
-      throw ApiError.field(`${at}.operator`, `${at}.operator must be one of ${OPERATORS.join(', ')}`);
+/** One condition as SQL; what is left to check is how the operator and value fit the column. */
+function conditionSql(condition: RowCondition, at: string, resolve: Resolver, bind: (value: unknown) => string): string {
+  const { sql: target, column } = resolve(condition.field, `${at}.field`, 'filter');
+  const op = condition.operator ?? 'equals';
+  const { value } = condition;
+  const valueField = `${at}.value`;
+  switch (op) {
+    case 'is_null':
+      return `${target} IS NULL`;
+    case 'is_not_null':
+      return `${target} IS NOT NULL`;
+    case 'contains':
+    case 'starts_with': {
+      if (column.kind !== 'text') throw ApiError.field(`${at}.operator`, `${op} works on text columns only`);
+      const escaped = String(value).replace(/[\\%_]/g, (ch) => `\\${ch}`);
+      return `${target} ILIKE ${bind(op === 'contains' ? `%${escaped}%` : `${escaped}%`)}`;
     }
-    const op = typeof condition.operator === 'string' ? condition.operator.toLowerCase() : 'equals';
-    if (!(OPERATORS as readonly string[]).includes(op))
-      throw ApiError.field(`${at}.operator`, `${at}.operator must be one of ${OPERATORS.join(', ')}`);
-    const value = condition.value;
-    const valueField = `${at}.value`;
-    switch (op as Operator) {
-      case 'is_null':
-        return `${target} IS NULL`;
-      case 'is_not_null':
-        return `${target} IS NOT NULL`;
-      case 'contains':
-      case 'starts_with': {
-        if (column.kind !== 'text') throw ApiError.field(`${at}.operator`, `${op} works on text columns only`);
-        if (typeof value !== 'string' || value.length > MAX_TEXT_VALUE) throw ApiError.field(valueField, `${valueField} must be a string`);
-        const escaped = value.replace(/[\\%_]/g, (ch) => `\\${ch}`);
-        return `${target} ILIKE ${bind(op === 'contains' ? `%${escaped}%` : `${escaped}%`)}`;
-      }
-      case 'in': {
-        const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',').map((v) => v.trim()) : null;
-        if (!items || items.length === 0 || items.length > MAX_IN_VALUES)
-          throw ApiError.field(valueField, `${valueField} must be a list of 1 to ${MAX_IN_VALUES} values`);
-        const values = items.map((item) => toColumnValue(column, item, valueField));
-        if (column.kind === 'json' || column.kind === 'other') throw ApiError.field(`${at}.operator`, 'in does not work on this column');
-        return `${target} = ANY(${bind(values)})`;
-      }
-      default: {
-        if (value === undefined) throw ApiError.field(valueField, `${valueField} is required`);
-        if (column.kind === 'json') throw ApiError.field(`${at}.field`, `Column "${column.name}" cannot be compared`);
-        if (value === null) {
-          if (op === 'equals') return `${target} IS NULL`;
-          if (op === 'not_equals') return `${target} IS NOT NULL`;
-          throw ApiError.field(valueField, `${valueField} must not be null for ${op}`);
-        }
-        return `${target} ${COMPARISON[op as Operator]} ${bind(toColumnValue(column, value, valueField))}`;
-      }
+    case 'in': {
+      const values = (Array.isArray(value) ? value : [value]).map((item) => toColumnValue(column, item, valueField));
+      if (column.kind === 'json' || column.kind === 'other') throw ApiError.field(`${at}.operator`, 'in does not work on this column');
+      return `${target} = ANY(${bind(values)})`;
     }
-  });
-  return { join: joinRaw.toUpperCase() as 'AND' | 'OR', sql };
+    default: {
+      if (column.kind === 'json') throw ApiError.field(`${at}.field`, `Column "${column.name}" cannot be compared`);
+      if (value === null && op === 'equals') return `${target} IS NULL`;
+      if (value === null && op === 'not_equals') return `${target} IS NOT NULL`;
+      return `${target} ${COMPARISON_SQL[op]} ${bind(toColumnValue(column, value, valueField))}`;
+    }
+  }
 }
 
 /**
@@ -228,37 +220,20 @@ function conditions(input: unknown, resolve: Resolver, bind: (value: unknown) =>
  * Master_ID lives in core_data, which no index on the content table can order by. Without orderBy the
  * order is meta_master_id, walked by core_data_published_idx.
  */
-function orderBy(input: unknown, resolve: Resolver, mode: ReadMode): string[] {
+function orderBy(input: string | undefined, resolve: Resolver, mode: ReadMode): string[] {
   const rowId = mode === 'appGrid' ? 'c."id"' : VERSION_META.meta_current_id.sql;
-  if (input === undefined || input === null || input === '') return [mode === 'appGrid' ? 'c."id" ASC' : BY_RECORD];
-  if (typeof input !== 'string' || input.length > 500)
-    throw ApiError.field('orderBy', 'orderBy must be a string such as "title ASC, price DESC"');
-  const terms = input.split(',').map((t) => t.trim());
-  if (terms.length > MAX_ORDER_TERMS) throw ApiError.field('orderBy', `orderBy may name at most ${MAX_ORDER_TERMS} columns`);
-  let direction = 'ASC';
-  const order = terms.map((term) => {
-    const match = ORDER_TERM.exec(term);
-    if (!match) throw ApiError.field('orderBy', 'orderBy must be column names, each optionally followed by ASC or DESC');
-    const { sql } = resolve(match[1], 'orderBy', 'sort');
-    direction = (match[2] ?? 'ASC').toUpperCase();
-    return `${sql} ${direction}`;
-  });
-  return [...order, `${rowId} ${direction}`];
+  if (!input) return [mode === 'appGrid' ? 'c."id" ASC' : BY_RECORD];
+  const terms = orderTerms(input);
+  if (!terms) throw new Error('orderBy reached the query builder unchecked'); // the request DTO refuses it
+  const order = terms.map(({ column, direction }) => `${resolve(column, 'orderBy', 'sort').sql} ${direction}`);
+  return [...order, `${rowId} ${terms[terms.length - 1].direction}`];
 }
 
-function pageOf(body: Record<string, unknown>, limits: Limits): { page: number; perPage: number } {
-  const perPage = integer(body.perPage, 'perPage', 20);
-  const page = integer(body.page, 'page', 1);
+/** The page; its size's upper bound is the service's setting, so it is checked here rather than by the DTO. */
+function pageOf(request: RowRequest, limits: Limits): { page: number; perPage: number } {
+  const perPage = request.perPage ?? DEFAULT_PER_PAGE;
   if (perPage < 1 || perPage > limits.maxPerPage) throw ApiError.field('perPage', `perPage must be between 1 and ${limits.maxPerPage}`);
-  if (page < 1 || page > 1_000_000) throw ApiError.field('page', 'page must be between 1 and 1000000');
-  return { page, perPage };
-}
-
-function integer(value: unknown, field: string, fallback: number): number {
-  if (value === undefined || value === null || value === '') return fallback;
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
-  if (typeof value === 'string' && /^\d{1,9}$/.test(value)) return Number(value);
-  throw ApiError.field(field, `${field} must be an integer`);
+  return { page: request.page ?? 1, perPage };
 }
 
 function shown(name: string): string {

@@ -97,7 +97,7 @@ export class IdpLoginService {
   }
 
   async callback(ctx: RequestContext, body: IdpCallbackRequest) {
-    if (!body.code) throw withField(idpError('CODE_REQUIRED'), 'code', 'code is required');
+    if (!body.code) throw idpError('CODE_REQUIRED').withField('code', 'code is required');
     this.client.assertConfigured();
     this.checkRedirectUri(body.redirectUri);
     const payload = this.openState(body.state);
@@ -139,7 +139,7 @@ export class IdpLoginService {
   }
 
   async logout(ctx: RequestContext, body: IdpLogoutRequest): Promise<{ logoutUrl: string | null }> {
-    if (!body.sessionId) throw withField(idpError('SESSION_ID_REQUIRED'), 'sessionId', 'sessionId is required');
+    if (!body.sessionId) throw idpError('SESSION_ID_REQUIRED').withField('sessionId', 'sessionId is required');
     this.client.assertConfigured();
     const site = ctx.site;
     if (site && body.appID !== undefined && body.appID !== site.id)
@@ -276,13 +276,8 @@ export function codeChallengeOf(
   return body.codeChallenge;
 }
 
-/** The contract's message, with the field and the reason in `errors[]`. */
-function withField(error: ApiError, field: string, message: string): ApiError {
-  return new ApiError(error.httpStatus, error.message, [{ field, message }]);
-}
-
 function stateError(detail: string): ApiError {
-  return withField(idpError('STATE_APP_MISSING'), 'state', detail);
+  return idpError('STATE_APP_MISSING').withField('state', detail);
 }
 
 function isAppId(value: unknown): value is number {

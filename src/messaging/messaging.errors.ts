@@ -2,12 +2,11 @@ import { errorTable } from '../common/api-error';
 
 /**
  * Messaging's failures other than validation errors (those name a field: ApiError.field). Every 401 of
- * messaging uses the `Error` envelope (`{ status: Error, message: Unauthorized }`); 403 is the shared ApiError.forbidden().
+ * messaging uses the `Error` envelope: the messaging controller answers each 401 (ApiError.unauthorized, the
+ * site-id or bearer guard's) as AUTHENTICATION_FAILED. 403 is the shared ApiError.forbidden().
  */
 export const messagingError = errorTable({
-  /** No bearer token where the SQL merge source needs one. */
-  UNAUTHORIZED: { status: 401, message: 'Unauthorized', envelope: 'Error' },
-  /** Any other 401 (the site-id or bearer guard's), answered with its own message in the Error envelope. */
+  /** Any 401, answered with its own message in the Error envelope. */
   AUTHENTICATION_FAILED: { status: 401, message: (message) => message, envelope: 'Error' },
   /** The app's queue of SQL merges is full, or a merge waited too long for its turn or a connection (Retry-After). */
   SQL_MERGES_BUSY: { status: 429, message: 'Too many SQL merges at once, try again later' },

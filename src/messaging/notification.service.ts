@@ -3,6 +3,7 @@ import { Site } from '../app-context';
 import { mayDo } from '../common/access-guards';
 import { ApiError } from '../common/api-error';
 import { RequestContext } from '../common/request-context';
+import { requireAdmin } from '../common/require-admin';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { SchemaCatalogService } from '../database/schema-catalog.service';
@@ -49,12 +50,13 @@ export class NotificationService {
     if (site.disable_email) return null;
 
     const sql = request.SQL?.trim() ? request.SQL : null;
-    if (sql !== null) this.requireAdmin(ctx);
+    // The SQL merge reads the app's users and customers: it takes an admin's bearer, checked against the account now.
+    if (sql !== null) requireAdmin(ctx, 'mail.send');
     if (request.table !== undefined) await this.requireKnownTable(ctx, request.table);
     const template = await this.template(ctx, request.event);
     const data = await this.mergeData(ctx, site, request.data, sql);
     const to = this.recipient(request, data);
-    // NONE sends to the BCC addresses only: the app's CC user is left out too (SPEC "POST /message/notification").
+    // NONE sends to the BCC addresses only: the app's CC user is left out too.
     const ccUser = to === null ? null : site.email_cc;
     const users = await this.userAddresses(ctx, [ccUser, site.email_bcc]);
     const cc = addressOf(users, ccUser);
@@ -138,16 +140,6 @@ export class NotificationService {
     const template = await this.templates.enabledFor(ctx, event);
     if (!template) throw ApiError.field('event', 'No enabled notification template for this event');
     return template;
-  }
-
-  /**
-   * The SQL merge reads the app's users and customers, so it takes more than the public site-id: the bearer
-   * (OptionalBearerGuard) of a core_users account that is an admin of this app now (401 without one, 403
-   * for anyone else; the guard reads the account's role at this request).
-   */
-  private requireAdmin(ctx: RequestContext): void {
-    if (!ctx.principal) throw messagingError('UNAUTHORIZED');
-    if (!mayDo(ctx.principal, 'mail.send')) throw ApiError.missingPermission('mail.send');
   }
 
   private async mergeData(

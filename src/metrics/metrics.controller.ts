@@ -39,7 +39,7 @@ export class MetricsController {
   @ApiFailureResponse(401, 'METRICS_TOKEN is set and the bearer token is missing or wrong')
   scrape(@Headers('authorization') authorization: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     if (this.token && !this.authorized(authorization)) {
-      throw new ApiError(401, 'Unauthorized', undefined, {}, 'Failed', { 'www-authenticate': 'Bearer realm="metrics"' });
+      throw ApiError.unauthorized({ 'www-authenticate': 'Bearer realm="metrics"' });
     }
     reply.header('content-type', this.metrics.contentType).header('cache-control', 'no-store');
     return this.metrics.scrape();
