@@ -36,11 +36,13 @@ export class SiteRepository {
   }
 
   /**
-   * The tenant's payment secrets, on the scope's transaction or the request pool. Never refused for a request
-   * whose client left (TransactionalConnection.query would): a payment call already decided on needs its key.
+   * The tenant's payment secrets: in the scope's transaction, else on the system pool, as the payment webhook's
+   * lookups, so a flood of the tenant's own reads never keeps a payment waiting for its key. Never refused for a
+   * request whose client left (TransactionalConnection.query would): a payment call already decided on needs its key.
    */
   async findSecrets(scope: TransactionScope, id: number): Promise<SiteSecrets | null> {
-    const rows = (await this.connection.manager(scope).query(SECRETS_BY_ID, [id])) as SiteSecrets[];
+    const manager = scope.manager ?? this.connection.systemDataSource.manager;
+    const rows = (await manager.query(SECRETS_BY_ID, [id])) as SiteSecrets[];
     return rows[0] ?? null;
   }
 
