@@ -15,7 +15,7 @@ const POSITIVE_INT = /^[1-9]\d{0,9}$/;
 const UNKNOWN = Symbol('unknown app');
 
 /**
- * Resolves the tenant of every request once, into `request.ctx` (without its payment secrets: site-secrets.ts):
+ * Resolves the tenant of every request once, into `request.ctx` (without its secrets: site-secrets.ts):
  * proxy mode: APP_PROXY_APP_ID, then the proxy's `site-id`, then `x-original-host`;
  * otherwise: `site-id` header, then `appKey` header, then x-forwarded-host / host, then (outside production)
  * `appID` in the body. Runs before the rate limiter, which counts per tenant.

@@ -19,8 +19,8 @@ interface Entry<T> {
 
 /**
  * core_sites rows in memory, for the tenant resolution that every request does (one database round trip of
- * every request otherwise): each tenant as requests see it, without its payment secrets, and apart from it the
- * secrets of the tenants that paid or were paid lately (what the payment gateway reads). Coherent across
+ * every request otherwise): each tenant as requests see it, without its secrets, and apart from it the
+ * secrets of the tenants that paid or pushed lately (what the payment gateway and web push read). Coherent across
  * instances: a trigger on core_sites notifies each change, and every instance drops the row and its secrets at
  * once (through its DatabaseNotifications listener); SITE_CACHE_MS bounds how long a row may be served even if a
  * notification were missed. The cache is used only while the listener is
@@ -82,7 +82,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     return this.keep(await this.loadAt(load));
   }
 
-  /** The payment secrets of site `id` from memory, or `load`ed (and kept when found and unchanged meanwhile). */
+  /** The secrets of site `id` from memory, or `load`ed (and kept when found and unchanged meanwhile). */
   async secrets(id: number, load: () => Promise<SiteSecrets | null>): Promise<SiteSecrets | null> {
     if (!this.listening) return load();
     const entry = this.secretsById.get(id);
@@ -92,7 +92,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     return value;
   }
 
-  /** The payment secrets of site `id` from memory, when they are there; else undefined. */
+  /** The secrets of site `id` from memory, when they are there; else undefined. */
   cachedSecrets(id: number): SiteSecrets | undefined {
     if (!this.listening) return undefined;
     const entry = this.secretsById.get(id);

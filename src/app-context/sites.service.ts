@@ -25,8 +25,8 @@ export class SitesService {
   ) {}
 
   /**
-   * The tenant as requests see it: every column but the payment secrets (the request context carries it to the
-   * services that push and mail for it; payments read their secrets with secretsOf). Outside a transaction from
+   * The tenant as requests see it: every column but its secrets (the request context carries it to the services
+   * that pay, push and mail for it; those that need a secret read it with secretsOf). Outside a transaction from
    * SiteCache when it can (every request runs this); inside one always from the transaction, which may have just written it.
    */
   async findById(ctx: RequestContext, id: number): Promise<TenantSite | null> {
@@ -54,8 +54,8 @@ export class SitesService {
   }
 
   /**
-   * The payment secrets of tenant `id` (null: no such tenant), for the payment gateway, the webhook's verification
-   * and the owner's settings (masked) only. Cached like findById: outside a transaction from SiteCache when it can,
+   * The secrets of tenant `id` (null: no such tenant), for the payment gateway, the webhook's verification, web
+   * push (its VAPID private key) and the owner's settings (masked) only. Cached like findById: outside a transaction from SiteCache when it can,
    * inside one from the transaction.
    */
   secretsOf(scope: TransactionScope, id: number): Promise<SiteSecrets | null> {
@@ -63,7 +63,7 @@ export class SitesService {
     return scope.manager ? load() : this.cache.secrets(id, load);
   }
 
-  /** The payment secrets of tenant `id` when the site cache holds them and `scope` has no transaction, else undefined. */
+  /** The secrets of tenant `id` when the site cache holds them and `scope` has no transaction, else undefined. */
   cachedSecretsOf(scope: TransactionScope, id: number): SiteSecrets | undefined {
     return scope.manager ? undefined : this.cache.cachedSecrets(id);
   }

@@ -8,8 +8,9 @@ import { ApiError } from './api-error';
 import type { StaffRole } from './permissions';
 
 /**
- * The tenant as requests see it: its core_sites row without the payment secrets (private keys, webhook secret),
- * which only the payment gateway, the webhook's verification and the owner's settings (masked) read, by site id.
+ * The tenant as requests see it: its core_sites row without its secrets (payment private keys, webhook secret,
+ * VAPID private key), which only the payment gateway, the webhook's verification, web push and the owner's
+ * settings (masked) read, by site id.
  * Its columns are declared by the module that owns the table (app-context/entities/site.entity.ts augments this
  * interface), so common/ depends on no domain module.
  */

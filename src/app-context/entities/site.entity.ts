@@ -1,5 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
-import type { PaymentSecretColumn } from '../site-secrets';
+import type { SiteSecretColumn } from '../site-secrets';
 
 /** A row of core_sites: one tenant app, named by the requests of its front ends (site-id header, appKey, domain). */
 @Entity('core_sites')
@@ -113,6 +113,6 @@ export class Site {
 }
 
 declare module '../../common/request-context' {
-  // The request's tenant is a core_sites row without its payment secrets (site-secrets.ts): read by the guard.
-  interface TenantSite extends Omit<Site, PaymentSecretColumn> {}
+  // The request's tenant is a core_sites row without its secrets (site-secrets.ts): read by the guard.
+  interface TenantSite extends Omit<Site, SiteSecretColumn> {}
 }

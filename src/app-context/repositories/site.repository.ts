@@ -5,9 +5,9 @@ import { TransactionScope } from '../../database/transaction-scope';
 import { ReplicaReads } from '../../database/replica-reads';
 import { TransactionalConnection } from '../../database/transactional-connection';
 import { Site } from '../entities/site.entity';
-import { PAYMENT_SECRET_COLUMNS, SiteSecrets } from '../site-secrets';
+import { SITE_SECRET_COLUMNS, SiteSecrets } from '../site-secrets';
 
-const SECRETS_BY_ID = `SELECT ${PAYMENT_SECRET_COLUMNS.join(', ')} FROM core_sites WHERE id = $1`;
+const SECRETS_BY_ID = `SELECT ${SITE_SECRET_COLUMNS.join(', ')} FROM core_sites WHERE id = $1`;
 
 /** Every query on core_sites (the tenants themselves: the table has no app_id, its id is the tenant). */
 @Injectable()
@@ -20,7 +20,7 @@ export class SiteRepository {
   ) {}
 
   /**
-   * The tenant as requests see it: every column but the payment secrets (site-secrets.ts). Raw SQL: the benchmark's
+   * The tenant as requests see it: every column but its secrets (site-secrets.ts). Raw SQL: the benchmark's
    * cheapest route (/getApp) measured query building as a visible share of its cost. `replica`: a tenant lookup the
    * site cache missed, which a read replica may answer (ReplicaReads.siteLookup); every other caller reads the primary.
    */
@@ -36,8 +36,8 @@ export class SiteRepository {
   }
 
   /**
-   * The tenant's payment secrets: in the scope's transaction, else on the system pool, as the payment webhook's
-   * lookups, so a flood of the tenant's own reads never keeps a payment waiting for its key. Never refused for a
+   * The tenant's secrets: in the scope's transaction, else on the system pool, as the payment webhook's lookups,
+   * so a flood of the tenant's own reads never keeps a payment waiting for its key. Never refused for a
    * request whose client left (TransactionalConnection.query would): a payment call already decided on needs its key.
    */
   async findSecrets(scope: TransactionScope, id: number): Promise<SiteSecrets | null> {
@@ -51,10 +51,10 @@ export class SiteRepository {
     return replica ? this.replicas.siteLookup(scope, sql, params, primary) : primary();
   }
 
-  /** The select list of a request's tenant: the entity's columns but the payment secrets (made once). */
+  /** The select list of a request's tenant: the entity's columns but the secrets (made once). */
   private requestColumns(): string {
     return (this.requestSelect ??= this.metadata()
-      .columns.filter((column) => !(PAYMENT_SECRET_COLUMNS as readonly string[]).includes(column.propertyName))
+      .columns.filter((column) => !(SITE_SECRET_COLUMNS as readonly string[]).includes(column.propertyName))
       .map((column) => `"${column.databaseName}"`)
       .join(', '));
   }
