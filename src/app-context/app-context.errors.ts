@@ -1,6 +1,6 @@
 import { errorTable } from '../common/api-error';
 
-/** Tenant resolution's failures (SPEC "App identification and bootstrap"). */
+/** Tenant resolution's failures. */
 export const appContextError = errorTable({
   APP_NOT_FOUND: { status: 404, message: 'App not found' },
   /** Messaging routes read only the site-id header and answer in the `Error` envelope. */

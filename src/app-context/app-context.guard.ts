@@ -5,10 +5,9 @@ import { ApiError } from '../common/api-error';
 import { requestStore } from '../common/logging';
 import { appContextError } from './app-context.errors';
 import { IdCipherService, MAX_ID } from '../common/id-cipher.service';
-import { APP_CONTEXT_POLICY, AppContextPolicy, RequestContext, RequestWithContext } from '../common/request-context';
+import { APP_CONTEXT_POLICY, AppContextPolicy, RequestContext, RequestWithContext, TenantSite } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { Site } from './entities/site.entity';
 import { SitesService } from './sites.service';
 
 const POSITIVE_INT = /^[1-9]\d{0,9}$/;
@@ -16,7 +15,7 @@ const POSITIVE_INT = /^[1-9]\d{0,9}$/;
 const UNKNOWN = Symbol('unknown app');
 
 /**
- * Resolves the tenant of every request once, into `request.ctx` (SPEC "App identification and bootstrap"):
+ * Resolves the tenant of every request once, into `request.ctx` (without its secrets: site-secrets.ts):
  * proxy mode: APP_PROXY_APP_ID, then the proxy's `site-id`, then `x-original-host`;
  * otherwise: `site-id` header, then `appKey` header, then x-forwarded-host / host, then (outside production)
  * `appID` in the body. Runs before the rate limiter, which counts per tenant.
@@ -70,7 +69,7 @@ export class AppContextGuard implements CanActivate {
    * The site a well-formed `site-id` header names, when the site cache holds it: what `resolve` answers then,
    * without a promise. Anything else (proxy mode, another header, a miss) is left to `resolve`.
    */
-  private cachedSite(request: RequestWithContext): Site | undefined {
+  private cachedSite(request: RequestWithContext): TenantSite | undefined {
     if (this.config.proxy.enabled) return undefined;
     const siteId = single(request.headers['site-id']);
     if (!siteId || !POSITIVE_INT.test(siteId)) return undefined;
@@ -91,7 +90,7 @@ export class AppContextGuard implements CanActivate {
     return true;
   }
 
-  private async fromSiteIdHeaderOnly(request: RequestWithContext): Promise<Site> {
+  private async fromSiteIdHeaderOnly(request: RequestWithContext): Promise<TenantSite> {
     const header = single(request.headers['site-id']);
     const site =
       header && POSITIVE_INT.test(header) && Number(header) <= MAX_ID ? await this.sites.resolveById(request.ctx!, Number(header)) : null;
@@ -100,7 +99,7 @@ export class AppContextGuard implements CanActivate {
   }
 
   /** The app the request names; null when it names none, UNKNOWN when it names one that does not exist. */
-  private async resolve(request: RequestWithContext): Promise<Site | null | typeof UNKNOWN> {
+  private async resolve(request: RequestWithContext): Promise<TenantSite | null | typeof UNKNOWN> {
     const headers = request.headers;
     if (this.config.proxy.enabled) {
       if (this.config.proxy.appId !== null) return this.byId(request, this.config.proxy.appId);
@@ -130,7 +129,7 @@ export class AppContextGuard implements CanActivate {
     return null;
   }
 
-  private async byId(request: RequestWithContext, id: number | null): Promise<Site | typeof UNKNOWN> {
+  private async byId(request: RequestWithContext, id: number | null): Promise<TenantSite | typeof UNKNOWN> {
     if (id === null || id > MAX_ID) return UNKNOWN;
     return (await this.sites.resolveById(request.ctx!, id)) ?? UNKNOWN;
   }

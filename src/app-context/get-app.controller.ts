@@ -4,8 +4,7 @@ import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
 import { appContextError } from './app-context.errors';
 import { IdField } from '../common/dto-fields';
 import { IdCipherService } from '../common/id-cipher.service';
-import { Ctx, RequestContext } from '../common/request-context';
-import { Site } from './entities/site.entity';
+import { Ctx, RequestContext, TenantSite } from '../common/request-context';
 import { paysLive } from './payment-mode';
 import { SitesService } from './sites.service';
 
@@ -14,7 +13,7 @@ class GetAppRequest {
   appID?: number;
 }
 
-/** The bootstrap answer (SPEC "POST /getApp"): branding at the top level, no envelope, exactly one public payment key. */
+/** The bootstrap answer of POST /getApp: branding at the top level, no envelope, exactly one public payment key. */
 class GetAppResponse {
   @ApiProperty({ type: String, nullable: true, description: 'Path of the splash logo' }) splash_logo: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'Path of the logo' }) logo: string | null;
@@ -62,7 +61,7 @@ export class GetAppController {
     return this.bootstrap(ctx, site);
   }
 
-  private bootstrap(ctx: RequestContext, site: Site): GetAppResponse {
+  private bootstrap(ctx: RequestContext, site: TenantSite): GetAppResponse {
     const publicKey = paysLive(site, ctx.production, undefined)
       ? { payment_live_public_key: site.payment_live_public_key }
       : { payment_test_public_key: site.payment_test_public_key };

@@ -3,7 +3,7 @@ import { Site } from './entities/site.entity';
 /**
  * Which mode of the payment provider an app pays in (docs/security.md "Payments"). On a production
  * instance the app decides, whatever a request says: live mode, or test mode for an app marked
- * `payment_test_mode`. Outside production the request's `production` flag picks the key, as the spec says
+ * `payment_test_mode`. Outside production the request's `production` flag picks the key, as the API documents
  * (default test).
  */
 export function paysLive(site: Pick<Site, 'payment_test_mode'>, productionInstance: boolean, requested: boolean | undefined): boolean {

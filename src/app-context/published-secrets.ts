@@ -1,3 +1,5 @@
+import { PAYMENT_SECRET_COLUMNS } from './site-secrets';
+
 /*
  * Payment keys and webhook secrets that this repository publishes (README, fixtures/, .env.example, the demo
  * tenant): anyone can read them, so a production instance must never trust them. With `whsec_demo` anyone can
@@ -7,13 +9,7 @@
  */
 
 /** The core_sites columns of the tenant's payment keys: the private keys and webhook secret, and the public keys. */
-export const PAYMENT_KEY_COLUMNS = [
-  'payment_test_private_key',
-  'payment_live_private_key',
-  'payment_webhook_secret',
-  'payment_test_public_key',
-  'payment_live_public_key',
-] as const;
+export const PAYMENT_KEY_COLUMNS = [...PAYMENT_SECRET_COLUMNS, 'payment_test_public_key', 'payment_live_public_key'] as const;
 
 export type PaymentKeyColumn = (typeof PAYMENT_KEY_COLUMNS)[number];
 

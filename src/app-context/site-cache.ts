@@ -3,7 +3,8 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DatabaseNotifications } from '../database/database-notifications';
 import { ReplicaReads } from '../database/replica-reads';
-import { Site } from './entities/site.entity';
+import type { TenantSite } from '../common/request-context';
+import { SiteSecrets } from './site-secrets';
 
 /** The channel core_sites' trigger notifies with the id of every inserted, updated or deleted row (migration SiteChanges). */
 export const SITES_CHANGED_CHANNEL = 'core_sites_changed';
@@ -11,22 +12,26 @@ export const SITES_CHANGED_CHANNEL = 'core_sites_changed';
 /** How many origins' answers `originListed` keeps. */
 const ORIGINS_KEPT = 10_000;
 
-interface Entry {
-  site: Site;
+interface Entry<T> {
+  value: T;
   expires: number;
 }
 
 /**
  * core_sites rows in memory, for the tenant resolution that every request does (one database round trip of
- * every request otherwise). Coherent across instances: a trigger on core_sites notifies each change, and
- * every instance drops the row at once (through its DatabaseNotifications listener); SITE_CACHE_MS bounds how
- * long a row may be served even if a notification were missed. The cache is used only while the listener is
+ * every request otherwise): each tenant as requests see it, without its secrets, and apart from it the
+ * secrets of the tenants that paid or pushed lately (what the payment gateway and web push read). Coherent across
+ * instances: a trigger on core_sites notifies each change, and every instance drops the row and its secrets at
+ * once (through its DatabaseNotifications listener); SITE_CACHE_MS bounds how long a row may be served even if a
+ * notification were missed. The cache is used only while the listener is
  * connected: an instance that lost it (database restart) reads every row from the database until it has
  * listened again. No listener on the embedded database (one connection only), so no cache there.
  */
 @Injectable()
 export class SiteCache implements OnModuleInit, OnModuleDestroy {
-  private readonly byId = new Map<number, Entry>();
+  private readonly byId = new Map<number, Entry<TenantSite>>();
+  /** Payment secrets by site id: dropped with the site's row. */
+  private readonly secretsById = new Map<number, Entry<SiteSecrets>>();
   private readonly idByDomain = new Map<string, number>();
   /** Whether any app lists an origin in cors_origins, by origin; emptied by every change (any row may list it). */
   private readonly listedOrigins = new Map<string, { listed: boolean; expires: number }>();
@@ -70,26 +75,43 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The site `id` from memory, or `load`ed (and kept when found and unchanged meanwhile). */
-  async site(id: number, load: () => Promise<Site | null>): Promise<Site | null> {
+  async site(id: number, load: () => Promise<TenantSite | null>): Promise<TenantSite | null> {
     if (!this.listening) return load();
     const entry = this.byId.get(id);
-    if (entry && entry.expires > Date.now()) return entry.site;
+    if (entry && entry.expires > Date.now()) return entry.value;
     return this.keep(await this.loadAt(load));
   }
 
+  /** The secrets of site `id` from memory, or `load`ed (and kept when found and unchanged meanwhile). */
+  async secrets(id: number, load: () => Promise<SiteSecrets | null>): Promise<SiteSecrets | null> {
+    if (!this.listening) return load();
+    const entry = this.secretsById.get(id);
+    if (entry && entry.expires > Date.now()) return entry.value;
+    const { value, generation } = await this.loadAt(load);
+    if (value && this.listening && generation === this.generation) this.secretsById.set(id, this.entry(value));
+    return value;
+  }
+
+  /** The secrets of site `id` from memory, when they are there; else undefined. */
+  cachedSecrets(id: number): SiteSecrets | undefined {
+    if (!this.listening) return undefined;
+    const entry = this.secretsById.get(id);
+    return entry && entry.expires > Date.now() ? entry.value : undefined;
+  }
+
   /** The site `id` from memory, when it is there (what `site` answers without loading); else undefined. */
-  cached(id: number): Site | undefined {
+  cached(id: number): TenantSite | undefined {
     if (!this.listening) return undefined;
     const entry = this.byId.get(id);
-    return entry && entry.expires > Date.now() ? entry.site : undefined;
+    return entry && entry.expires > Date.now() ? entry.value : undefined;
   }
 
   /** The site of `domain` (lower-cased) from memory, or `load`ed. */
-  async siteOfDomain(domain: string, load: () => Promise<Site | null>): Promise<Site | null> {
+  async siteOfDomain(domain: string, load: () => Promise<TenantSite | null>): Promise<TenantSite | null> {
     if (!this.listening) return load();
     const id = this.idByDomain.get(domain.toLowerCase());
     const entry = id === undefined ? undefined : this.byId.get(id);
-    if (entry && entry.expires > Date.now() && entry.site.domain.toLowerCase() === domain.toLowerCase()) return entry.site;
+    if (entry && entry.expires > Date.now() && entry.value.domain.toLowerCase() === domain.toLowerCase()) return entry.value;
     return this.keep(await this.loadAt(load));
   }
 
@@ -108,17 +130,21 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     return listed;
   }
 
-  private async loadAt(load: () => Promise<Site | null>): Promise<{ site: Site | null; generation: number }> {
+  private async loadAt<T>(load: () => Promise<T | null>): Promise<{ value: T | null; generation: number }> {
     const generation = this.generation;
-    return { site: await load(), generation };
+    return { value: await load(), generation };
   }
 
-  private keep({ site, generation }: { site: Site | null; generation: number }): Site | null {
+  private keep({ value: site, generation }: { value: TenantSite | null; generation: number }): TenantSite | null {
     if (site && this.listening && generation === this.generation) {
-      this.byId.set(site.id, { site, expires: Date.now() + this.config.siteCacheMs });
+      this.byId.set(site.id, this.entry(site));
       this.idByDomain.set(site.domain.toLowerCase(), site.id);
     }
     return site;
+  }
+
+  private entry<T>(value: T): Entry<T> {
+    return { value, expires: Date.now() + this.config.siteCacheMs };
   }
 
   /** A row changed: drop it (and, as the domain may have changed, every domain naming it). */
@@ -126,7 +152,8 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     this.generation++;
     const entry = this.byId.get(id);
     this.byId.delete(id);
-    if (entry) this.idByDomain.delete(entry.site.domain.toLowerCase());
+    this.secretsById.delete(id);
+    if (entry) this.idByDomain.delete(entry.value.domain.toLowerCase());
     for (const [domain, siteId] of this.idByDomain) if (siteId === id) this.idByDomain.delete(domain);
     this.listedOrigins.clear();
   }
@@ -135,6 +162,7 @@ export class SiteCache implements OnModuleInit, OnModuleDestroy {
     this.listening = false;
     this.generation++;
     this.byId.clear();
+    this.secretsById.clear();
     this.idByDomain.clear();
     this.listedOrigins.clear();
   }

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { RequestContext } from '../common/request-context';
+import { RequestContext, TenantSite } from '../common/request-context';
 import { TransactionScope } from '../database/transaction-scope';
 import { Site } from './entities/site.entity';
 import { PAYMENT_KEY_COLUMNS, PaymentKeyColumn, sampleKeysOf } from './published-secrets';
 import { SiteRepository } from './repositories/site.repository';
 import { SiteCache } from './site-cache';
+import { SiteSecrets } from './site-secrets';
 
 /** Columns a caller may set when creating a tenant (CLI, seed). */
 export type NewSite = Partial<Omit<Site, 'id' | 'created' | 'updated'>> & { id?: number; name: string; domain: string };
@@ -24,11 +25,11 @@ export class SitesService {
   ) {}
 
   /**
-   * The tenant with every column, secrets included (the request context carries them to the services that
-   * pay, push and mail for it). Outside a transaction from SiteCache when it can (every request runs this);
-   * inside one always from the transaction, which may have just written it.
+   * The tenant as requests see it: every column but its secrets (the request context carries it to the services
+   * that pay, push and mail for it; those that need a secret read it with secretsOf). Outside a transaction from
+   * SiteCache when it can (every request runs this); inside one always from the transaction, which may have just written it.
    */
-  async findById(ctx: RequestContext, id: number): Promise<Site | null> {
+  async findById(ctx: RequestContext, id: number): Promise<TenantSite | null> {
     const load = () => this.sites.findById(ctx, id);
     return ctx.manager ? load() : this.cache.site(id, load);
   }
@@ -38,22 +39,37 @@ export class SitesService {
    * miss of the site cache may be read from a replica (ReplicaReads.siteLookup: not after the client's own write,
    * nor after a change of core_sites until the replica has replayed it). Every other caller reads the primary.
    */
-  async resolveById(ctx: RequestContext, id: number): Promise<Site | null> {
+  async resolveById(ctx: RequestContext, id: number): Promise<TenantSite | null> {
     const load = () => this.sites.findById(ctx, id, true);
     return ctx.manager ? this.sites.findById(ctx, id) : this.cache.site(id, load);
   }
 
-  resolveByDomain(ctx: RequestContext, domain: string): Promise<Site | null> {
+  resolveByDomain(ctx: RequestContext, domain: string): Promise<TenantSite | null> {
     return this.byDomain(ctx, domain, true);
   }
 
   /** The tenant `id` when the site cache holds it and `ctx` has no transaction (what findById would answer), else undefined. */
-  cachedById(ctx: RequestContext, id: number): Site | undefined {
+  cachedById(ctx: RequestContext, id: number): TenantSite | undefined {
     return ctx.manager ? undefined : this.cache.cached(id);
   }
 
+  /**
+   * The secrets of tenant `id` (null: no such tenant), for the payment gateway, the webhook's verification, web
+   * push (its VAPID private key) and the owner's settings (masked) only. Cached like findById: outside a transaction from SiteCache when it can,
+   * inside one from the transaction.
+   */
+  secretsOf(scope: TransactionScope, id: number): Promise<SiteSecrets | null> {
+    const load = () => this.sites.findSecrets(scope, id);
+    return scope.manager ? load() : this.cache.secrets(id, load);
+  }
+
+  /** The secrets of tenant `id` when the site cache holds them and `scope` has no transaction, else undefined. */
+  cachedSecretsOf(scope: TransactionScope, id: number): SiteSecrets | undefined {
+    return scope.manager ? undefined : this.cache.cachedSecrets(id);
+  }
+
   /** By domain, case-insensitively; cached like findById. */
-  findByDomain(ctx: RequestContext, domain: string): Promise<Site | null> {
+  findByDomain(ctx: RequestContext, domain: string): Promise<TenantSite | null> {
     return this.byDomain(ctx, domain);
   }
 
@@ -136,7 +152,7 @@ export class SitesService {
     return this.sites.insert(ctx, site);
   }
 
-  private byDomain(scope: TransactionScope, domain: string, replica = false): Promise<Site | null> {
+  private byDomain(scope: TransactionScope, domain: string, replica = false): Promise<TenantSite | null> {
     if (scope.manager) return this.sites.findByDomain(scope, domain);
     return this.cache.siteOfDomain(domain, () => this.sites.findByDomain(scope, domain, replica));
   }

@@ -1,9 +1,9 @@
-import { Site } from '../app-context';
+import type { TenantSite } from '../common/request-context';
 import { MailTemplates } from '../mail';
 import type { OutboxMail } from '../messaging';
 
 /** The sender of an app's mails: its email_from when that is an address, else no-reply at its domain. */
-export function senderOf(site: Site): string {
+export function senderOf(site: TenantSite): string {
   return site.email_from && site.email_from.includes('@') ? site.email_from : `no-reply@${site.domain}`;
 }
 
@@ -17,7 +17,7 @@ export interface ResetRecipient {
 /** The reset mail of `site`, for its outbox: HTML from templates/reset-password.hbs (handlebars escapes every value), and a text part. */
 export async function resetMail(
   templates: MailTemplates,
-  site: Site,
+  site: TenantSite,
   to: ResetRecipient,
   link: string,
   ttlSeconds: number,

@@ -8,8 +8,11 @@ import { ApiError } from './api-error';
 import type { StaffRole } from './permissions';
 
 /**
- * The tenant's core_sites row. Its columns are declared by the module that owns the table
- * (app-context/entities/site.entity.ts augments this interface), so common/ depends on no domain module.
+ * The tenant as requests see it: its core_sites row without its secrets (payment private keys, webhook secret,
+ * VAPID private key), which only the payment gateway, the webhook's verification, web push and the owner's
+ * settings (masked) read, by site id.
+ * Its columns are declared by the module that owns the table (app-context/entities/site.entity.ts augments this
+ * interface), so common/ depends on no domain module.
  */
 export interface TenantSite {
   id: number;
@@ -135,7 +138,7 @@ export const Ctx = createParamDecorator((_: unknown, execution: ExecutionContext
 });
 
 /**
- * How a route finds its tenant (SPEC "App identification and bootstrap"). By default the request's headers
+ * How a route finds its tenant. By default the request's headers
  * (or body appID outside production) name it when they can; whether the route needs one is up to the
  * handler (`ctx.app` versus `ctx.site`).
  */

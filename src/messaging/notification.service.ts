@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Site } from '../app-context';
 import { mayDo } from '../common/access-guards';
 import { ApiError } from '../common/api-error';
-import { RequestContext } from '../common/request-context';
+import { RequestContext, TenantSite } from '../common/request-context';
 import { requireAdmin } from '../common/require-admin';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -144,7 +143,7 @@ export class NotificationService {
 
   private async mergeData(
     ctx: RequestContext,
-    site: Site,
+    site: TenantSite,
     given: Record<string, unknown> | undefined,
     sql: string | null,
   ): Promise<MergeData> {

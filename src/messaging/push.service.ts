@@ -1,5 +1,6 @@
 import { Agent } from 'node:https';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { SitesService } from '../app-context';
 import { IdCipherService } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
 import { AppConfig } from '../config/app-config';
@@ -30,6 +31,7 @@ export class PushService {
     private readonly recipients: MessagingRecipients,
     private readonly cipher: IdCipherService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly sites: SitesService,
   ) {
     this.insecureAgent = config.pushInsecureTls ? new Agent({ rejectUnauthorized: false }) : undefined;
   }
@@ -52,9 +54,10 @@ export class PushService {
     const subscription = toSubscription(customer);
     if (!subscription) return false;
 
-    const tenantKeys = site.vapid_public_key && site.vapid_private_key;
+    const tenantPrivateKey = site.vapid_public_key ? (await this.sites.secretsOf(ctx, site.id))?.vapid_private_key : null;
+    const tenantKeys = site.vapid_public_key && tenantPrivateKey;
     const publicKey = tenantKeys ? site.vapid_public_key : this.config.vapid.publicKey;
-    const privateKey = tenantKeys ? site.vapid_private_key : this.config.vapid.privateKey;
+    const privateKey = tenantKeys ? tenantPrivateKey : this.config.vapid.privateKey;
     const subject = site.vapid_subject || this.config.vapid.subject || `mailto:${site.email_from || `no-reply@${site.domain}`}`;
     if (!publicKey || !privateKey) return false;
 

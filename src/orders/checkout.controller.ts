@@ -142,7 +142,7 @@ export class CheckoutController {
     payment: PaymentRequest,
     billing: BillingData | null,
   ): Promise<IntentAnswer> {
-    const plan = this.checkouts.planPayment(ctx, payment);
+    const plan = await this.checkouts.planPayment(ctx, payment);
     const order = await this.connection.inTransaction(ctx, () => this.checkouts.priceOrder(ctx, ref, payment, plan, billing));
     return this.checkouts.openIntent(ctx, order, payment, plan);
   }

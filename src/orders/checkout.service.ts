@@ -69,13 +69,13 @@ export class CheckoutService {
    * checkout and createPaymentIntent, before anything is written: the currency must be the app's and the app
    * must have a key for the mode (a request refused for a missing key must not leave the order changed).
    */
-  planPayment(ctx: RequestContext, payment: PaymentRequest): PaymentPlan {
+  async planPayment(ctx: RequestContext, payment: PaymentRequest): Promise<PaymentPlan> {
     const site = ctx.app;
     const live = paysLive(site, ctx.production, payment.production);
     const currency = site.currency;
     if (payment.currency !== undefined && payment.currency !== currency)
       throw ApiError.field('currency', `currency must be the app's currency (${currency})`);
-    this.gateway.requireConfigured(site, live);
+    await this.gateway.requireConfigured(ctx, live);
     return { live, currency };
   }
 
@@ -117,7 +117,7 @@ export class CheckoutService {
   async openIntent(ctx: RequestContext, order: Order, payment: PaymentRequest, plan: PaymentPlan): Promise<IntentAnswer> {
     const site = ctx.app;
     const { currency } = plan;
-    const intent = await this.gateway.createIntent(site, plan.live, {
+    const intent = await this.gateway.createIntent(ctx, plan.live, {
       amount: payment.amount,
       currency,
       // cartVersion: completion fulfils the order only while its cart is the one priced here (payment-match.ts).
@@ -151,7 +151,7 @@ export class CheckoutService {
       if (order.AuthCode === intentId) return { answer: statusOf(order) }; // completed already (the webhook came first)
       requireTransition('payByCard', order.orderstatus);
     }
-    const intent = await this.gateway.retrieveIntent(ctx.app, paysLive(ctx.app, ctx.production, production), intentId);
+    const intent = await this.gateway.retrieveIntent(ctx, paysLive(ctx.app, ctx.production, production), intentId);
     if (intent.status !== 'succeeded') throw ordersError('PAYMENT_NOT_SUCCEEDED');
     return { order, intent };
   }

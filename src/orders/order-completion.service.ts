@@ -50,7 +50,7 @@ const ORDERED_FROM = itemMachine.from('order');
 const ORDERED = itemMachine.transitions.order.to!;
 
 /**
- * Order completion (SPEC "Order completion"), run by the payment webhook, paymentComplete and submitOrder,
+ * Order completion, run by the payment webhook, paymentComplete and submitOrder,
  * in the transaction their edge opened:
  *
  *   1. persist the remaining order fields and the payment reference;
@@ -135,7 +135,7 @@ export class OrderCompletionService {
     // Step 6 runs here, before the emails are written: the confirmation (step 5) lists the gift tokens'
     // values, so they must exist when it is rendered. Nothing leaves before the commit (the emails are
     // outbox rows the sender sends afterwards, the tokens become visible with the order), so to everyone
-    // outside this transaction the steps still happen in the spec's order, all at once.
+    // outside this transaction the steps still happen in the order above, all at once.
     const tokens = await this.provisionTokens(ctx, em, order, items);
 
     // Steps 4 and 5 (none for REDO).
@@ -174,10 +174,10 @@ export class OrderCompletionService {
 
   /**
    * Step 6: one token per unit of each digital item that is not Cancelled (gift items' tokens gift_pending).
-   * The one savepoint of a completion, on purpose (SPEC "Order completion": a token provisioning
-   * failure is logged and does not roll back the order or stop the emails): a failure rolls back only the
-   * tokens and leaves the order and the emails to commit; submitOrder REDO issues them later. The tokens of the order's digital items (also those issued by an
-   * earlier run), or none after a failure.
+   * The one savepoint of a completion, on purpose (a token provisioning failure is logged and does not roll
+   * back the order or stop the emails): a failure rolls back only the tokens and leaves the order and the
+   * emails to commit; submitOrder REDO issues them later. The tokens of the order's digital items (also those
+   * issued by an earlier run), or none after a failure.
    */
   private async provisionTokens(ctx: RequestContext, em: EntityManager, order: Order, items: OrderItem[]): Promise<TokenRow[]> {
     const digital: DigitalItem[] = items

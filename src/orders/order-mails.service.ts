@@ -17,7 +17,7 @@ export const CONFIRMATION_TEMPLATE = 'confirmation.html';
 export const REFUND_MAIL_EVENT = 'order_refund';
 export const REFUND_TEMPLATE = 'refund.html';
 
-/** `<domain> - Order#:<orderID> Submitted` (SPEC "Outbound emails on order completion"). */
+/** `<domain> - Order#:<orderID> Submitted`: the admin mail of order completion. */
 export function adminSubject(site: Pick<TenantSite, 'domain'>, orderId: number): string {
   return `${site.domain} - Order#:${orderId} Submitted`;
 }
@@ -48,7 +48,7 @@ export interface AdminRecipients {
 }
 
 /**
- * The two emails of order completion (SPEC "Outbound emails on order completion"), written to the mail
+ * The two emails of order completion, written to the mail
  * outbox (core_notification_log) in the completion's transaction and sent by the background sender once
  * it committed, so a crash between commit and send still sends each exactly once.
  *

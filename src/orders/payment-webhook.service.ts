@@ -125,7 +125,8 @@ export class PaymentWebhookService {
     if (appId === null) return this.refuse('the event names no app (data.object.metadata.appID, or a payment intent of an order)', {});
     const site = this.sites.cachedById(ctx, appId) ?? (await this.sites.findById(lookup, appId));
     if (!site) return this.refuse('the event names an unknown app', { appId });
-    const event = this.gateway.verifyEvent(body, signature, site.payment_webhook_secret);
+    const secrets = this.sites.cachedSecretsOf(ctx, appId) ?? (await this.sites.secretsOf(lookup, appId));
+    const event = this.gateway.verifyEvent(body, signature, secrets?.payment_webhook_secret ?? null);
     return { site, event };
   }
 
@@ -150,7 +151,7 @@ export class PaymentWebhookService {
       return { event, orderId: idFromText(metadata.orderID), intentId: intent.id, intent };
     }
     if (event.type === CHARGE_REFUNDED || REFUND_EVENTS.has(event.type)) {
-      const refunds = await this.refundsOf(site, event);
+      const refunds = await this.refundsOf(ctx, event);
       return { event, orderId: idFromText(refunds[0]?.metadata.orderID), intentId: refunds[0]?.paymentIntentId ?? null, refunds };
     }
     if (DISPUTE_EVENTS.has(event.type)) {
@@ -245,7 +246,7 @@ export class PaymentWebhookService {
   }
 
   /** The refunds an event is about: a refund event's refund, or a charge's refunds (listed by the provider when the event does not carry them). */
-  private async refundsOf(site: TenantSite, event: Stripe.Event): Promise<RefundView[]> {
+  private async refundsOf(ctx: RequestContext, event: Stripe.Event): Promise<RefundView[]> {
     if (REFUND_EVENTS.has(event.type)) return [refundViewOf(event.data.object as Stripe.Refund)];
     const charge = event.data.object as Stripe.Charge;
     const intentId = typeof charge.payment_intent === 'string' ? charge.payment_intent : (charge.payment_intent?.id ?? null);
@@ -253,7 +254,7 @@ export class PaymentWebhookService {
     const refunds = listed
       ? listed.map(refundViewOf)
       : intentId
-        ? await this.gateway.listRefunds(site, charge.livemode === true, intentId)
+        ? await this.gateway.listRefunds(ctx, charge.livemode === true, intentId)
         : [];
     return refunds.map((refund) => ({ ...refund, paymentIntentId: refund.paymentIntentId ?? intentId }));
   }

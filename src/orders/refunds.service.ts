@@ -98,7 +98,7 @@ export class RefundsService {
    */
   async requestRefund(ctx: RequestContext, { order, reservation }: RefundReservation): Promise<RefundView> {
     try {
-      return await this.gateway.createRefund(ctx.app, order.payment_livemode ?? paysLive(ctx.app, ctx.production, undefined), {
+      return await this.gateway.createRefund(ctx, order.payment_livemode ?? paysLive(ctx.app, ctx.production, undefined), {
         paymentIntentId: reservation.payment_intent_id,
         amount: reservation.amount,
         metadata: {

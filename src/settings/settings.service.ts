@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { browserOrigin } from '../config/origin';
-import { Site, SiteChanges, SitesService, siteTextValue } from '../app-context';
+import { PAYMENT_SECRET_COLUMNS, Site, SiteChanges, SitesService, siteTextValue } from '../app-context';
 import { AuditService } from '../audit';
 import { ApiError } from '../common/api-error';
 import { RequestContext } from '../common/request-context';
@@ -9,8 +9,8 @@ import { isUniqueViolation } from '../database/transaction';
 /** The core_sites columns an owner reads and changes through /staff/settings, with what each holds. */
 const TEXT_SETTINGS = { name: 200, domain: 253, currency: 3, email_from: 320 } as const;
 const BRANDING = { logo: 500, splash_logo: 500, background: 50, colour1: 50, colour2: 50 } as const;
-/** Write-only: answered masked. */
-export const SECRET_SETTINGS = ['payment_test_private_key', 'payment_live_private_key', 'payment_webhook_secret'] as const;
+/** Write-only: answered masked (the payment secrets, which a request's tenant does not carry). */
+export const SECRET_SETTINGS = PAYMENT_SECRET_COLUMNS;
 /** Public (served by /getApp too): answered in full. */
 const PUBLIC_KEYS = { payment_test_public_key: 255, payment_live_public_key: 255 } as const;
 const SECRET_LENGTH = 255;
@@ -70,7 +70,7 @@ export class SettingsService {
   ) {}
 
   async read(ctx: RequestContext): Promise<TenantSettings> {
-    const site = await this.sites.findById(ctx, ctx.appId);
+    const site = await this.withSecrets(ctx);
     if (!site) throw ApiError.notFound('App not found');
     return shown(site);
   }
@@ -82,7 +82,7 @@ export class SettingsService {
     const values: SiteChanges = {};
     for (const name of names) Object.assign(values, { [name]: this.valueOf(ctx, name, changes[name]) });
     if (!(await this.sites.findShown(ctx, ctx.appId, true))) throw ApiError.notFound('App not found');
-    const before = (await this.sites.findById(ctx, ctx.appId))!; // in the transaction: every column, secrets included
+    const before = (await this.withSecrets(ctx))!; // in the transaction
     if (typeof values.domain === 'string' && values.domain !== before.domain) {
       const other = await this.sites.findByDomain(ctx, values.domain);
       if (other && other.id !== ctx.appId)
@@ -95,7 +95,7 @@ export class SettingsService {
         throw ApiError.field('changes.domain', `changes.domain: another app has the domain "${String(values.domain)}"`);
       throw error;
     }
-    const after = (await this.sites.findById(ctx, ctx.appId))!;
+    const after = (await this.withSecrets(ctx))!;
     const pick = (site: Site) => Object.fromEntries(names.map((name) => [name, site[name as keyof Site]]));
     await this.audit.record(ctx, {
       action: 'settings.update',
@@ -108,6 +108,13 @@ export class SettingsService {
       settings: shown(after),
       changed: names.filter((name) => JSON.stringify(before[name as keyof Site]) !== JSON.stringify(after[name as keyof Site])),
     };
+  }
+
+  /** The app's row with its payment secrets (to mask and audit them), or null. */
+  private async withSecrets(ctx: RequestContext): Promise<Site | null> {
+    const site = await this.sites.findById(ctx, ctx.appId);
+    const secrets = site && (await this.sites.secretsOf(ctx, ctx.appId));
+    return site && secrets && { ...site, ...secrets };
   }
 
   /** The column value of one change, or 400 naming `changes.<name>`. */

@@ -19,7 +19,7 @@ export interface DigitalItem {
   gift: boolean;
 }
 
-/** What a product's tokens start with: its linked template, or the spec's defaults without one. */
+/** What a product's tokens start with: its linked template, or the defaults (pending, 3 activations, no expiry) without one. */
 interface TokenTerms {
   status: TokenStatus;
   maximumActivations: number;
@@ -33,7 +33,7 @@ export const OWNERSHIP_LINK = 'core_tokens';
 const CHUNK = 500;
 
 /**
- * Issues digital access tokens for order completion (SPEC "Token status", issue 11 item 2), inside the
+ * Issues digital access tokens for order completion (the `issue` and `issueGift` transitions), inside the
  * caller's transaction: one token per unit of each item, keyed by (order_item_id, item_unit) with
  * ON CONFLICT DO NOTHING, so a repeated or concurrent completion of the same order issues nothing new.
  */

@@ -1,6 +1,6 @@
 import { StateMachine, Transition } from '../common/state-machine';
 
-/** The values of core_tokens.status (SPEC "Token status"). */
+/** The values of core_tokens.status. */
 export const TOKEN_STATUSES = ['pending', 'gift_pending', 'active', 'expired'] as const;
 export type TokenStatus = (typeof TOKEN_STATUSES)[number];
 
@@ -30,7 +30,7 @@ export interface TokenTransition extends Transition<TokenStatus> {
 }
 
 /**
- * The token status table of SPEC "Token status", one entry per trigger. Services read `from` and
+ * The token status table, one entry per trigger. Services read `from` and
  * `unredeemedGift` for the WHERE of their conditional UPDATE and `to` for its SET, so a status change is
  * decided here only.
  */
@@ -53,7 +53,10 @@ export const TOKEN_TRANSITIONS = {
   reachExpiry: { from: ['pending', 'active'], to: 'expired', also: "validation fails with 'Token has expired'" },
   /** expireToken (admin): always. */
   expire: { from: TOKEN_STATUSES, to: 'expired', also: 'nothing else' },
-  /** extendToken (admin): an expired token becomes active; every other status keeps its status and only gets the new expiry. A redeemed gift (it has an owner) is such a token. */
+  /**
+   * extendToken (admin): an expired token becomes active; every other status keeps its status and only gets the new
+   * expiry. A redeemed gift (it has an owner) is such a token.
+   */
   extend: { from: ['expired'], unredeemedGift: false, to: 'active', also: 'expiry_date = the later of now and expiry_date, plus days' },
   /** extendToken on an expired gift nobody redeemed: it stays a gift, so it can still be redeemed (and validate and activate still refuse it). */
   extendGift: { from: ['expired'], unredeemedGift: true, to: 'gift_pending', also: 'expiry_date as for extend; no owner' },

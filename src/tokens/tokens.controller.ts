@@ -9,7 +9,7 @@ import { MAX_ID } from '../common/id-cipher.service';
 import { pageAnswer, pageOf } from '../common/list-fields';
 import { Ctx, RequestContext } from '../common/request-context';
 import { Transactional } from '../common/transactional';
-import { customerRow, publicRow, TokenRow } from './token-rows';
+import { CUSTOMER_HIDDEN, customerRow, PUBLIC_HIDDEN, publicRow, PublicTokenRow, shownColumns } from './token-rows';
 import {
   ActivateTokenRequest,
   CustomerTokensAnswer,
@@ -31,16 +31,17 @@ import {
 import { failureMessage, TokenFailure, tokensError } from './tokens.errors';
 import { TokensService } from './tokens.service';
 
-const ROW =
-  'id, token_value, product_id, customer_id, order_id, status, expiry_date, activations, maximum_activations, created_date, last_activated';
+const ROW = shownColumns(PUBLIC_HIDDEN).join(', ');
 const VALIDATION_MESSAGES =
-  'Token not found (also a token of another product) / No valid token found for customer and product (mode 2) / Token product version not found / Gift token must be redeemed first (status gift_pending) / Token has expired / Token activation limit exceeded / Error validating token';
+  'Token not found (also a token of another product) / No valid token found for customer and product (mode 2) / Token ' +
+  'product version not found / Gift token must be redeemed first (status gift_pending) / Token has expired / Token ' +
+  'activation limit exceeded / Error validating token';
 const NOT_FOUND_404 = '{ status: Failed, message: Token not found, data: null } (also a token of another app)';
 const ADMIN_401 = 'Unauthorized: no bearer, or an invalid one';
 const ADMIN_403 = 'Insufficient permissions: the bearer is a customer or a non-admin user';
 
 /**
- * Digital access tokens (SPEC "Digital access tokens"). Tokens are issued by order completion
+ * Digital access tokens: validation, activation, gift redemption and the admin's changes. Tokens are issued by order completion
  * (TokenIssuerService), never here. `productId` is always a product master id. Every query names the request's app.
  */
 @ApiTags('Digital access tokens')
@@ -63,7 +64,8 @@ export class TokensController {
   })
   @ApiAnyOfResponse(
     200,
-    `{ status: Success, message: Token is valid, data: { ${ROW} } }, or a failure, also HTTP 200: { status: Failed, message, data: <token row or null> } with message ${VALIDATION_MESSAGES}. A token past its expiry date becomes expired.`,
+    `{ status: Success, message: Token is valid, data: { ${ROW} } }, or a failure, also HTTP 200: { status: Failed, message, ` +
+      `data: <token row or null> } with message ${VALIDATION_MESSAGES}. A token past its expiry date becomes expired.`,
     TokenValidAnswer,
     TokenCheckFailure,
   )
@@ -92,7 +94,8 @@ export class TokensController {
   @ApiOkResponse({ type: TokenActivatedAnswer, description: `{ status: Success, message: Token activated, data: { ${ROW} } }` })
   @ApiFailureResponse(
     400,
-    `Our failure body (the spec shows none): { status: Failed, message, data: <token row or null> } with the validation messages: ${VALIDATION_MESSAGES}; or Validation error (tokenValue, productId)`,
+    `Our failure body (the spec shows none): { status: Failed, message, data: <token row or null> } with the validation ` +
+      `messages: ${VALIDATION_MESSAGES}; or Validation error (tokenValue, productId)`,
     TokenCheckFailure,
   )
   @ApiFailureResponse(401, 'An invalid bearer (a bearer is optional)')
@@ -126,7 +129,10 @@ export class TokensController {
   })
   @ApiFailureResponse(
     400,
-    '{ status: Failed, message, data: null }: Token not found (also a token of another product than productId) / Token has expired (also an expired gift nobody redeemed: extendToken makes it redeemable again) / Token activation limit exceeded / Token product version not found / Token is not redeemable as a gift (not gift_pending, e.g. already redeemed); or Validation error',
+    '{ status: Failed, message, data: null }: Token not found (also a token of another product than productId) / Token has ' +
+      'expired (also an expired gift nobody redeemed: extendToken makes it redeemable again) / Token activation limit exceeded ' +
+      '/ Token product version not found / Token is not redeemable as a gift (not gift_pending, e.g. already redeemed); or ' +
+      'Validation error',
     DataNullFailure,
   )
   @ApiFailureResponse(401, 'No customer bearer')
@@ -159,9 +165,12 @@ export class TokensController {
   @ApiAccess('admin-bearer')
   @ApiOperation({
     summary:
-      'Admin: expiry = the later of now and the current expiry (now when it has none), plus days; an expired token becomes active, an expired unredeemed gift gift_pending',
+      'Admin: expiry = the later of now and the current expiry (now when it has none), plus days; an expired token becomes ' +
+      'active, an expired unredeemed gift gift_pending',
     description:
-      'An `expired` token becomes `active`, except a gift nobody has redeemed (issued for a gift order item, no customer yet): it becomes `gift_pending` again, so it stays redeemable and validateToken and activateToken still refuse it until it is redeemed. A redeemed gift (it has an owner) becomes `active`. Other statuses keep theirs; only the expiry moves.',
+      'An `expired` token becomes `active`, except a gift nobody has redeemed (issued for a gift order item, no customer yet): ' +
+      'it becomes `gift_pending` again, so it stays redeemable and validateToken and activateToken still refuse it until it is ' +
+      'redeemed. A redeemed gift (it has an owner) becomes `active`. Other statuses keep theirs; only the expiry moves.',
   })
   @ApiOkResponse({
     type: TokenExtendedAnswer,
@@ -204,7 +213,8 @@ export class TokensController {
     summary: "Staff: the app's access tokens, newest first, one page",
     description:
       'Filters: productID (a product master id: tokens of any of its versions), customerId, orderID, status (pending, gift_pending, active, expired; ' +
-      'a pending or active token whose expiry date has passed is listed, and filtered, as expired). Needs orders.view, as getToken does: the rows carry the token values.',
+      'a pending or active token whose expiry date has passed is listed, and filtered, as expired). Needs orders.view, as ' +
+      'getToken does: the rows carry the token values.',
   })
   @ApiOkResponse({
     type: ListTokensAnswer,
@@ -233,8 +243,7 @@ export class TokensController {
   @ApiOperation({ summary: 'The tokens of the customer of the bearer (never of a customer id in the body), oldest first' })
   @ApiOkResponse({
     type: CustomerTokensAnswer,
-    description:
-      '{ status: Success, message: Tokens found, data: [ { id, token_value, product_id, order_id, status, expiry_date, activations, maximum_activations, created_date, last_activated } ] } (an empty array when none match)',
+    description: `{ status: Success, message: Tokens found, data: [ { ${shownColumns(CUSTOMER_HIDDEN).join(', ')} } ] } (an empty array when none match)`,
   })
   @ApiFailureResponse(400, 'Validation error (productId)')
   @ApiFailureResponse(401, 'No customer bearer')
@@ -244,8 +253,8 @@ export class TokensController {
   }
 }
 
-/** The spec's failure body of a token check: `{ status: Failed, message, data }`. */
-function failed(failure: TokenFailure, data: Omit<TokenRow, 'order_item_id'> | null): TokenCheckFailure {
+/** The failure body of a token check: `{ status: Failed, message, data }`. */
+function failed(failure: TokenFailure, data: PublicTokenRow | null): TokenCheckFailure {
   return { status: 'Failed' as const, message: failureMessage(failure), data };
 }
 

@@ -1,9 +1,10 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, OmitType } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
 import { DateProperty, SuccessEnvelope } from '../common/api-responses';
 import { IdField, TextField } from '../common/dto-fields';
 import { MAX_ID } from '../common/id-cipher.service';
 import { ListPaging, OneOfField, PageField, PerPageField } from '../common/list-fields';
+import { CUSTOMER_HIDDEN, PUBLIC_HIDDEN, TokenRow } from './token-rows';
 import { TOKEN_STATUSES, TokenStatus } from './token-transitions';
 
 const PRODUCT_ID = { description: 'The product master id (not a version row id)', example: 101 };
@@ -50,7 +51,7 @@ export const MAX_EXTEND_DAYS = 36_500;
 
 /**
  * extendToken's fields are checked by the handler, not the pipe: any invalid tokenId or days answers the
- * spec's one message `tokenId and days (>= 1) are required` (with errors[] naming the field).
+ * one message `tokenId and days (>= 1) are required` (with errors[] naming the field).
  */
 export class ExtendTokenRequest {
   @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, description: 'Token id (`id` of a listTokens row)', example: 1 })
@@ -98,8 +99,11 @@ export class ListTokensRequest {
 
 const STATUS = { enum: TOKEN_STATUSES, description: 'pending, gift_pending, active or expired' };
 
-/** A token as getCustomerTokens shows it (SPEC: without customer_id and order_item_id). */
-export class CustomerTokenRowDto {
+/**
+ * A token as getToken shows it: every column of a TokenRow, each documented here once (the answers that
+ * show less leave columns out). Declared in the order the OpenAPI document lists them.
+ */
+export class TokenRowDto implements TokenRow {
   @ApiProperty({ type: 'integer' }) id: number;
   @ApiProperty({ description: '64 hex characters' }) token_value: string;
   @ApiProperty({ type: 'integer', description: 'The product version row current at purchase (core_products.id)' }) product_id: number;
@@ -110,18 +114,16 @@ export class CustomerTokenRowDto {
   @ApiProperty({ type: 'integer' }) maximum_activations: number;
   @DateProperty() created_date: Date;
   @DateProperty({ nullable: true }) last_activated: Date | null;
-}
-
-/** A token as validateToken and activateToken show it (SPEC: without order_item_id). */
-export class PublicTokenRowDto extends CustomerTokenRowDto {
   @ApiProperty({ type: 'integer', nullable: true, description: 'The owner; null for a gift nobody has redeemed' }) customer_id:
     number | null;
-}
-
-/** A token as getToken shows it, with order_item_id. */
-export class TokenRowDto extends PublicTokenRowDto {
   @ApiProperty({ type: 'integer' }) order_item_id: number;
 }
+
+/** A token as validateToken and activateToken show it: without order_item_id. */
+export class PublicTokenRowDto extends OmitType(TokenRowDto, PUBLIC_HIDDEN) {}
+
+/** A token as getCustomerTokens shows it: without customer_id (the caller) and order_item_id. */
+export class CustomerTokenRowDto extends OmitType(TokenRowDto, CUSTOMER_HIDDEN) {}
 
 /** validateToken's answer, HTTP 200 either way: `Success` with the row, or `Failed` with a message and the row (or null). */
 export class TokenValidAnswer extends SuccessEnvelope {
@@ -134,7 +136,8 @@ export class TokenCheckFailure {
   @ApiProperty({ enum: ['Failed'] }) status: 'Failed';
   @ApiProperty({
     description:
-      'Token not found / No valid token found for customer and product / Token product version not found / Gift token must be redeemed first / Token has expired / Token activation limit exceeded / Error validating token',
+      'Token not found / No valid token found for customer and product / Token product version not found / Gift token must be ' +
+      'redeemed first / Token has expired / Token activation limit exceeded / Error validating token',
   })
   message: string;
   @ApiProperty({ type: PublicTokenRowDto, nullable: true, description: 'The token that failed the check, or null when none was found' })

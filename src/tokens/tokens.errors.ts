@@ -3,8 +3,8 @@ import { errorTable } from '../common/api-error';
 export const TOKEN_NOT_FOUND = 'Token not found';
 
 /**
- * The tokens module's failures. The validation codes (TOKEN_NOT_FOUND … NOT_A_GIFT) are the answers of
- * SPEC "Digital access tokens": validateToken sends them as HTTP 200 `{ status: Failed, message, data }`,
+ * The tokens module's failures. The validation codes (TOKEN_NOT_FOUND … NOT_A_GIFT) are the token checks'
+ * answers: validateToken sends them as HTTP 200 `{ status: Failed, message, data }`,
  * activateToken and redeemToken as 400 with the same body (`data`: the token row or null).
  */
 export const tokensError = errorTable({
@@ -13,7 +13,7 @@ export const tokensError = errorTable({
   NO_CUSTOMER_TOKEN: { status: 400, message: 'No valid token found for customer and product' },
   /** The token's product_id has no core_data row of the app (no master id to compare). */
   PRODUCT_VERSION_NOT_FOUND: { status: 400, message: 'Token product version not found' },
-  /** Our choice (the spec only says a gift_pending token fails validation): it has to be redeemed first. */
+  /** A gift_pending token fails validation because it has to be redeemed first: the message says so. */
   GIFT_NOT_REDEEMED: { status: 400, message: 'Gift token must be redeemed first' },
   TOKEN_EXPIRED: { status: 400, message: 'Token has expired' },
   ACTIVATION_LIMIT: { status: 400, message: 'Token activation limit exceeded' },

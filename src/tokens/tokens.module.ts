@@ -10,7 +10,7 @@ import { TokensController } from './tokens.controller';
 import { TokensService } from './tokens.service';
 
 /**
- * Digital access tokens (SPEC "Digital access tokens"): core_token_template and core_tokens, issuance for
+ * Digital access tokens: core_token_template and core_tokens, issuance for
  * order completion (TokenIssuerService, exported) and the /ecommerce token endpoints. No dependency on orders.
  */
 @Module({

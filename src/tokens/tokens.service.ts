@@ -46,11 +46,11 @@ const REREADS = 2;
 /** Mappings masterOf keeps before it starts over. */
 const MASTER_CACHE_SIZE = 10_000;
 
-/** Why validateToken and activateToken refuse a token whose status activation does not apply to (SPEC's order of checks). */
+/** Why validateToken and activateToken refuse a token whose status activation does not apply to (in the order the checks run). */
 const NOT_ACTIVATABLE: Partial<Record<TokenStatus, TokenFailure>> = { gift_pending: 'GIFT_NOT_REDEEMED', expired: 'TOKEN_EXPIRED' };
 
 /**
- * The token endpoints' use cases (SPEC "Digital access tokens"). Every query names the app. Each status
+ * The token endpoints' use cases. Every query names the app. Each status
  * change either is one conditional UPDATE whose WHERE holds every condition checked (from the transition
  * table), explained afterwards by re-reading the token when it changed nothing, or runs under the token's
  * row lock (redeem), so concurrent requests cannot both pass a check that only one may pass.
@@ -66,7 +66,7 @@ export class TokensService {
   /** Product version id → master id, per app (see masterOf). */
   private readonly masters = new Map<string, number>();
 
-  /** validateToken mode 1: the checks of the spec, in its order, on the token `tokenValue` for the product `productId` (a master id). */
+  /** validateToken mode 1: the token checks, in order, on the token `tokenValue` for the product `productId` (a master id). */
   async validate(ctx: RequestContext, tokenValue: string, productId: number): Promise<TokenOutcome> {
     const token = await this.read(ctx, { tokenValue });
     const product = await this.checkProduct(ctx, token, productId);

@@ -1,4 +1,6 @@
+import { SITE_SECRET_COLUMNS, SitesService } from '../../src/app-context';
 import { SiteCache } from '../../src/app-context/site-cache';
+import { RequestContext } from '../../src/common/request-context';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait';
 
@@ -39,6 +41,27 @@ describe('site cache', () => {
     await sql('UPDATE core_sites SET logo = $2 WHERE id = $1', [appId, '/img/second.png']);
     await waitFor(async () => (await logo(byId)) === '/img/second.png');
     await waitFor(async () => (await logo(byHost)) === '/img/second.png');
+  });
+
+  it("keeps a tenant without its secrets; they are kept apart (secretsOf) and dropped with the row's change", async () => {
+    const sites = t.get(SitesService);
+    const ctx = RequestContext.background('test', false);
+    const secret = async () => (await sites.secretsOf(ctx, appId))?.payment_test_private_key;
+    const first = await secret(); // the fixture's key, now kept
+    expect(first).toMatch(/^sk_test_/);
+    expect(t.get(SiteCache).cachedSecrets(appId)?.payment_test_private_key).toBe(first);
+    const site = (await sites.findById(ctx, appId))!;
+    expect(site).toBe(t.get(SiteCache).cached(appId)); // what every request's ctx.app is
+    expect(site).toHaveProperty('payment_test_public_key');
+    for (const column of SITE_SECRET_COLUMNS) expect(site).not.toHaveProperty(column);
+
+    await sql('ALTER TABLE core_sites DISABLE TRIGGER core_sites_changed');
+    await sql('UPDATE core_sites SET payment_test_private_key = $2 WHERE id = $1', [appId, 'sk_test_unannounced']);
+    await sql('ALTER TABLE core_sites ENABLE TRIGGER core_sites_changed');
+    expect(await secret()).toBe(first);
+
+    await sql('UPDATE core_sites SET payment_test_private_key = $2 WHERE id = $1', [appId, 'sk_test_second']);
+    await waitFor(async () => (await secret()) === 'sk_test_second');
   });
 
   it('a deleted site is gone at once, and a new domain is found', async () => {

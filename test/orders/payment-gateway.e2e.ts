@@ -19,6 +19,7 @@ describe('PaymentGatewayService (stripe SDK against the local payment peer)', ()
   let testOnly: Site; // a test key only
   let unpaid: Site; // no keys at all
   let badKey: Site; // a key the provider refuses
+  let blankKey: Site; // a test key of blanks
   let orders = 0;
 
   const request = (extra: Partial<{ amount: number; currency: string; metadata: Record<string, string>; idempotencyKey: string }> = {}) => {
@@ -42,6 +43,9 @@ describe('PaymentGatewayService (stripe SDK against the local payment peer)', ()
     throw new Error('expected an ApiError');
   }
 
+  /** The context of work for `site`: the gateway reads the app's keys itself. */
+  const of = (site: Site) => RequestContext.background('test', false, site);
+
   const intentsOfOrder = (orderID: string) => [...peer.intents.values()].filter((intent) => intent.metadata.orderID === orderID);
 
   beforeAll(async () => {
@@ -50,12 +54,14 @@ describe('PaymentGatewayService (stripe SDK against the local payment peer)', ()
     gateway = t.get(PaymentGatewayService);
     const load = async (overrides: Record<string, unknown>) => {
       const { appID } = await t.seed({ site: siteFixture(overrides) });
-      return (await t.get(SitesService).findById(RequestContext.background('test', false), appID))!;
+      const [sites, ctx] = [t.get(SitesService), RequestContext.background('test', false)];
+      return { ...(await sites.findById(ctx, appID))!, ...(await sites.secretsOf(ctx, appID))! };
     };
     shop = await load({ payment_live_private_key: 'sk_live_shop' });
     testOnly = await load({});
     unpaid = await load({ payment_test_private_key: null, payment_live_private_key: null, payment_webhook_secret: null });
     badKey = await load({ payment_test_private_key: 'not-a-provider-key' });
+    blankKey = await load({ payment_test_private_key: '  ' });
   });
 
   afterEach(() => {
@@ -71,7 +77,7 @@ describe('PaymentGatewayService (stripe SDK against the local payment peer)', ()
   describe('createIntent', () => {
     it('creates a card intent with the metadata, through the SDK, with the app test key and the idempotency key', async () => {
       const req = request({ currency: 'AUD' });
-      const intent = await gateway.createIntent(shop, false, req);
+      const intent = await gateway.createIntent(of(shop), false, req);
 
       expect(intent).toEqual({
         cancellationReason: null,
@@ -97,8 +103,8 @@ describe('PaymentGatewayService (stripe SDK against the local payment peer)', ()
 
     it('returns the same intent for the same idempotency key, also when the calls race, and the provider holds one', async () => {
       const req = request();
-      const first = await gateway.createIntent(shop, false, req);
-      const again = await Promise.all([1, 2, 3].map(() => gateway.createIntent(shop, false, req)));
+      const first = await gateway.createIntent(of(shop), false, req);
+      const again = await Promise.all([1, 2, 3].map(() => gateway.createIntent(of(shop), false, req)));
 
       for (const intent of again) expect(intent).toEqual(first);
       expect(intentsOfOrder(req.metadata.orderID)).toHaveLength(1);
@@ -106,15 +112,15 @@ describe('PaymentGatewayService (stripe SDK against the local payment peer)', ()
 
     it("a new amount with a new key is a new intent; an old key with other parameters is the provider's 400", async () => {
       const req = request();
-      const first = await gateway.createIntent(shop, false, req);
-      const second = await gateway.createIntent(shop, false, {
+      const first = await gateway.createIntent(of(shop), false, req);
+      const second = await gateway.createIntent(of(shop), false, {
         ...req,
         amount: 3000,
         idempotencyKey: `order-${req.metadata.orderID}-3000`,
       });
       expect(second.id).not.toBe(first.id);
 
-      const error = await failure(gateway.createIntent(shop, false, { ...req, amount: 3500 }));
+      const error = await failure(gateway.createIntent(of(shop), false, { ...req, amount: 3500 }));
       expect(error.httpStatus).toBe(400);
       expect(error.message).toMatch(
         /^Payment request rejected by the provider: Keys for idempotent requests can only be used with the same parameters/,
@@ -123,41 +129,41 @@ describe('PaymentGatewayService (stripe SDK against the local payment peer)', ()
     });
 
     it('production picks the live key, otherwise the test key', async () => {
-      const live = await gateway.createIntent(shop, true, request());
+      const live = await gateway.createIntent(of(shop), true, request());
       expect(peer.requests.at(-1)!.apiKey).toBe('sk_live_shop');
       expect(peer.intents.get(live.id)!.livemode).toBe(true);
 
-      await gateway.createIntent(shop, false, request());
+      await gateway.createIntent(of(shop), false, request());
       expect(peer.requests.at(-1)!.apiKey).toBe(shop.payment_test_private_key);
     });
 
     it('an app without the key the mode needs gets a 400 naming it, and nothing reaches the provider', async () => {
       const before = peer.requests.length;
 
-      const noTest = await failure(gateway.createIntent(unpaid, false, request()));
+      const noTest = await failure(gateway.createIntent(of(unpaid), false, request()));
       expect(noTest.httpStatus).toBe(400);
       expect(noTest.toBody()).toEqual({
         status: 'Failed',
         message: 'Payments are not configured for this app (payment_test_private_key is not set)',
       });
 
-      const noLive = await failure(gateway.createIntent(testOnly, true, request()));
+      const noLive = await failure(gateway.createIntent(of(testOnly), true, request()));
       expect(noLive.httpStatus).toBe(400);
       expect(noLive.message).toBe('Payments are not configured for this app (payment_live_private_key is not set)');
 
-      const blank = await failure(gateway.createIntent({ ...testOnly, payment_test_private_key: '  ' }, false, request()));
+      const blank = await failure(gateway.createIntent(of(blankKey), false, request()));
       expect(blank.httpStatus).toBe(400);
       expect(peer.requests.length).toBe(before);
     });
 
     it("an invalid request is the provider's 400 in a clear message", async () => {
-      const error = await failure(gateway.createIntent(shop, false, request({ amount: 0 })));
+      const error = await failure(gateway.createIntent(of(shop), false, request({ amount: 0 })));
       expect(error.httpStatus).toBe(400);
       expect(error.message).toBe('Payment request rejected by the provider: This value must be greater than or equal to 1.');
     });
 
     it('a key the provider refuses is a 502 that does not quote the key', async () => {
-      const error = await failure(gateway.createIntent(badKey, false, request()));
+      const error = await failure(gateway.createIntent(of(badKey), false, request()));
       expect(error.httpStatus).toBe(502);
       expect(error.message).toBe("Payment provider error: the provider refused the app's payment_test_private_key (HTTP 401)");
       expect(error.message).not.toContain('not-a');
@@ -170,7 +176,7 @@ describe('PaymentGatewayService (stripe SDK against the local payment peer)', ()
       peer.fail('http500');
       const req = request();
 
-      const error = await failure(gateway.createIntent(shop, false, req));
+      const error = await failure(gateway.createIntent(of(shop), false, req));
       expect(error.httpStatus).toBe(502);
       expect(error.toBody()).toEqual({ status: 'Failed', message: 'Payment provider error: An unknown error occurred (HTTP 500)' });
       const attempts = peer.requests.slice(before);
@@ -182,13 +188,13 @@ describe('PaymentGatewayService (stripe SDK against the local payment peer)', ()
     it('one transient 500 is ridden over by the retry: one intent', async () => {
       peer.fail('http500', 1);
       const req = request();
-      const intent = await gateway.createIntent(shop, false, req);
+      const intent = await gateway.createIntent(of(shop), false, req);
       expect(intentsOfOrder(req.metadata.orderID).map((i) => i.id)).toEqual([intent.id]);
     });
 
     it('a dropped connection is a 502', async () => {
       peer.fail('drop');
-      const error = await failure(gateway.createIntent(shop, false, request()));
+      const error = await failure(gateway.createIntent(of(shop), false, request()));
       expect(error.httpStatus).toBe(502);
       expect(error.message).toBe('Payment provider error: could not connect to the provider');
     });
@@ -199,7 +205,7 @@ describe('PaymentGatewayService (stripe SDK against the local payment peer)', ()
       const req = request();
 
       const started = Date.now();
-      const error = await failure(gateway.createIntent(shop, false, req));
+      const error = await failure(gateway.createIntent(of(shop), false, req));
       expect(error.httpStatus).toBe(502);
       expect(error.message).toBe('Payment provider error: no answer within 0.4 s');
       expect(Date.now() - started).toBeLessThan(1500 * 2);
@@ -208,7 +214,7 @@ describe('PaymentGatewayService (stripe SDK against the local payment peer)', ()
       peer.heal();
       await waitFor(() => intentsOfOrder(req.metadata.orderID).length === 1);
       Object.assign(gateway.network, PAYMENT_NETWORK_DEFAULTS);
-      const retried = await gateway.createIntent(shop, false, req);
+      const retried = await gateway.createIntent(of(shop), false, req);
       expect(intentsOfOrder(req.metadata.orderID).map((i) => i.id)).toEqual([retried.id]);
     });
 
@@ -216,8 +222,8 @@ describe('PaymentGatewayService (stripe SDK against the local payment peer)', ()
       const down = await PaymentPeer.start();
       const url = down.url;
       await down.stop();
-      const elsewhere = new PaymentGatewayService({ ...t.config, paymentApiUrl: url });
-      const error = await failure(elsewhere.createIntent(shop, false, request()));
+      const elsewhere = new PaymentGatewayService({ ...t.config, paymentApiUrl: url }, t.get(SitesService));
+      const error = await failure(elsewhere.createIntent(of(shop), false, request()));
       expect(error.httpStatus).toBe(502);
       expect(error.message).toBe('Payment provider error: could not connect to the provider');
     });
@@ -225,8 +231,8 @@ describe('PaymentGatewayService (stripe SDK against the local payment peer)', ()
 
   describe('retrieveIntent', () => {
     it('reads the intent back, and sees it succeed', async () => {
-      const created = await gateway.createIntent(shop, false, request());
-      expect(await gateway.retrieveIntent(shop, false, created.id)).toEqual(created);
+      const created = await gateway.createIntent(of(shop), false, request());
+      expect(await gateway.retrieveIntent(of(shop), false, created.id)).toEqual(created);
       expect(peer.requests.at(-1)).toMatchObject({
         method: 'GET',
         path: `/v1/payment_intents/${created.id}`,
@@ -234,11 +240,11 @@ describe('PaymentGatewayService (stripe SDK against the local payment peer)', ()
       });
 
       peer.succeed(created.id);
-      expect(await gateway.retrieveIntent(shop, false, created.id)).toEqual({ ...created, status: 'succeeded' });
+      expect(await gateway.retrieveIntent(of(shop), false, created.id)).toEqual({ ...created, status: 'succeeded' });
     });
 
     it('an unknown, malformed or other-account intent id is 404 Payment intent not found', async () => {
-      const created = await gateway.createIntent(shop, false, request());
+      const created = await gateway.createIntent(of(shop), false, request());
       for (const [site, production, id] of [
         [shop, false, 'pi_doesnotexist'],
         [shop, true, created.id], // made with the test key: the live account does not know it
@@ -246,13 +252,13 @@ describe('PaymentGatewayService (stripe SDK against the local payment peer)', ()
         [shop, false, '../../v1/customers'],
         [shop, false, ''],
       ] as const) {
-        const error = await failure(gateway.retrieveIntent(site, production, id));
+        const error = await failure(gateway.retrieveIntent(of(site), production, id));
         expect([error.httpStatus, error.message]).toEqual([404, 'Payment intent not found']);
       }
     });
 
     it('needs the key too', async () => {
-      const error = await failure(gateway.retrieveIntent(unpaid, false, 'pi_123'));
+      const error = await failure(gateway.retrieveIntent(of(unpaid), false, 'pi_123'));
       expect([error.httpStatus, error.message]).toEqual([
         400,
         'Payments are not configured for this app (payment_test_private_key is not set)',
@@ -265,7 +271,7 @@ describe('PaymentGatewayService (stripe SDK against the local payment peer)', ()
     let intent: ReturnType<PaymentPeer['succeed']>;
 
     beforeAll(async () => {
-      const created = await gateway.createIntent(shop, false, request());
+      const created = await gateway.createIntent(of(shop), false, request());
       intent = peer.succeed(created.id);
     });
 

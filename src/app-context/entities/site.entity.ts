@@ -1,6 +1,7 @@
 import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import type { SiteSecretColumn } from '../site-secrets';
 
-/** A row of core_sites: one tenant app (SPEC "App identification and bootstrap"). */
+/** A row of core_sites: one tenant app, named by the requests of its front ends (site-id header, appKey, domain). */
 @Entity('core_sites')
 @Check('core_sites_currency_check', `currency ~ '^[a-z]{3}$'`)
 @Index('core_sites_domain_uq', { synchronize: false }) // unique on lower(domain): an expression index, kept in the migration
@@ -112,6 +113,6 @@ export class Site {
 }
 
 declare module '../../common/request-context' {
-  // The request's tenant is a core_sites row with every column, secrets included (read by the guard).
-  interface TenantSite extends Site {}
+  // The request's tenant is a core_sites row without its secrets (site-secrets.ts): read by the guard.
+  interface TenantSite extends Omit<Site, SiteSecretColumn> {}
 }

@@ -1,36 +1,62 @@
 import { Injectable } from '@nestjs/common';
+import type { TenantSite } from '../../common/request-context';
 import { insertRow, syncIdSequence } from '../../database/insert-row';
 import { TransactionScope } from '../../database/transaction-scope';
 import { ReplicaReads } from '../../database/replica-reads';
 import { TransactionalConnection } from '../../database/transactional-connection';
 import { Site } from '../entities/site.entity';
+import { SITE_SECRET_COLUMNS, SiteSecrets } from '../site-secrets';
+
+const SECRETS_BY_ID = `SELECT ${SITE_SECRET_COLUMNS.join(', ')} FROM core_sites WHERE id = $1`;
 
 /** Every query on core_sites (the tenants themselves: the table has no app_id, its id is the tenant). */
 @Injectable()
 export class SiteRepository {
+  private requestSelect?: string;
+
   constructor(
     private readonly connection: TransactionalConnection,
     private readonly replicas: ReplicaReads,
   ) {}
 
   /**
-   * Every column, secrets included. Raw SQL: the benchmark's cheapest route (/getApp) measured query building as a
-   * visible share of its cost. `replica`: a tenant lookup the site cache missed, which a read replica may answer
-   * (ReplicaReads.siteLookup); every other caller reads the primary.
+   * The tenant as requests see it: every column but its secrets (site-secrets.ts). Raw SQL: the benchmark's
+   * cheapest route (/getApp) measured query building as a visible share of its cost. `replica`: a tenant lookup the
+   * site cache missed, which a read replica may answer (ReplicaReads.siteLookup); every other caller reads the primary.
    */
-  async findById(scope: TransactionScope, id: number, replica = false): Promise<Site | null> {
-    return (await this.read(scope, 'SELECT * FROM core_sites WHERE id = $1', [id], replica))[0] ?? null;
+  async findById(scope: TransactionScope, id: number, replica = false): Promise<TenantSite | null> {
+    return (await this.read(scope, `SELECT ${this.requestColumns()} FROM core_sites WHERE id = $1`, [id], replica))[0] ?? null;
   }
 
   /** By domain, case-insensitively (the unique index is on lower(domain)). Raw SQL: as findById, on every request. */
-  async findByDomain(scope: TransactionScope, domain: string, replica = false): Promise<Site | null> {
+  async findByDomain(scope: TransactionScope, domain: string, replica = false): Promise<TenantSite | null> {
     if (domain.includes('\u0000')) return null; // PostgreSQL text cannot hold NUL: no app has it, and the statement would fail
-    return (await this.read(scope, 'SELECT * FROM core_sites WHERE lower(domain) = lower($1)', [domain], replica))[0] ?? null;
+    const sql = `SELECT ${this.requestColumns()} FROM core_sites WHERE lower(domain) = lower($1)`;
+    return (await this.read(scope, sql, [domain], replica))[0] ?? null;
   }
 
-  private read(scope: TransactionScope, sql: string, params: unknown[], replica: boolean): Promise<Site[]> {
-    const primary = () => this.connection.query<Site>(scope, sql, params);
+  /**
+   * The tenant's secrets: in the scope's transaction, else on the system pool, as the payment webhook's lookups,
+   * so a flood of the tenant's own reads never keeps a payment waiting for its key. Never refused for a
+   * request whose client left (TransactionalConnection.query would): a payment call already decided on needs its key.
+   */
+  async findSecrets(scope: TransactionScope, id: number): Promise<SiteSecrets | null> {
+    const manager = scope.manager ?? this.connection.systemDataSource.manager;
+    const rows = (await manager.query(SECRETS_BY_ID, [id])) as SiteSecrets[];
+    return rows[0] ?? null;
+  }
+
+  private read(scope: TransactionScope, sql: string, params: unknown[], replica: boolean): Promise<TenantSite[]> {
+    const primary = () => this.connection.query<TenantSite>(scope, sql, params);
     return replica ? this.replicas.siteLookup(scope, sql, params, primary) : primary();
+  }
+
+  /** The select list of a request's tenant: the entity's columns but the secrets (made once). */
+  private requestColumns(): string {
+    return (this.requestSelect ??= this.metadata()
+      .columns.filter((column) => !(SITE_SECRET_COLUMNS as readonly string[]).includes(column.propertyName))
+      .map((column) => `"${column.databaseName}"`)
+      .join(', '));
   }
 
   /** Whether any tenant lists `origin` in cors_origins (the GIN index answers `@>`). */

@@ -75,7 +75,7 @@ export class PaymentIntentsFlow {
 
   /** Cancels `row`'s intent at the provider with the key of its mode; the intent as the provider has it after. */
   async cancel(ctx: RequestContext, row: Pick<OrderPaymentIntent, 'intent_id' | 'livemode'>): Promise<PaymentIntentView> {
-    const intent = await this.gateway.cancelIntent(ctx.app, row.livemode, row.intent_id);
+    const intent = await this.gateway.cancelIntent(ctx, row.livemode, row.intent_id);
     if (intent.status === 'canceled') await this.intents.setStatus(ctx, row.intent_id, 'canceled');
     return intent;
   }

@@ -120,7 +120,7 @@ export class PaymentReconcileJob implements OnApplicationBootstrap, OnApplicatio
     try {
       const intent = row.cancel_requested
         ? await this.intentsFlow.cancel(ctx, row)
-        : await this.gateway.retrieveIntent(site, row.livemode, row.intent_id);
+        : await this.gateway.retrieveIntent(ctx, row.livemode, row.intent_id);
       const event = eventOf(intent);
       if (!event) return false; // still open: asked again later
       await this.events.record(ctx, event);

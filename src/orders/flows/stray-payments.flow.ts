@@ -78,7 +78,7 @@ export class StrayPaymentsFlow {
       if (!row || (row.status !== 'reserved' && row.status !== 'unknown')) return;
       let refund: RefundView;
       try {
-        refund = await this.gateway.createRefund(site, live, {
+        refund = await this.gateway.createRefund(ctx, live, {
           paymentIntentId: row.payment_intent_id,
           amount: row.amount,
           metadata: { appID: String(appId), orderID: String(row.order_id), refundRowID: String(row.id), automatic: 'true' },

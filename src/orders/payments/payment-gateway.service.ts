@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
 import { ApiError } from '../../common/api-error';
-import { TenantSite } from '../../common/request-context';
+import { SitesService } from '../../app-context';
+import { RequestContext } from '../../common/request-context';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { ordersError } from '../orders.errors';
@@ -59,7 +60,7 @@ export interface RefundView {
  */
 export const PAYMENT_NETWORK_DEFAULTS = { timeoutMs: 15_000, maxNetworkRetries: 1 };
 
-/** Webhook timestamps older or newer than this are refused: replayed or pre-signed deliveries (SPEC "payment-webhook"). */
+/** Webhook timestamps older or newer than this are refused: replayed or pre-signed deliveries. */
 export const WEBHOOK_TOLERANCE_SECONDS = 300;
 
 /** Clients kept, one per private key, least recently used dropped first. */
@@ -79,8 +80,9 @@ function stripe(): typeof Stripe {
 export const INTENT_ID = /^pi_[A-Za-z0-9_]{1,250}$/;
 
 /**
- * The payment provider through its own SDK (`stripe`). Keys are per app (core_sites
- * `payment_test_private_key` / `payment_live_private_key`, chosen by the mode, app-context/payment-mode.ts); one SDK client per key,
+ * The payment provider through its own SDK (`stripe`). Keys are per app (core_sites `payment_test_private_key` /
+ * `payment_live_private_key`, chosen by the mode, app-context/payment-mode.ts), read here by the app of the
+ * caller's context (SitesService.secretsOf: the request's tenant never carries them); one SDK client per key,
  * cached. PAYMENT_API_URL points every client at another host (a local double of the provider's API in
  * tests) through the SDK's host, port and protocol options; only the URL's origin is used.
  *
@@ -96,12 +98,15 @@ export class PaymentGatewayService {
   /** Per-request network settings (PAYMENT_NETWORK_DEFAULTS); a fault test may shorten the timeout. */
   readonly network = { ...PAYMENT_NETWORK_DEFAULTS };
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly sites: SitesService,
+  ) {
     this.endpoint = config.paymentApiUrl ? endpointOf(config.paymentApiUrl) : {};
   }
 
-  async createIntent(site: TenantSite, live: boolean, request: CreateIntentRequest): Promise<PaymentIntentView> {
-    const client = this.client(site, live);
+  async createIntent(ctx: RequestContext, live: boolean, request: CreateIntentRequest): Promise<PaymentIntentView> {
+    const client = await this.client(ctx, live);
     try {
       const intent = await client.paymentIntents.create(
         {
@@ -116,7 +121,7 @@ export class PaymentGatewayService {
       );
       return viewOf(intent);
     } catch (error) {
-      throw this.failure(error, site, live, 'create payment intent');
+      throw this.failure(error, ctx, live, 'create payment intent');
     }
   }
 
@@ -124,8 +129,8 @@ export class PaymentGatewayService {
    * A refund of (part of) a succeeded intent. The idempotency key makes a retried request (by the SDK after
    * a timeout, or by a caller resuming a reservation) one refund at the provider.
    */
-  async createRefund(site: TenantSite, live: boolean, request: CreateRefundRequest): Promise<RefundView> {
-    const client = this.client(site, live);
+  async createRefund(ctx: RequestContext, live: boolean, request: CreateRefundRequest): Promise<RefundView> {
+    const client = await this.client(ctx, live);
     try {
       const refund = await client.refunds.create(
         { payment_intent: request.paymentIntentId, amount: request.amount, metadata: request.metadata },
@@ -133,7 +138,7 @@ export class PaymentGatewayService {
       );
       return refundViewOf(refund);
     } catch (error) {
-      const answer = this.failure(error, site, live, 'create refund');
+      const answer = this.failure(error, ctx, live, 'create refund');
       const refused = refusedForSure(error);
       // The provider's own refusal text, else what failed (no answer, a timeout, a 5xx).
       throw new RefundRequestFailed(
@@ -144,30 +149,30 @@ export class PaymentGatewayService {
   }
 
   /** Every refund of an intent, as the provider holds them (a charge.refunded event that does not list them). */
-  async listRefunds(site: TenantSite, live: boolean, paymentIntentId: string): Promise<RefundView[]> {
-    const client = this.client(site, live);
+  async listRefunds(ctx: RequestContext, live: boolean, paymentIntentId: string): Promise<RefundView[]> {
+    const client = await this.client(ctx, live);
     try {
       const refunds: RefundView[] = [];
       for await (const refund of client.refunds.list({ payment_intent: paymentIntentId, limit: 100 }, this.requestOptions()))
         refunds.push(refundViewOf(refund));
       return refunds;
     } catch (error) {
-      throw this.failure(error, site, live, 'list refunds');
+      throw this.failure(error, ctx, live, 'list refunds');
     }
   }
 
   /** 400 naming the key column when the app has no private key for the mode: a caller checks it before it writes. */
-  requireConfigured(site: TenantSite, live: boolean): void {
-    this.client(site, live);
+  async requireConfigured(ctx: RequestContext, live: boolean): Promise<void> {
+    await this.client(ctx, live);
   }
 
-  async retrieveIntent(site: TenantSite, live: boolean, intentId: string): Promise<PaymentIntentView> {
-    const client = this.client(site, live);
+  async retrieveIntent(ctx: RequestContext, live: boolean, intentId: string): Promise<PaymentIntentView> {
+    const client = await this.client(ctx, live);
     if (typeof intentId !== 'string' || !INTENT_ID.test(intentId)) throw ordersError('PAYMENT_INTENT_NOT_FOUND');
     try {
       return viewOf(await client.paymentIntents.retrieve(intentId, undefined, this.requestOptions()));
     } catch (error) {
-      throw this.failure(error, site, live, 'retrieve payment intent');
+      throw this.failure(error, ctx, live, 'retrieve payment intent');
     }
   }
 
@@ -176,8 +181,8 @@ export class PaymentGatewayService {
    * provider will not cancel because it is no longer open (it succeeded, is processing a payment, or was
    * cancelled already) is answered as it is: the caller decides what its status means.
    */
-  async cancelIntent(site: TenantSite, live: boolean, intentId: string): Promise<PaymentIntentView> {
-    const client = this.client(site, live);
+  async cancelIntent(ctx: RequestContext, live: boolean, intentId: string): Promise<PaymentIntentView> {
+    const client = await this.client(ctx, live);
     if (!INTENT_ID.test(intentId)) throw ordersError('PAYMENT_INTENT_NOT_FOUND');
     try {
       // Naturally idempotent: a second cancel finds the intent cancelled and is answered as it is.
@@ -185,8 +190,8 @@ export class PaymentGatewayService {
     } catch (error) {
       const { errors } = stripe();
       if (error instanceof errors.StripeInvalidRequestError && error.code === 'payment_intent_unexpected_state')
-        return this.retrieveIntent(site, live, intentId);
-      throw this.failure(error, site, live, 'cancel payment intent');
+        return this.retrieveIntent(ctx, live, intentId);
+      throw this.failure(error, ctx, live, 'cancel payment intent');
     }
   }
 
@@ -225,10 +230,13 @@ export class PaymentGatewayService {
     return { timeout: this.network.timeoutMs, maxNetworkRetries: this.network.maxNetworkRetries };
   }
 
-  /** The cached client of the mode's key; 400 naming the column when the app has none. */
-  private client(site: TenantSite, live: boolean): Stripe {
+  /**
+   * The cached client of the mode's key of the context's app (in the context's transaction when it has one);
+   * 400 naming the column when the app has none.
+   */
+  private async client(ctx: RequestContext, live: boolean): Promise<Stripe> {
     const column = keyColumn(live);
-    const key = site[column];
+    const key = (await this.sites.secretsOf(ctx, ctx.appId))?.[column];
     if (typeof key !== 'string' || key.trim() === '') throw ordersError('PAYMENT_NOT_CONFIGURED', { detail: `${column} is not set` });
     let client = this.clients.get(key);
     if (client) {
@@ -248,16 +256,16 @@ export class PaymentGatewayService {
   }
 
   /** A provider or network failure as the ApiError to answer with; logged with the app and the provider's request id. */
-  private failure(error: unknown, site: TenantSite, live: boolean, operation: string): ApiError {
+  private failure(error: unknown, ctx: RequestContext, live: boolean, operation: string): ApiError {
     if (error instanceof ApiError) return error;
     const { errors } = stripe();
     if (!(error instanceof errors.StripeError)) {
-      this.logger.error({ appId: site.id, err: (error as Error)?.message }, `${operation} failed`);
+      this.logger.error({ appId: ctx.appId, err: (error as Error)?.message }, `${operation} failed`);
       return ordersError('PAYMENT_PROVIDER_ERROR', { detail: 'unexpected failure' });
     }
     this.logger.warn(
       {
-        appId: site.id,
+        appId: ctx.appId,
         type: error.type,
         statusCode: error.statusCode,
         code: error.code,

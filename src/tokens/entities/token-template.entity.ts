@@ -5,7 +5,7 @@ import { Site } from '../../app-context';
 export type TemplateStatus = 'pending' | 'active';
 
 /**
- * A row of core_token_template (SPEC "Token template columns"): what tokens issued for a product start with.
+ * A row of core_token_template: what tokens issued for a product start with.
  * A template is linked to a product by a core_related row named `core_token_template` (parent_table
  * core_products, parent the product's master id, `linked` the template id).
  */

@@ -6,7 +6,7 @@ import type { TokenExpiryReason, TokenStatus } from '../token-transitions';
 const GIFT_CHECK = `status = 'expired' OR (status = 'gift_pending') = (gift AND customer_id IS NULL)`;
 
 /**
- * A row of core_tokens (SPEC "Token columns"): one digital access token, issued by order completion for
+ * A row of core_tokens: one digital access token, issued by order completion for
  * one unit (`item_unit`, 1..Qty) of an IsDigital order item. UNIQUE (order_item_id, item_unit) makes a
  * second issuance for the same item impossible. product_id is the product version row current at
  * purchase (it maps to the master id through core_data). There is deliberately no foreign key to

@@ -41,7 +41,9 @@ const ACTIVATE = applies('activate');
 const REACH_EXPIRY = applies('reachExpiry');
 const EXPIRE = applies('expire');
 /** SQL: extendToken's new status; a status the table does not change (pending, gift_pending, active) stays. */
-const EXTENDED_STATUS = `CASE WHEN ${applies('extendGift')} THEN '${TOKEN_TRANSITIONS.extendGift.to}' WHEN ${applies('extend')} THEN '${TOKEN_TRANSITIONS.extend.to}' ELSE status END`;
+const EXTENDED_STATUS =
+  `CASE WHEN ${applies('extendGift')} THEN '${TOKEN_TRANSITIONS.extendGift.to}' ` +
+  `WHEN ${applies('extend')} THEN '${TOKEN_TRANSITIONS.extend.to}' ELSE status END`;
 
 type TokenUpdate = UpdateQueryBuilder<Token>;
 
