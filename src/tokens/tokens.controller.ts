@@ -183,8 +183,10 @@ export class TokensController {
   async extendToken(@Ctx() ctx: RequestContext, @Body() body: ExtendTokenRequest): Promise<TokenExtendedAnswer> {
     const tokenId = body.tokenId;
     const days = body.days;
-    if (!isInteger(tokenId, 1, MAX_ID)) throw extendInput('tokenId', `tokenId must be an integer from 1 to ${MAX_ID}`);
-    if (!isInteger(days, 1, MAX_EXTEND_DAYS)) throw extendInput('days', `days must be an integer from 1 to ${MAX_EXTEND_DAYS}`);
+    if (!isInteger(tokenId, 1, MAX_ID))
+      throw tokensError('EXTEND_INPUT').withField('tokenId', `tokenId must be an integer from 1 to ${MAX_ID}`);
+    if (!isInteger(days, 1, MAX_EXTEND_DAYS))
+      throw tokensError('EXTEND_INPUT').withField('days', `days must be an integer from 1 to ${MAX_EXTEND_DAYS}`);
     const token = await this.tokens.extend(ctx, tokenId, days);
     return success({ message: `Token extended by ${days} day(s)`, data: { newExpiry: token.expiry_date!.toISOString() } });
   }
@@ -265,9 +267,4 @@ function customerOf(ctx: RequestContext): number | null {
 
 function isInteger(value: unknown, min: number, max: number): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
-}
-
-function extendInput(field: string, message: string): ApiError {
-  const error = tokensError('EXTEND_INPUT');
-  return new ApiError(error.httpStatus, error.message, [{ field, message }]);
 }
