@@ -1,13 +1,10 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiAccess, ApiFailureResponse, MessageAnswer, RETRY_AFTER } from '../common/api-responses';
-import { SitesService } from '../app-context';
-import { ADMIN_TABLE, BearerGuard, mayDo, RequirePermission } from '../common/access-guards';
-import { ApiError } from '../common/api-error';
+import { BearerGuard, RequirePermission } from '../common/access-guards';
 import { success } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
 import { Transactional } from '../common/transactional';
-import { AccountsService, Account } from './accounts.service';
 import { assertSameApp } from './auth.controller';
 import {
   FolderLimitsAnswer,
@@ -28,12 +25,10 @@ import { UserLinkTokensService } from './user-link-tokens.service';
 @Controller('auth')
 export class AccountLinksController {
   constructor(
-    private readonly accounts: AccountsService,
     private readonly links: UserLinkTokensService,
     private readonly smsCodes: SmsCodesService,
     private readonly sms: SmsTransportService,
     private readonly invites: FolderInvitesService,
-    private readonly sites: SitesService,
   ) {}
 
   @Post('user-email')
@@ -44,7 +39,7 @@ export class AccountLinksController {
   @ApiFailureResponse(400, 'Token expired / Validation error (userId not a valid token)')
   @ApiFailureResponse(401, "Unauthorized (the token is another app's than the site-id's)")
   async userEmail(@Ctx() ctx: RequestContext, @Body() body: UserTokenRequest): Promise<UserEmailAnswer> {
-    const account = await this.accountOf(ctx, body.userId);
+    const account = await this.links.account(ctx, body.userId);
     return success({ email: account.email, role: account.role });
   }
 
@@ -58,8 +53,7 @@ export class AccountLinksController {
   @ApiFailureResponse(401, "Unauthorized (the token is another app's than the site-id's)")
   @ApiFailureResponse(429, 'Too many SMS codes for this account or number (Retry-After)', { headers: RETRY_AFTER })
   async userSmsCode(@Ctx() ctx: RequestContext, @Body() body: UserTokenRequest): Promise<MessageAnswer> {
-    const account = await this.accountOf(ctx, body.userId);
-    const message = await this.smsCodes.create(ctx, account);
+    const message = await this.smsCodes.create(ctx, await this.links.account(ctx, body.userId));
     await ctx.afterCommit(() => this.sms.send(message));
     return success({ message: 'SMS code sent successfully' });
   }
@@ -72,8 +66,7 @@ export class AccountLinksController {
   @ApiFailureResponse(400, 'Invalid or expired SMS code / Too many attempts: request a new SMS code / Token expired / Validation error')
   @ApiFailureResponse(401, "Unauthorized (the token is another app's than the site-id's)")
   async verifySmsCode(@Ctx() ctx: RequestContext, @Body() body: VerifySmsCodeRequest): Promise<MessageAnswer> {
-    const account = await this.accountOf(ctx, body.userId);
-    await this.smsCodes.verify(ctx, account, body.code);
+    await this.smsCodes.verify(ctx, await this.links.account(ctx, body.userId), body.code);
     return success({ message: 'SMS code verified' });
   }
 
@@ -108,19 +101,6 @@ export class AccountLinksController {
   @ApiFailureResponse(403, 'Insufficient permissions (a non-admin asking about another user)')
   async getFolderLimits(@Ctx() ctx: RequestContext, @Body() body: FolderLimitsRequest): Promise<FolderLimitsAnswer> {
     assertSameApp(ctx, body.appID);
-    const principal = ctx.principal!;
-    const admin = mayDo(principal, 'customers.view');
-    const self = principal.authTable === ADMIN_TABLE && principal.userId === body.userId;
-    if (!admin && !self) throw ApiError.forbidden();
     return success({ data: await this.invites.limits(ctx, body.userId) });
-  }
-
-  /** The core_users account the token names; a request that named no app gets the token's app as its tenant. */
-  private async accountOf(ctx: RequestContext, token: string): Promise<Account> {
-    const link = this.links.read(ctx, token);
-    ctx.site ??= await this.sites.findById(ctx, link.appId);
-    const account = ctx.site ? await this.accounts.findById(ctx, ADMIN_TABLE, link.userId) : null;
-    if (!account) throw ApiError.field('userId', 'userId is not a valid user token');
-    return account;
   }
 }

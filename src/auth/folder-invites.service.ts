@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { ADMIN_TABLE, mayDo } from '../common/access-guards';
 import { ApiError } from '../common/api-error';
-import { RequestContext } from '../common/request-context';
+import { AuthPrincipal, RequestContext } from '../common/request-context';
 import { DatabaseLock, lockRecord } from '../database/locks';
 import { TransactionalConnection } from '../database/transactional-connection';
 import { RelatedLinksService } from '../related';
@@ -11,8 +12,8 @@ import { UserLinkTokensService } from './user-link-tokens.service';
 export const INVITE_DAYS = 60;
 
 /**
- * Folder access of core_users (/auth/invite-link grants it, /auth/getFolderLimits lists it): a core_related row
- * parent_table core_users, parent_id and master_id the user, name core_folders, linked the folder, with
+ * Folder access of core_users, given by /auth/invite-link and read by /auth/getFolderLimits: a core_related
+ * row parent_table core_users, parent_id and master_id the user, name core_folders, linked the folder, with
  * `expires` 60 days after the invitation.
  */
 @Injectable()
@@ -43,11 +44,21 @@ export class FolderInvitesService {
     return this.links.issue({ userId, appId, expires: new Date(expires!) });
   }
 
-  /** The folders the user may access now: the user's live core_folders links whose folder is one of the app's. */
+  /**
+   * The folders the user may access now: the user's live core_folders links whose folder is one of the app's.
+   * Asked by the request's bearer, who must be an admin who may view customers, or the user themself (403).
+   */
   async limits(ctx: RequestContext, userId: number): Promise<{ linked: number }[]> {
+    if (!mayReadLimitsOf(ctx.principal, userId)) throw ApiError.forbidden();
     const linked = await this.related.activeLinked(ctx, userId, 'core_folders');
     if (linked.length === 0) return [];
     const mine = new Set(await this.folders.existing(ctx, linked));
     return linked.filter((id) => mine.has(id)).map((id) => ({ linked: id }));
   }
+}
+
+/** Who may read a user's folder access: an admin of the app who may view customers (any user), or the user themself. */
+function mayReadLimitsOf(principal: AuthPrincipal | null, userId: number): boolean {
+  const self = principal?.authTable === ADMIN_TABLE && principal.userId === userId;
+  return mayDo(principal, 'customers.view') || self;
 }

@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { SitesService } from '../app-context';
+import { ADMIN_TABLE } from '../common/access-guards';
 import { ApiError } from '../common/api-error';
 import { authError } from './auth.errors';
 import { IdCipherService } from '../common/id-cipher.service';
 import { RequestContext } from '../common/request-context';
+import { Account, AccountsService } from './accounts.service';
 
 const PURPOSE = 'user-link';
 
@@ -19,7 +22,11 @@ export interface UserLink {
  */
 @Injectable()
 export class UserLinkTokensService {
-  constructor(private readonly cipher: IdCipherService) {}
+  constructor(
+    private readonly cipher: IdCipherService,
+    private readonly sites: SitesService,
+    private readonly accounts: AccountsService,
+  ) {}
 
   issue(link: UserLink): string {
     return this.cipher.seal(PURPOSE, JSON.stringify({ u: link.userId, a: link.appId, e: link.expires.getTime() }));
@@ -41,5 +48,17 @@ export class UserLinkTokensService {
     if (ctx.site && ctx.site.id !== claims.a) throw ApiError.unauthorized();
     if (claims.e <= Date.now()) throw authError('TOKEN_EXPIRED');
     return { userId: claims.u as number, appId: claims.a as number, expires: new Date(claims.e) };
+  }
+
+  /**
+   * The core_users account a token names (a bad token answers as `read` does); a request that named no app
+   * gets the token's app as its tenant.
+   */
+  async account(ctx: RequestContext, token: string): Promise<Account> {
+    const link = this.read(ctx, token);
+    ctx.site ??= await this.sites.findById(ctx, link.appId);
+    const account = ctx.site ? await this.accounts.findById(ctx, ADMIN_TABLE, link.userId) : null;
+    if (!account) throw ApiError.field('userId', 'userId is not a valid user token');
+    return account;
   }
 }

@@ -14,16 +14,19 @@ import {
   ValidateBy,
   ValidateNested,
 } from 'class-validator';
+import { ApiError } from '../common/api-error';
 import { IdField, TextField } from '../common/dto-fields';
+import { FieldError } from '../common/envelope';
 import { MAX_ID } from '../common/id-cipher.service';
 import { MAX_ORDER_TOTAL } from './order-totals';
 import { GIFT_REDEEM_STATUSES, RedeemStatus } from './entities';
 
 /*
- * Request bodies of addCart and removeCart (SPEC "Orders and cart"). Money is integer cents. The order is
- * named by its encrypted id: `sessionID` (shape A, the `_id` createOrder answered) or `_orderID` /
- * `orderID` (shape B). No body field names a customer: the customer comes from the bearer only, and the
- * validation pipe drops undeclared fields such as `customerID` before anything reads the body.
+ * Request bodies of addCart and removeCart, and the one shape each comes to (`cartAddition`,
+ * `removalOrderOf`). Money is integer cents. The order is named by its encrypted id: `sessionID` (shape A,
+ * the `_id` createOrder answered) or `_orderID` / `orderID` (shape B). No body field names a customer: the
+ * customer comes from the bearer only, and the validation pipe drops undeclared fields such as `customerID`
+ * before anything reads the body.
  */
 
 /** Most units of one product in one cart line (a request, or a line raised by repeated adds). */
@@ -191,4 +194,82 @@ export class RemoveCartRequest {
 
   @IdField('productID', { required: true, doc: { description: 'Product master id whose Pending items leave the cart' } })
   productID: number;
+}
+
+/** A line a client asks to add, with the request fields that name its parts (for 400s naming the field). */
+export interface CartLine {
+  productID: number;
+  quantity: number;
+  price: number;
+  redeemStatus?: RedeemStatus | null;
+  /** How the request names this line's fields, e.g. `items[1].Price` (shape B) or `price` (shape A). */
+  fields: { productID: string; quantity: string; price: string };
+}
+
+/**
+ * An order as a body names it, the way OrderAccessService.refOf reads it: `_orderID` (decrypted already),
+ * else `orderID` (an encrypted id as a string, or a plain order id as a number).
+ */
+export interface OrderNaming {
+  _orderID?: number;
+  orderID?: string | number;
+}
+
+/** addCart's body in one shape, whichever was sent: the order, the lines, and the field a too-large total is blamed on. */
+export interface CartAddition extends OrderNaming {
+  lines: CartLine[];
+  totalField: 'items' | 'quantity';
+}
+
+/**
+ * The order a body names by `_orderID` or `orderID`; 400 naming `field` (how the route calls the order) when
+ * it sends neither.
+ */
+export function orderNamedBy(body: OrderNaming, field: string): OrderNaming {
+  if (body._orderID === undefined && body.orderID === undefined)
+    throw ApiError.field(
+      field,
+      field === 'sessionID' ? 'sessionID (or _orderID / orderID) is required' : `${field} is required (or _orderID)`,
+    );
+  return { _orderID: body._orderID, orderID: body.orderID };
+}
+
+/**
+ * addCart's validated body in one shape. A body with `items` is shape B: its order is `_orderID` / `orderID`
+ * (400 naming orderID when it sends neither). Any other is shape A: its four fields are required (400
+ * naming each one missing), and its sessionID, an encrypted order id, names the order as an `orderID`
+ * string does. These checks run after the pipe's: a body the pipe refuses is refused for its errors alone.
+ */
+export function cartAddition(body: AddCartRequest): CartAddition {
+  if (body.items !== undefined) {
+    const order = orderNamedBy(body, 'orderID');
+    const lines = body.items.map((item, i) => ({
+      productID: item.productID,
+      quantity: item.Qty,
+      price: item.Price,
+      redeemStatus: item.redeemStatus ?? null,
+      fields: { productID: `items[${i}].productID`, quantity: `items[${i}].Qty`, price: `items[${i}].Price` },
+    }));
+    return { ...order, lines, totalField: 'items' };
+  }
+  const missing: FieldError[] = [];
+  for (const field of ['sessionID', 'productID', 'quantity', 'price'] as const) {
+    if (body[field] === undefined)
+      missing.push({ field, message: `${field} is required (shape A; or send items[] with _orderID, shape B)` });
+  }
+  if (missing.length) throw ApiError.validation(missing);
+  const fields = { productID: 'productID', quantity: 'quantity', price: 'price' };
+  return {
+    orderID: body.sessionID!,
+    lines: [{ productID: body.productID!, quantity: body.quantity!, price: body.price!, fields }],
+    totalField: 'quantity',
+  };
+}
+
+/**
+ * removeCart's order: `sessionID` (an encrypted order id, as an `orderID` string), else `_orderID` /
+ * `orderID`; 400 naming sessionID when it sends none.
+ */
+export function removalOrderOf(body: RemoveCartRequest): OrderNaming {
+  return body.sessionID !== undefined ? { orderID: body.sessionID } : orderNamedBy(body, 'sessionID');
 }

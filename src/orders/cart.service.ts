@@ -3,23 +3,13 @@ import { ApiError } from '../common/api-error';
 import { FieldError } from '../common/envelope';
 import { RequestContext } from '../common/request-context';
 import { ProductCatalogService, PublishedProduct } from '../versioning';
-import { MAX_QUANTITY } from './cart.dto';
-import { Order, RedeemStatus } from './entities';
+import { CartLine, MAX_QUANTITY } from './cart.dto';
+import { Order } from './entities';
 import { OrderAccessService, OrderRef } from './order-access.service';
 import { itemMachine, NEW_ITEM_STATUS } from './order-item-transitions';
 import { MAX_ORDER_TOTAL } from './order-totals';
 import { labelOf, requireTransition } from './order-transitions';
 import { OrderRepository } from './repositories/order.repository';
-
-/** A line a client asks to add, with the request fields that name its parts (for 400s naming the field). */
-export interface CartLine {
-  productID: number;
-  quantity: number;
-  price: number;
-  redeemStatus?: RedeemStatus | null;
-  /** How the request names this line's fields, e.g. `items[1].Price` (shape B) or `price` (shape A). */
-  fields: { productID: string; quantity: string; price: string };
-}
 
 /** A checked line: the product version it adds. */
 interface ResolvedLine {
@@ -28,9 +18,9 @@ interface ResolvedLine {
 }
 
 /**
- * The cart of a New order (SPEC "Orders and cart"). Every change runs in the route's transaction with
- * the order row locked (OrderAccessService.load with lock), so concurrent changes of one cart take turns and the
- * total is recomputed from the items each time: no update is lost.
+ * The cart of a New order: addCart, removeCart, and the lines createOrder starts it with. Every change runs
+ * in the route's transaction with the order row locked (OrderAccessService.load with lock), so concurrent
+ * changes of one cart take turns and the total is recomputed from the items each time: no update is lost.
  *
  * Adding a product that the cart already holds as a Pending, non-gift line of the same product version
  * raises that line's Qty (at most MAX_QUANTITY); a gift line (redeemStatus set) is always a line of its
@@ -121,7 +111,7 @@ export class CartService {
   /**
    * removeCart: deletes the Pending items of product `productMasterId` (gift lines included) from the
    * order. Removing a product the cart does not hold changes nothing (`removed` 0). When no item other
-   * than Cancelled ones is left, the order is reset to New (SPEC "Order status": cart emptied).
+   * than Cancelled ones is left, the order is reset to New (the `emptyCart` transition).
    */
   async remove(ctx: RequestContext, ref: OrderRef, productMasterId: number): Promise<{ order: Order; removed: number }> {
     const order = await this.access.load(ctx, ref, { lock: true, reconcile: true });

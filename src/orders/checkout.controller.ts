@@ -6,9 +6,7 @@ import { success, successData } from '../common/envelope';
 import { DecryptIds } from '../common/decrypt-ids.interceptor';
 import { Ctx, RequestContext } from '../common/request-context';
 import { Transactional } from '../common/transactional';
-import { TransactionalConnection } from '../database/transactional-connection';
 import {
-  BillingData,
   CheckoutRequest,
   CreatePaymentIntentRequest,
   PaymentCompleteAnswer,
@@ -17,20 +15,24 @@ import {
   SubmitOrderAnswer,
   SubmitOrderRequest,
 } from './checkout.dto';
-import { CheckoutService, IntentAnswer, PaymentRequest } from './checkout.service';
-import { OrderAccessService, OrderRef } from './order-access.service';
+import { CheckoutService } from './checkout.service';
+import { CheckoutFlow } from './flows/checkout.flow';
+import { OrderAccessService } from './order-access.service';
 
 const INTENT_ANSWER = '{ status: Success, data: { clientSecret, paymentIntentID } }';
 const STATUS_ANSWER = '{ status: Success, data: { orderStatus, orderStatusLabel, paymentStatus } }';
 const ORDER_FAILURES = "Order not found (404: unknown, another app's or another customer's order, or a tampered id)";
 const INVALID_BEARER = 'Unauthorized: an invalid bearer token (the bearer is optional)';
 const INTENT_FAILURES =
-  "Validation error (naming the field) / amount must equal the order total / currency must be the app's currency / The order has no items to pay for / Cannot check out an order that is Paid|Ordered / " +
-  'Payment is not configured for this app (no private key for the mode) / Payment request rejected by the provider';
+  "Validation error (naming the field) / amount must equal the order total / currency must be the app's currency / The order has no " +
+  'items to pay for / Cannot check out an order that is Paid|Ordered / Payment is not configured for this app (no private key for the ' +
+  'mode) / Payment request rejected by the provider';
 
 /**
  * Paying for an order (README "Checkout and payment"): checkout, the legacy createPaymentIntent and
  * paymentComplete, and submitOrder. An optional customer bearer links a placeholder order to the customer.
+ * The card routes are edges without @Transactional(): CheckoutFlow runs their steps, the provider's outside
+ * any transaction.
  */
 @ApiTags('Shop: checkout and payment')
 @ApiAccess('site-id', 'customer-bearer')
@@ -39,7 +41,7 @@ const INTENT_FAILURES =
 @Controller('ecommerce')
 export class CheckoutController {
   constructor(
-    private readonly connection: TransactionalConnection,
+    private readonly payments: CheckoutFlow,
     private readonly checkouts: CheckoutService,
     private readonly access: OrderAccessService,
   ) {}
@@ -49,9 +51,11 @@ export class CheckoutController {
   @ApiOperation({
     summary: 'Save the billing fields and create the card payment intent (metadata appID, orderID, customerID)',
     description:
-      "`amount` must equal the order total (items not Cancelled); `currency`, when sent, must be the app's (core_sites.currency); `data` takes only the six billing fields: card data is refused with 400, never stored or forwarded. " +
-      'A retried checkout (same cart version, amount, customer) returns the same intent; a cart changed afterwards makes that intent stale (its payment completes nothing: check out again). ' +
-      "On a production instance the app's mode decides the key, whatever `production` says. A customer bearer with the encrypted id takes over a New guest order.",
+      "`amount` must equal the order total (items not Cancelled); `currency`, when sent, must be the app's (core_sites.currency); " +
+      '`data` takes only the six billing fields: card data is refused with 400, never stored or forwarded. A retried checkout (same ' +
+      'cart version, amount, customer) returns the same intent; a cart changed afterwards makes that intent stale (its payment ' +
+      "completes nothing: check out again). On a production instance the app's mode decides the key, whatever `production` says. A " +
+      'customer bearer with the encrypted id takes over a New guest order.',
   })
   @ApiCreatedResponse({ type: PaymentIntentAnswer, description: INTENT_ANSWER })
   @ApiFailureResponse(400, INTENT_FAILURES)
@@ -59,7 +63,7 @@ export class CheckoutController {
   @ApiFailureResponse(404, ORDER_FAILURES)
   @ApiFailureResponse(502, 'Payment provider error: … (unreachable, timed out, failed)')
   async checkout(@Ctx() ctx: RequestContext, @Body() body: CheckoutRequest): Promise<PaymentIntentAnswer> {
-    return successData(await this.openPayment(ctx, this.access.refOf(ctx, body), body, body.data));
+    return successData(await this.payments.openPayment(ctx, this.access.refOf(ctx, body), body, body.data));
   }
 
   @Post('createPaymentIntent')
@@ -71,7 +75,7 @@ export class CheckoutController {
   @ApiFailureResponse(404, ORDER_FAILURES)
   @ApiFailureResponse(502, 'Payment provider error: …')
   async createPaymentIntent(@Ctx() ctx: RequestContext, @Body() body: CreatePaymentIntentRequest): Promise<PaymentIntentAnswer> {
-    return successData(await this.openPayment(ctx, this.access.refOf(ctx, body), body, null));
+    return successData(await this.payments.openPayment(ctx, this.access.refOf(ctx, body), body, null));
   }
 
   @Post('paymentComplete')
@@ -79,27 +83,24 @@ export class CheckoutController {
   @ApiOperation({
     summary: 'Legacy two-step flow, step 2: complete the order once the provider says the intent succeeded',
     description:
-      'Idempotent with the payment webhook: whichever comes second changes nothing and answers the order status. Outside production `production` (default false) picks the key the intent was made with; ' +
-      "on a production instance the app's mode does. The intent must name this app, order and cart version, be of the app's mode, and pay the order's total in its currency (checked under the order's lock).",
+      'Idempotent with the payment webhook: whichever comes second changes nothing and answers the order status. Outside production ' +
+      "`production` (default false) picks the key the intent was made with; on a production instance the app's mode does. The intent " +
+      "must name this app, order and cart version, be of the app's mode, and pay the order's total in its currency (checked under the " +
+      "order's lock).",
   })
   @ApiOkResponse({ type: PaymentCompleteAnswer, description: STATUS_ANSWER })
   @ApiFailureResponse(
     400,
-    'Payment has not succeeded / Payment intent does not belong to this order / Payment amount does not match the order total / Payment currency does not match the order currency / ' +
-      'Payment mode (test or live) is not accepted for this app / Cannot complete a card payment of an order that is Ordered / Validation error',
+    'Payment has not succeeded / Payment intent does not belong to this order / Payment amount does not match the order total / ' +
+      'Payment currency does not match the order currency / Payment mode (test or live) is not accepted for this app / Cannot complete a ' +
+      'card payment of an order that is Ordered / Validation error',
   )
   @ApiFailureResponse(401, INVALID_BEARER)
   @ApiFailureResponse(409, 'The cart changed after this payment was made: check out again (the intent was made for another cart version)')
   @ApiFailureResponse(404, `${ORDER_FAILURES} / Payment intent not found`)
   @ApiFailureResponse(502, 'Payment provider error: …')
   async paymentComplete(@Ctx() ctx: RequestContext, @Body() body: PaymentCompleteRequest): Promise<PaymentCompleteAnswer> {
-    // The edge, but not @Transactional(): the provider is asked about the intent outside any transaction,
-    // then the completion runs in one transaction of its own.
-    const checked = await this.checkouts.checkPayment(ctx, this.access.refOf(ctx, body), body.paymentIntentID, body.production);
-    if ('answer' in checked) return successData(checked.answer);
-    return successData(
-      await this.connection.inTransaction(ctx, () => this.checkouts.completeCardPayment(ctx, checked.order, checked.intent)),
-    );
+    return successData(await this.payments.completePayment(ctx, this.access.refOf(ctx, body), body.paymentIntentID, body.production));
   }
 
   @Post('submitOrder')
@@ -109,9 +110,10 @@ export class CheckoutController {
   @ApiOperation({
     summary: 'Complete an order without card payment (`Order Only` → Ordered), or re-run a completion without emails (`REDO`, app admins)',
     description:
-      '`Order Only`: a New order becomes Ordered with payment_status Success and no payment reference, then the completion steps run (emails, tokens); ' +
-      "an order with digital items needs an app admin's bearer. `REDO`: an app admin re-runs the steps of a Paid or Ordered order without emails (missing tokens issued, none doubled). " +
-      'Other methods: 400 naming paymentMethod (card payments complete through checkout and the payment webhook).',
+      '`Order Only`: a New order becomes Ordered with payment_status Success and no payment reference, then the completion steps run ' +
+      "(emails, tokens); an order with digital items needs an app admin's bearer. `REDO`: an app admin re-runs the steps of a Paid or " +
+      'Ordered order without emails (missing tokens issued, none doubled). Other methods: 400 naming paymentMethod (card payments ' +
+      'complete through checkout and the payment webhook).',
   })
   @ApiAccess('admin-bearer') // REDO, and Order Only of an order with digital items
   @ApiOkResponse({
@@ -129,21 +131,5 @@ export class CheckoutController {
   async submitOrder(@Ctx() ctx: RequestContext, @Body() body: SubmitOrderRequest): Promise<SubmitOrderAnswer> {
     const data = await this.checkouts.submitOrder(ctx, this.access.refOf(ctx, body), body.paymentMethod, body.notes);
     return success({ message: body.paymentMethod === 'REDO' ? 'Order completion re-run' : 'Order submitted', data });
-  }
-
-  /**
-   * The edge of checkout and createPaymentIntent (`billing` null), but not @Transactional(): the provider is
-   * never called inside a transaction or under the order's lock, so the checks and the billing fields commit
-   * in one short transaction of their own, then the intent is created and its id stored.
-   */
-  private async openPayment(
-    ctx: RequestContext,
-    ref: OrderRef,
-    payment: PaymentRequest,
-    billing: BillingData | null,
-  ): Promise<IntentAnswer> {
-    const plan = await this.checkouts.planPayment(ctx, payment);
-    const order = await this.connection.inTransaction(ctx, () => this.checkouts.priceOrder(ctx, ref, payment, plan, billing));
-    return this.checkouts.openIntent(ctx, order, payment, plan);
   }
 }

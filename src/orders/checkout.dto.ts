@@ -23,7 +23,7 @@ import { MAX_ORDER_TOTAL } from './order-totals';
 import { EncryptedOrderIdField } from './cart.dto';
 import { PAYMENT_STATUSES } from './orders.dto';
 
-/** The billing fields checkout's `data` takes (SPEC "POST /ecommerce/checkout"), and the order columns they fill. */
+/** The billing fields checkout's `data` takes (anything else, card data above all, is refused), and the order columns they fill. */
 export const BILLING_FIELDS = {
   firstName: 'BillingFirstName',
   lastName: 'BillingLastName',
@@ -56,7 +56,11 @@ function BillingFieldsOnly(): PropertyDecorator {
           const value = args?.value;
           if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'data must be an object of billing fields';
           const extra = Object.keys(value).find((key) => !Object.hasOwn(BILLING_FIELDS, key)) ?? '';
-          return `data.${extra.slice(0, 50)} is not accepted: data takes only the billing fields ${Object.keys(BILLING_FIELDS).join(', ')}; card details go to the payment provider with the clientSecret, never to this service`;
+          const fields = Object.keys(BILLING_FIELDS).join(', ');
+          return (
+            `data.${extra.slice(0, 50)} is not accepted: data takes only the billing fields ${fields}; ` +
+            'card details go to the payment provider with the clientSecret, never to this service'
+          );
         },
       },
     });
@@ -116,7 +120,8 @@ function ProductionField(): PropertyDecorator {
     ApiPropertyOptional({
       example: false,
       description:
-        "Outside production: `true` uses the app's live private key, `false` (default) its test key. On a production instance it is ignored: the app pays in live mode, or in test mode when marked payment_test_mode",
+        "Outside production: `true` uses the app's live private key, `false` (default) its test key. On a production instance it is " +
+        'ignored: the app pays in live mode, or in test mode when marked payment_test_mode',
     })(target, key);
     Transform(({ value }) => (value === null ? undefined : value))(target, key);
     IsOptional()(target, key);
@@ -158,7 +163,7 @@ function OrderIdValue(): PropertyDecorator {
     });
 }
 
-/** POST /ecommerce/checkout (SPEC table). */
+/** POST /ecommerce/checkout: the order, the amount it must cost, and its billing fields. */
 export class CheckoutRequest {
   @EncryptedOrderIdField('_orderID', { required: true })
   _orderID: number;

@@ -49,9 +49,8 @@ const PAYABLE = orderMachine.from('payByCard');
  * OrderCompletionService's, shared with the payment webhook.
  *
  * The provider is never called inside a transaction or under the order's row lock, so the card routes are
- * split in steps their controller runs (CheckoutController): the checks and the billing fields commit in one
- * short transaction, then the intent is created (idempotently: a retried checkout gets the same intent),
- * then its id is stored.
+ * split in steps CheckoutFlow runs: the checks and the billing fields commit in one short transaction, then
+ * the intent is created (idempotently: a retried checkout gets the same intent), then its id is stored.
  */
 @Injectable()
 export class CheckoutService {
@@ -80,7 +79,7 @@ export class CheckoutService {
   }
 
   /**
-   * Step 1 of checkout and createPaymentIntent, in the edge's short transaction: locks the order, checks
+   * Step 1 of checkout and createPaymentIntent, in CheckoutFlow's short transaction: locks the order, checks
    * that it can be paid and that `amount` is its total (recomputed from its items), and saves the billing
    * fields (`billing`: checkout's; null for createPaymentIntent), the currency and paymentMethodRef `Card`.
    */
@@ -157,7 +156,7 @@ export class CheckoutService {
   }
 
   /**
-   * paymentComplete, step 2, in the edge's transaction: completes the order when the intent pays for it as it
+   * paymentComplete, step 2, in CheckoutFlow's transaction: completes the order when the intent pays for it as it
    * is (payment-match.ts, checked under the order's lock). Idempotent with the webhook: whichever comes second
    * finds the order complete, does nothing and answers its status.
    */

@@ -1,17 +1,17 @@
 import { Body, Controller, Headers, HttpCode, Post } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
-import { ApiError } from '../common/api-error';
 import { RequirePermission } from '../common/access-guards';
 import { DecryptIds } from '../common/decrypt-ids.interceptor';
 import { success, successData } from '../common/envelope';
 import { Ctx, RequestContext } from '../common/request-context';
 import { Transactional } from '../common/transactional';
-import { TransactionalConnection } from '../database/transactional-connection';
-import { OrderAccessService, OrderRef } from './order-access.service';
+import { RefundFlow } from './flows/refund.flow';
+import { OrderAccessService } from './order-access.service';
 import {
   CancelOrderAnswer,
   CancelOrderRequest,
+  idempotencyKeyOf,
   ListOrdersAnswer,
   ListOrdersRequest,
   RefundOrderAnswer,
@@ -20,11 +20,8 @@ import {
   ResendOrderMailRequest,
 } from './order-admin.dto';
 import { OrderAdminService } from './order-admin.service';
-import { ordersError } from './orders.errors';
-import { RefundAnswer, RefundReservation, RefundsService } from './refunds.service';
 
 const NOT_FOUND = "Order not found (an unknown, tampered or another app's encrypted id)";
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const NOT_ADMIN = '401 without a bearer; 403 for a bearer that is not an admin of the app';
 
 /**
@@ -32,8 +29,8 @@ const NOT_ADMIN = '401 without a bearer; 403 for a bearer that is not an admin o
  * cancellation, and the order list. Admin bearer of the order's app only.
  *
  * refundOrder and cancelOrder are edges without @Transactional(): the provider is never called inside a
- * transaction or under the order's lock, so each of their steps that writes runs in a short transaction of
- * its own, opened here (RefundsService describes the steps).
+ * transaction or under the order's lock, so RefundFlow runs each of their steps that writes in a short
+ * transaction of its own.
  */
 @ApiTags('Shop: refunds and admin')
 @ApiAccess('admin-bearer')
@@ -41,8 +38,7 @@ const NOT_ADMIN = '401 without a bearer; 403 for a bearer that is not an admin o
 @Controller('ecommerce')
 export class OrderAdminController {
   constructor(
-    private readonly connection: TransactionalConnection,
-    private readonly refunds: RefundsService,
+    private readonly refunds: RefundFlow,
     private readonly admin: OrderAdminService,
     private readonly access: OrderAccessService,
   ) {}
@@ -53,9 +49,11 @@ export class OrderAdminController {
   @ApiOperation({
     summary: "Refund (part of) a Paid order's card payment at the provider",
     description:
-      "`amount` defaults to the whole refundable remainder. The amount is reserved under the order's lock before the provider is asked (concurrent refunds never exceed what was paid) " +
-      'and the provider request carries an idempotency key: a retry with the same Idempotency-Key header (or, without one, a request for the amount of a refund still in flight) makes one refund. paymentStatus becomes Partially Refunded, or Refunded when nothing is left, ' +
-      "which also expires the order's access tokens. A refund mail goes to the billing email through the outbox.",
+      "`amount` defaults to the whole refundable remainder. The amount is reserved under the order's lock before the provider is asked " +
+      '(concurrent refunds never exceed what was paid) and the provider request carries an idempotency key: a retry with the same ' +
+      'Idempotency-Key header (or, without one, a request for the amount of a refund still in flight) makes one refund. paymentStatus ' +
+      "becomes Partially Refunded, or Refunded when nothing is left, which also expires the order's access tokens. A refund mail goes " +
+      'to the billing email through the outbox.',
   })
   @ApiOkResponse({
     type: RefundOrderAnswer,
@@ -86,11 +84,8 @@ export class OrderAdminController {
     @Body() body: RefundOrderRequest,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
   ): Promise<RefundOrderAnswer> {
-    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey))
-      throw ApiError.field('Idempotency-Key', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
-    return successData(
-      await this.refund(ctx, this.access.refOf(ctx, body), body.amount, body.reason?.trim() || null, idempotencyKey ?? null),
-    );
+    const requestKey = idempotencyKeyOf(idempotencyKey);
+    return successData(await this.refunds.refund(ctx, this.access.refOf(ctx, body), body, requestKey));
   }
 
   @Post('cancelOrder')
@@ -99,9 +94,10 @@ export class OrderAdminController {
   @ApiOperation({
     summary: 'Cancel an order: its items become Cancelled and its access tokens expire; a Paid order is refunded in full first',
     description:
-      "A New order's open payment intents are cancelled at the provider first (one that succeeded or is processing: 409, nothing cancelled), then it stays New with an empty total; " +
-      'a Paid order has its whole paid rest refunded first (refunds already in flight settle on their own), then keeps its total and status (paymentStatus Refunded); ' +
-      'an Ordered (Order Only) order is cancelled without a refund.',
+      "A New order's open payment intents are cancelled at the provider first (one that succeeded or is processing: 409, nothing " +
+      'cancelled), then it stays New with an empty total; a Paid order has its whole paid rest refunded first (refunds already in ' +
+      'flight settle on their own), then keeps its total and status (paymentStatus Refunded); an Ordered (Order Only) order is ' +
+      'cancelled without a refund.',
   })
   @ApiOkResponse({
     type: CancelOrderAnswer,
@@ -113,27 +109,16 @@ export class OrderAdminController {
   @ApiFailureResponse(404, NOT_FOUND)
   @ApiFailureResponse(
     409,
-    'A payment of this order is in flight (pi_…): it completes the order; cancel the order once it is Paid, which refunds it (a New order whose payment intent succeeded or is processing: nothing was cancelled) / ' +
-      'The order is being paid or refunded right now: try again shortly',
+    'A payment of this order is in flight (pi_…): it completes the order; cancel the order once it is Paid, which refunds it (a New ' +
+      'order whose payment intent succeeded or is processing: nothing was cancelled) / The order is being paid or refunded right now: ' +
+      'try again shortly',
   )
   @ApiFailureResponse(
     502,
     'Payment provider error: … (the refund, or the cancellation of an open payment intent, failed: nothing was cancelled)',
   )
   async cancelOrder(@Ctx() ctx: RequestContext, @Body() body: CancelOrderRequest): Promise<CancelOrderAnswer> {
-    const ref = this.access.refOf(ctx, body);
-    const reason = body.reason?.trim() || null;
-    // A Paid order's whole rest is refunded first (a failed refund cancels nothing), then it is cancelled in
-    // one transaction, which cancels a New order's open intents at the provider first. An order paid between
-    // the two (the customer's payment completed meanwhile) is refunded, then cancelled, on the next turn.
-    let refund: RefundAnswer | null = null;
-    for (let turn = 0; turn < 3; turn++) {
-      const rest = await this.connection.inTransaction(ctx, () => this.refunds.reserveRest(ctx, ref, reason));
-      if (rest) refund = await this.send(ctx, rest);
-      const cancelled = await this.connection.inTransaction(ctx, () => this.admin.cancel(ctx, ref, refund, reason));
-      if (cancelled) return successData(cancelled);
-    }
-    throw ordersError('ORDER_BUSY');
+    return successData(await this.refunds.cancel(ctx, this.access.refOf(ctx, body), body.reason));
   }
 
   @Post('resendOrderMail')
@@ -160,13 +145,15 @@ export class OrderAdminController {
   @ApiOperation({
     summary: "The app's orders, newest first, one page",
     description:
-      'Filters: status, paymentStatus, from/to (creation time), email (billing email, exact), search (the order number or id exactly, or the start of the billing email, last name or "first last", without regard to case). ' +
-      'Index-backed: a page costs the same whatever the number of orders; a search reads the orders it matches through its indexes.',
+      'Filters: status, paymentStatus, from/to (creation time), email (billing email, exact), search (the order number or id exactly, ' +
+      'or the start of the billing email, last name or "first last", without regard to case). Index-backed: a page costs the same ' +
+      'whatever the number of orders; a search reads the orders it matches through its indexes.',
   })
   @ApiOkResponse({
     type: ListOrdersAnswer,
     description:
-      '{ status: Success, data: [{ _id, orderID, orderNumber, orderStatus, paymentStatus, total, refundedTotal, currency, billingEmail, orderDate, created, items }], paging: { page, perPage, hasMore } }',
+      '{ status: Success, data: [{ _id, orderID, orderNumber, orderStatus, paymentStatus, total, refundedTotal, currency, ' +
+      'billingEmail, orderDate, created, items }], paging: { page, perPage, hasMore } }',
   })
   @ApiFailureResponse(400, 'Validation error naming the field (status, paymentStatus, from, to, email, search, page, perPage 1..100)')
   @ApiFailureResponse(401, NOT_ADMIN)
@@ -174,24 +161,5 @@ export class OrderAdminController {
   async listOrders(@Ctx() ctx: RequestContext, @Body() body: ListOrdersRequest): Promise<ListOrdersAnswer> {
     const { data, paging } = await this.admin.list(ctx, body);
     return success({ data, paging });
-  }
-
-  /** refundOrder's three steps: reserve (a transaction), the provider's refund (none), record it (a transaction). */
-  private async refund(
-    ctx: RequestContext,
-    ref: OrderRef,
-    amount: number | undefined,
-    reason: string | null,
-    requestKey: string | null,
-  ): Promise<RefundAnswer> {
-    const reserved = await this.connection.inTransaction(ctx, () => this.refunds.reserve(ctx, ref, amount, reason, requestKey));
-    return this.send(ctx, reserved);
-  }
-
-  /** Steps 2 and 3 of a refund reserved: the provider's refund (no transaction), then recorded with its audit row (a transaction). */
-  private async send(ctx: RequestContext, reserved: RefundReservation): Promise<RefundAnswer> {
-    const refund = await this.refunds.requestRefund(ctx, reserved);
-    await this.connection.inTransaction(ctx, () => this.admin.recordRefund(ctx, reserved, refund));
-    return this.refunds.answer(ctx, reserved.order.id, refund);
   }
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { DateProperty, SuccessEnvelope } from '../common/api-responses';
+import { ApiError } from '../common/api-error';
 import { IsIn, IsInt, Max, Min, ValidateBy, ValidateIf } from 'class-validator';
 import { IdField, TextField } from '../common/dto-fields';
 import { DateField, OneOfField } from '../common/list-fields';
@@ -12,6 +13,16 @@ import { MAX_ORDER_TOTAL } from './order-totals';
  * Request bodies of the app admin's order routes (README "Refunds and cancellation"): refundOrder,
  * cancelOrder, listOrders. The order is named by its encrypted id only.
  */
+
+/** What an Idempotency-Key header may hold: 1 to 255 visible ASCII characters. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** refundOrder's Idempotency-Key header: the key, null when none was sent; 400 naming Idempotency-Key for any other value. */
+export function idempotencyKeyOf(header: string | undefined): string | null {
+  if (header !== undefined && !IDEMPOTENCY_KEY.test(header))
+    throw ApiError.field('Idempotency-Key', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+  return header ?? null;
+}
 
 const ORDER_STATUSES: OrderStatus[] = ['New', 'Paid', 'Ordered'];
 const PAYMENT_STATUSES: PaymentStatus[] = ['Success', 'Failed', 'Partially Refunded', 'Refunded', 'Disputed'];
@@ -121,7 +132,8 @@ export class ListOrdersRequest {
 
   @SearchField(
     'search',
-    'The order number or id (exactly: `42`, `00000042`, `#42`), or the start of the billing email, first name, last name or "first last", without regard to case',
+    'The order number or id (exactly: `42`, `00000042`, `#42`), or the start of the billing email, first name, last name or "first ' +
+      'last", without regard to case',
   )
   search?: string;
 

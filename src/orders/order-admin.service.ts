@@ -51,7 +51,10 @@ export interface ListedOrder {
 
 export const DEFAULT_PER_PAGE = 20;
 
-/** The app admin's order routes: cancelOrder and listOrders (refundOrder is RefundsService's). */
+/**
+ * The app admin's order routes: the steps of refundOrder and cancelOrder that RefundFlow runs in a
+ * transaction of their own (the audited record of a refund, the cancellation), resendOrderMail and listOrders.
+ */
 @Injectable()
 export class OrderAdminService {
   constructor(
@@ -76,10 +79,11 @@ export class OrderAdminService {
   }
 
   /**
-   * refundOrder's (and cancelOrder's) step 3, in the edge's transaction: the provider's refund recorded
-   * (RefundsService.record) and, when it counted, its audit row `order.refund` in the same transaction. The
-   * provider's own event may have recorded it first (the payment double delivers it before it answers): the
-   * staff member's refund is audited all the same, its `before` then already holding the refund's totals.
+   * refundOrder's (and cancelOrder's) step 3, in the transaction RefundFlow opens: the provider's refund
+   * recorded (RefundsService.record) and, when it counted, its audit row `order.refund` in the same
+   * transaction. The provider's own event may have recorded it first (the payment double delivers it before
+   * it answers): the staff member's refund is audited all the same, its `before` then already holding the
+   * refund's totals.
    */
   async recordRefund(ctx: RequestContext, reserved: RefundReservation, refund: RefundView): Promise<void> {
     const orderId = reserved.order.id;
@@ -101,11 +105,12 @@ export class OrderAdminService {
   }
 
   /**
-   * cancelOrder, in the edge's transaction, after the refund of a Paid order (`refund`: what is left of it,
-   * refunded in full): under the order's lock, a New order's open payment intents are cancelled at the
-   * provider (PaymentIntentsFlow.cancelAllOpen: 409 for a payment in flight), then every item not Cancelled
-   * becomes Cancelled and every token of the order expires. Null, with nothing done, when the order holds
-   * payment not refunded yet (paid after the refund step looked): the caller refunds it and cancels again. A New order's total becomes 0 (its cart is empty); a Paid or Ordered order keeps its
+   * cancelOrder's last step, in the transaction RefundFlow opens, after the refund of a Paid order (`refund`:
+   * what was left of it, refunded in full): under the order's lock, a New order's open payment intents are
+   * cancelled at the provider (PaymentIntentsFlow.cancelAllOpen: 409 for a payment in flight), then every
+   * item not Cancelled becomes Cancelled and every token of the order expires. Null, with nothing done, when
+   * the order holds payment not refunded yet (paid after the refund step looked): the caller refunds it and
+   * cancels again. A New order's total becomes 0 (its cart is empty); a Paid or Ordered order keeps its
    * total (what was paid) and its status.
    */
   async cancel(

@@ -2,14 +2,13 @@ import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
 import { OptionalBearerGuard, PermissionWidens } from '../common/access-guards';
-import { ApiError } from '../common/api-error';
-import { FieldError, success, successData } from '../common/envelope';
+import { success, successData } from '../common/envelope';
 import { DecryptIds } from '../common/decrypt-ids.interceptor';
 import { Ctx, RequestContext } from '../common/request-context';
 import { Transactional } from '../common/transactional';
-import { AddCartRequest, RemoveCartRequest } from './cart.dto';
-import { CartLine, CartService } from './cart.service';
-import { OrderAccessService, OrderRef } from './order-access.service';
+import { AddCartRequest, cartAddition, orderNamedBy, removalOrderOf, RemoveCartRequest } from './cart.dto';
+import { CartService } from './cart.service';
+import { OrderAccessService } from './order-access.service';
 import { AddCartAnswer, CreateOrderAnswer, CreateOrderRequest, GetOrderRequest, OrderAnswer, RemoveCartAnswer } from './orders.dto';
 import { OrdersService } from './orders.service';
 
@@ -20,14 +19,14 @@ const ORDER_VIEW =
 const NOT_FOUND =
   "Order not found: unknown, another app's, another customer's, a tampered encrypted id, or a plain id without the order's customer or an app admin bearer";
 const VALIDATION =
-  'Validation error, errors[] naming the field: items[i].productID (not a published product of this app), items[i].Price (not the current price), Qty/quantity (1..1000), …';
-const ORDER_ID_REQUIRED = 'sessionID (or _orderID / orderID) is required';
+  'Validation error, errors[] naming the field: items[i].productID (not a published product of this app), items[i].Price (not the ' +
+  'current price), Qty/quantity (1..1000), …';
 const INVALID_BEARER = 'Unauthorized: an invalid bearer token (the bearer is optional)';
 
 /**
- * Orders and cart (SPEC "Orders and cart"): createOrder, addCart, removeCart, getOrder. Money is integer
- * cents. Each route takes an optional customer bearer: it names the customer (never a body field) and
- * takes over an order created anonymously (OrderAccessService).
+ * Orders and cart: createOrder, addCart, removeCart, getOrder. Money is integer cents. Each route takes an
+ * optional customer bearer: it names the customer (never a body field) and takes over an order created
+ * anonymously (OrderAccessService). The cart's two body shapes come to one in cart.dto.ts.
  */
 @ApiTags('Orders and cart')
 @UseGuards(OptionalBearerGuard)
@@ -45,9 +44,11 @@ export class OrdersController {
   @Transactional()
   @ApiOperation({
     summary:
-      "Create a New order; its customer is the customer bearer's, else a placeholder customer taken over by the first customer who uses the order with a bearer",
+      "Create a New order; its customer is the customer bearer's, else a placeholder customer taken over by the first customer who " +
+      'uses the order with a bearer',
     description:
-      "Any customerID in the body is ignored. items[] are checked like addCart's (published product of this app, price = its current price). orderNumber is the order id zero-padded to 8 digits.",
+      "Any customerID in the body is ignored. items[] are checked like addCart's (published product of this app, price = its current " +
+      'price). orderNumber is the order id zero-padded to 8 digits.',
   })
   @ApiAccess('site-id', 'customer-bearer')
   @ApiCreatedResponse({
@@ -66,11 +67,13 @@ export class OrdersController {
   @Transactional()
   @ApiOperation({
     summary:
-      'Add products to a New order: shape A { sessionID, productID, quantity, price } or shape B { appID, _orderID | orderID, items[]: { productID, Qty, Price, redeemStatus? } }',
+      'Add products to a New order: shape A { sessionID, productID, quantity, price } or shape B { appID, _orderID | orderID, items[]: ' +
+      '{ productID, Qty, Price, redeemStatus? } }',
     description:
-      'sessionID is the encrypted _id createOrder answered. Only published products of the app, at their current published price (cents). ' +
-      'A product already in the cart as a Pending non-gift line of the same version has its Qty raised; gift lines (redeemStatus gift | gift_pending) are always new lines. ' +
-      'The total (Σ Qty × (Price + bond), Cancelled items excluded) is recomputed with the order locked.',
+      'sessionID is the encrypted _id createOrder answered. Only published products of the app, at their current published price ' +
+      '(cents). A product already in the cart as a Pending non-gift line of the same version has its Qty raised; gift lines ' +
+      '(redeemStatus gift | gift_pending) are always new lines. The total (Σ Qty × (Price + bond), Cancelled items excluded) is ' +
+      'recomputed with the order locked.',
   })
   @ApiAccess('site-id', 'customer-bearer')
   @ApiOkResponse({ type: AddCartAnswer, description: `{ status: Success, message: Added to cart, data: ${ORDER_VIEW} }` })
@@ -78,38 +81,8 @@ export class OrdersController {
   @ApiFailureResponse(401, INVALID_BEARER)
   @ApiFailureResponse(404, NOT_FOUND)
   async addCart(@Ctx() ctx: RequestContext, @Body() body: AddCartRequest): Promise<AddCartAnswer> {
-    let ref: OrderRef;
-    let lines: CartLine[];
-    let totalField: string;
-    if (body.items !== undefined) {
-      ref = this.shapeBRef(ctx, body, 'orderID');
-      lines = body.items.map((item, i) => ({
-        productID: item.productID,
-        quantity: item.Qty,
-        price: item.Price,
-        redeemStatus: item.redeemStatus ?? null,
-        fields: { productID: `items[${i}].productID`, quantity: `items[${i}].Qty`, price: `items[${i}].Price` },
-      }));
-      totalField = 'items';
-    } else {
-      const missing: FieldError[] = [];
-      for (const field of ['sessionID', 'productID', 'quantity', 'price'] as const) {
-        if (body[field] === undefined)
-          missing.push({ field, message: `${field} is required (shape A; or send items[] with _orderID, shape B)` });
-      }
-      if (missing.length) throw ApiError.validation(missing);
-      ref = this.access.encryptedRef(ctx, body.sessionID!);
-      lines = [
-        {
-          productID: body.productID!,
-          quantity: body.quantity!,
-          price: body.price!,
-          fields: { productID: 'productID', quantity: 'quantity', price: 'price' },
-        },
-      ];
-      totalField = 'quantity';
-    }
-    const order = await this.cart.add(ctx, ref, lines, totalField);
+    const addition = cartAddition(body);
+    const order = await this.cart.add(ctx, this.access.refOf(ctx, addition), addition.lines, addition.totalField);
     return success({ message: 'Added to cart', data: await this.orders.view(ctx, order.id) });
   }
 
@@ -120,7 +93,8 @@ export class OrdersController {
     summary:
       "Remove a product's Pending items (gift lines included) from a New order: { sessionID, productID } (or _orderID / orderID instead of sessionID)",
     description:
-      'When no item other than Cancelled ones is left the order is reset to New (orderstatus and orderstatuslabel). Removing a product the cart does not hold changes nothing and answers 200 with removed 0.',
+      'When no item other than Cancelled ones is left the order is reset to New (orderstatus and orderstatuslabel). Removing a product ' +
+      'the cart does not hold changes nothing and answers 200 with removed 0.',
   })
   @ApiAccess('site-id', 'customer-bearer')
   @ApiOkResponse({
@@ -131,13 +105,9 @@ export class OrdersController {
   @ApiFailureResponse(401, INVALID_BEARER)
   @ApiFailureResponse(404, NOT_FOUND)
   async removeCart(@Ctx() ctx: RequestContext, @Body() body: RemoveCartRequest): Promise<RemoveCartAnswer> {
-    const ref = body.sessionID !== undefined ? this.access.encryptedRef(ctx, body.sessionID) : this.shapeBRef(ctx, body, 'sessionID');
-    const { order, removed } = await this.cart.remove(ctx, ref, body.productID);
-    return success({
-      message: removed ? 'Removed from cart' : 'Product not in cart',
-      removed,
-      data: await this.orders.view(ctx, order.id),
-    });
+    const { order, removed } = await this.cart.remove(ctx, this.access.refOf(ctx, removalOrderOf(body)), body.productID);
+    const data = await this.orders.view(ctx, order.id);
+    return success({ message: removed ? 'Removed from cart' : 'Product not in cart', removed, data });
   }
 
   @Post('getOrder')
@@ -145,9 +115,11 @@ export class OrdersController {
   @HttpCode(200)
   @ApiOperation({
     summary:
-      "An order with its items: orderID as a plain number (the order's customer bearer or an app admin only), or the encrypted id as an orderID string or _orderID",
+      "An order with its items: orderID as a plain number (the order's customer bearer or an app admin only), or the encrypted id as " +
+      'an orderID string or _orderID',
     description:
-      "Reading never changes an order's customer: a guest order is taken over only by a change (addCart, removeCart, checkout, submitOrder) that presents its encrypted id while it is New.",
+      "Reading never changes an order's customer: a guest order is taken over only by a change (addCart, removeCart, checkout, " +
+      'submitOrder) that presents its encrypted id while it is New.',
   })
   @ApiAccess('site-id', 'customer-bearer', 'admin-bearer')
   @ApiOkResponse({ type: OrderAnswer, description: `{ status: Success, data: ${ORDER_VIEW} }` })
@@ -158,14 +130,6 @@ export class OrdersController {
   @ApiFailureResponse(401, INVALID_BEARER)
   @ApiFailureResponse(404, NOT_FOUND)
   async getOrder(@Ctx() ctx: RequestContext, @Body() body: GetOrderRequest): Promise<OrderAnswer> {
-    return successData(await this.orders.get(ctx, this.shapeBRef(ctx, body, 'orderID')));
-  }
-
-  /** `_orderID`, else `orderID` (encrypted string or plain number); 400 naming `field` when neither is sent. */
-  private shapeBRef(ctx: RequestContext, body: { _orderID?: number; orderID?: string | number }, field: string): OrderRef {
-    if (body._orderID === undefined && body.orderID === undefined) {
-      throw ApiError.field(field, field === 'sessionID' ? ORDER_ID_REQUIRED : `${field} is required (or _orderID)`);
-    }
-    return this.access.refOf(ctx, body);
+    return successData(await this.orders.get(ctx, this.access.refOf(ctx, orderNamedBy(body, 'orderID'))));
   }
 }

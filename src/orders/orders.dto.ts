@@ -8,8 +8,8 @@ import { MAX_ORDER_TOTAL } from './order-totals';
 import { EncryptedOrderIdField, IntField, ItemsField, MAX_QUANTITY, OrderIdField } from './cart.dto';
 
 /*
- * Request bodies of createOrder and getOrder (SPEC "Orders and cart"). No field names a customer: an
- * undeclared `customerID` is dropped by the validation pipe (whitelist) and never read.
+ * Request bodies of createOrder and getOrder. No field names a customer: an undeclared `customerID` is
+ * dropped by the validation pipe (whitelist) and never read.
  */
 
 /** A postal address (createOrder's shippingAddress / billingAddress). */

@@ -9,10 +9,12 @@ import { CheckoutController } from './checkout.controller';
 import { CheckoutService } from './checkout.service';
 import { DisputesService } from './disputes.service';
 import { ORDER_ENTITIES } from './entities';
+import { CheckoutFlow } from './flows/checkout.flow';
 import { PaymentEventsFlow } from './flows/payment-events.flow';
 import { PaymentEventsWorker } from './flows/payment-events.worker';
 import { PaymentIntentsFlow } from './flows/payment-intents.flow';
 import { PaymentReconcileJob } from './flows/payment-reconcile.job';
+import { RefundFlow } from './flows/refund.flow';
 import { StrayPaymentsFlow } from './flows/stray-payments.flow';
 import { OrderAccessService } from './order-access.service';
 import { OrderAdminController } from './order-admin.controller';
@@ -38,7 +40,11 @@ import { PaymentIntentRepository } from './repositories/payment-intent.repositor
 import { RefundRepository } from './repositories/refund.repository';
 import { OrderTimelineRepository } from './repositories/order-timeline.repository';
 
-/** Orders, cart, checkout, the payment webhook, order completion and QR codes (SPEC "Orders and cart"). */
+/**
+ * Orders and their cart, checkout, the payment webhook and its inbox, order completion, refunds and
+ * cancellation, and QR codes. The use cases that span several transactions and the payment provider are
+ * flows (flows/): their controllers hand them the request.
+ */
 @Module({
   imports: [TypeOrmModule.forFeature(ORDER_ENTITIES), VersioningModule, TokensModule, MessagingModule, AuthModule],
   controllers: [
@@ -64,6 +70,7 @@ import { OrderTimelineRepository } from './repositories/order-timeline.repositor
     OrderMailsService,
     OrderCompletionService,
     CheckoutService,
+    CheckoutFlow,
     PaymentWebhookService,
     PaymentEventsFlow,
     PaymentEventsWorker,
@@ -76,6 +83,7 @@ import { OrderTimelineRepository } from './repositories/order-timeline.repositor
     RefundsService,
     DisputesService,
     OrderAdminService,
+    RefundFlow,
   ],
   exports: [PaymentEventsAdmin],
 })

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { AccountsService } from '../auth';
 import { CUSTOMER_TABLE } from '../common/access-guards';
 import { RequestContext } from '../common/request-context';
-import { CartLine, CartService } from './cart.service';
+import { CartLine } from './cart.dto';
+import { CartService } from './cart.service';
 import { ItemStatus, Order, OrderItem, OrderStatus, PaymentStatus, PostalAddress, RedeemStatus } from './entities';
 import { OrderAccessService, OrderRef } from './order-access.service';
 import { lineTotal } from './order-totals';
@@ -10,7 +11,7 @@ import { labelOf, NEW_ORDER_STATUS } from './order-transitions';
 import { CreateOrderRequest, PostalAddressDto } from './orders.dto';
 import { OrderRepository } from './repositories/order.repository';
 
-/** createOrder's answer (SPEC: `{ _id, orderID, orderNumber, total, status }`). */
+/** createOrder's answer: `{ _id, orderID, orderNumber, total, status }`. */
 export interface CreatedOrder {
   _id: string;
   orderID: number;
@@ -130,7 +131,7 @@ export function orderView(order: Order, items: OrderItem[], encryptedId: string)
   };
 }
 
-/** createOrder and getOrder (SPEC "Orders and cart"); the cart's changes are CartService's. */
+/** createOrder and getOrder; the cart's changes are CartService's. */
 @Injectable()
 export class OrdersService {
   constructor(

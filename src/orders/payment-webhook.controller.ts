@@ -1,25 +1,20 @@
-import { Controller, Headers, HttpCode, Logger, Param, Post, Req } from '@nestjs/common';
+import { Controller, Headers, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiAccess, ApiFailureResponse } from '../common/api-responses';
 import { WebhookReceived } from './checkout.dto';
 import { Ctx, NoAppContext, RequestContext, RequestWithContext } from '../common/request-context';
 import { PaymentEventsFlow } from './flows/payment-events.flow';
-import { PaymentWebhookService } from './payment-webhook.service';
 
 /**
  * POST /ecommerce/payment-webhook and the legacy /ecommerce/payment-webhook/:appID, called by the payment
  * provider. No site-id: the route resolves its tenant itself, from the signed event (NoAppContext, which
- * also leaves it out of the rate limit: the provider retries on its own schedule).
+ * also leaves it out of the rate limit: the provider retries on its own schedule). PaymentEventsFlow
+ * verifies, records and applies the event.
  */
 @ApiTags('Shop: checkout and payment')
 @Controller('ecommerce')
 export class PaymentWebhookController {
-  private readonly logger = new Logger(PaymentWebhookController.name);
-
-  constructor(
-    private readonly webhooks: PaymentWebhookService,
-    private readonly events: PaymentEventsFlow,
-  ) {}
+  constructor(private readonly events: PaymentEventsFlow) {}
 
   @Post(['payment-webhook', 'payment-webhook/:appID'])
   @HttpCode(200)
@@ -27,10 +22,11 @@ export class PaymentWebhookController {
   @ApiOperation({
     summary: 'Payment provider webhook: payment_intent.succeeded completes the order (once per app and event id)',
     description:
-      "Signed by the provider (`stripe-signature` header) with the app's payment_webhook_secret; the app is the one named by the payment intent's metadata.appID " +
-      "(the legacy path's :appID must be the same app). A verified event the service acts on is recorded in the inbox (core_payment_events) before it is answered: " +
-      '200 { received: true } once it is recorded (it is then applied once, at once or by the inbox worker with retries), 503 with Retry-After when it could not be recorded, ' +
-      'so that the provider delivers it again. Other verified events: 200, nothing recorded.',
+      "Signed by the provider (`stripe-signature` header) with the app's payment_webhook_secret; the app is the one named by the " +
+      "payment intent's metadata.appID (the legacy path's :appID must be the same app). A verified event the service acts on is " +
+      'recorded in the inbox (core_payment_events) before it is answered: 200 { received: true } once it is recorded (it is then ' +
+      'applied once, at once or by the inbox worker with retries), 503 with Retry-After when it could not be recorded, so that the ' +
+      'provider delivers it again. Other verified events: 200, nothing recorded.',
   })
   @ApiHeader({
     name: 'stripe-signature',
@@ -46,7 +42,8 @@ export class PaymentWebhookController {
   )
   @ApiFailureResponse(
     400,
-    "Invalid payment webhook signature (missing, malformed, expired or future-dated, another app's, an altered body, no app named) / Invalid payment webhook payload / Payments are not configured for this app (payment_webhook_secret is not set)",
+    "Invalid payment webhook signature (missing, malformed, expired or future-dated, another app's, an altered body, no app named) / " +
+      'Invalid payment webhook payload / Payments are not configured for this app (payment_webhook_secret is not set)',
   )
   async receive(
     @Ctx() ctx: RequestContext,
@@ -54,15 +51,7 @@ export class PaymentWebhookController {
     @Headers('stripe-signature') signature: string | undefined,
     @Param('appID') pathAppId: string | undefined,
   ) {
-    const { site, event } = await this.webhooks.verify(ctx, request.rawBody, signature, pathAppId);
-    ctx.site = site;
-    if (!this.events.records(event.type)) {
-      this.logger.log({ appId: site.id, eventId: event.id, type: event.type }, 'payment webhook: event ignored');
-      return { received: true } satisfies WebhookReceived;
-    }
-    await this.events.record(ctx, event); // 503 when it cannot be recorded: the provider delivers it again
-    // Recorded: the answer is 200 whatever applying it does now (a failed try is retried by the inbox worker).
-    await this.events.apply(site, event, ctx.requestId);
+    await this.events.receive(ctx, request.rawBody, signature, pathAppId);
     return { received: true } satisfies WebhookReceived;
   }
 }

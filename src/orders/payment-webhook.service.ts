@@ -15,7 +15,10 @@ import { INTENT_ID, PaymentGatewayService, refundViewOf, RefundView } from './pa
 import { RefundOutcome, RefundsService } from './refunds.service';
 import { OrderRepository } from './repositories/order.repository';
 
-/** The events the service acts on (SPEC "Inbound: payment_intent.succeeded"; README "Refunds and cancellation"): the inbox records these. */
+/**
+ * The events the service acts on (a payment succeeded or failed, a refund, a dispute; README "Refunds and
+ * cancellation"): the inbox records these, and answers any other event without recording it.
+ */
 export const PAYMENT_SUCCEEDED = 'payment_intent.succeeded';
 export const PAYMENT_FAILED = 'payment_intent.payment_failed';
 export const PAYMENT_CANCELED = 'payment_intent.canceled';
@@ -66,7 +69,7 @@ export interface WebhookAction {
 }
 
 /**
- * The payment provider's webhook (SPEC "POST /ecommerce/payment-webhook"): the tenant, and so the secret
+ * The payment provider's webhook (POST /ecommerce/payment-webhook): the tenant, and so the secret
  * the signature is checked with, comes from the event's object (its metadata.appID, written by checkout and
  * refundOrder; else the order paid with the payment intent it names), or from the legacy path's :appID,
  * which must then agree with it. Only after the SDK verified the signature on the exact bytes received is
@@ -100,7 +103,7 @@ export class PaymentWebhookService {
    * The app a delivery is for, and the event verified with that app's payment_webhook_secret. Anything that
    * keeps the signature from being checked (no app named, an unknown app, a path app the event does not
    * name) is the same 400 `Invalid payment webhook signature`; the reason goes to the log. `ctx` has no
-   * tenant yet: the caller sets it to the site answered.
+   * tenant yet: the caller (PaymentEventsFlow.receive) sets it to the site answered.
    */
   async verify(
     ctx: RequestContext,

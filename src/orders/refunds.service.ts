@@ -41,7 +41,7 @@ const COUNTED = new Set(['succeeded', 'pending', 'requires_action']);
 
 /**
  * Refunds of card payments (README "Refunds and cancellation"), on the same rules as completion, in three
- * steps the route runs (OrderAdminController: the provider is never called inside a transaction):
+ * steps RefundFlow runs (the provider is never called inside a transaction):
  *
  *  1. `reserve`, in one transaction: locks the order, checks it is Paid and that the amount fits the
  *     remainder (paid − refunded − reserved), and reserves the amount as a core_refunds row: concurrent

@@ -19,9 +19,12 @@ const FIRST_TRY_WINDOW_MS = 30_000;
 const RECORD_RETRY_AFTER_S = 5;
 
 /**
- * A payment provider event's way through the inbox (README "Payment events"; DESIGN "Provider events go
- * through an inbox"):
+ * A payment provider event's way through the inbox (README "Payment events"), from the delivery of the
+ * webhook (`receive`) to its effects. Provider events go through an inbox so that none is acknowledged and
+ * then lost, and none applies twice:
  *
+ *  0. `receive`: the delivery's signature is checked with the secret of the app the event names
+ *     (PaymentWebhookService.verify); events the service does not act on are answered and forgotten.
  *  1. `record`: the verified event is written to core_payment_events as `pending`, in one short INSERT on
  *     the system pool, which no tenant's requests can take. Only then is the delivery answered 2xx; if it
  *     cannot be recorded, 503 with Retry-After, so the provider delivers it again. Recorded once per app and
@@ -46,9 +49,27 @@ export class PaymentEventsFlow {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Whether the inbox records events of this type (those the service acts on; the others are answered and forgotten). */
-  records(type: string): boolean {
-    return ACTED_ON.has(type);
+  /**
+   * POST /ecommerce/payment-webhook (and its legacy path with :appID): the delivery verified, recorded, then
+   * applied at once. `ctx` names no app yet: it gets the app the event names. Throws 400 for a delivery that
+   * is not verified, 503 with Retry-After when the event could not be recorded (the provider delivers it
+   * again); once recorded the delivery is answered 200 whatever applying it does now (a failed try is
+   * retried by the inbox worker).
+   */
+  async receive(
+    ctx: RequestContext,
+    rawBody: Buffer | undefined,
+    signature: string | undefined,
+    pathAppId: string | undefined,
+  ): Promise<void> {
+    const { site, event } = await this.webhooks.verify(ctx, rawBody, signature, pathAppId);
+    ctx.site = site;
+    if (!ACTED_ON.has(event.type)) {
+      this.logger.log({ appId: site.id, eventId: event.id, type: event.type }, 'payment webhook: event ignored');
+      return;
+    }
+    await this.record(ctx, event);
+    await this.apply(site, event, ctx.requestId);
   }
 
   /** Step 1, for `ctx`'s app: recorded (or found recorded) on the system pool, else 503. */
