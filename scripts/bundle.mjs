@@ -1,7 +1,7 @@
 // `npm run build`'s second step: the built service (dist/src, from `nest build`) as one file, so that a start
 // reads one script instead of resolving and compiling ~2,700 modules (docs/performance.md "Memory and start").
 //   dist/bundle/service.js        main.ts and every module it loads at start
-//   dist/bundle/bcrypt.worker.js  the login hashing worker (src/auth/bcrypt-pool.ts finds it beside the service)
+//   dist/bundle/bcrypt.worker.js  the login hashing worker (src/auth/password/bcrypt-pool.ts finds it beside the service)
 //   dist/bundle/main.js           the launcher (src/launcher.ts): runs service.js with a V8 code cache
 // The input is tsc's output, so decorator metadata is already emitted. Left outside, loaded from node_modules
 // at run time: native addons, packages that find their own files beside them, packages TypeORM loads by name
@@ -56,7 +56,7 @@ const nodeModulesAsTheyAre = {
 };
 
 await build({
-  entryPoints: { main: 'dist/src/launcher.js', service: 'dist/src/main.js', 'bcrypt.worker': 'dist/src/auth/bcrypt.worker.js' },
+  entryPoints: { main: 'dist/src/launcher.js', service: 'dist/src/main.js', 'bcrypt.worker': 'dist/src/auth/password/bcrypt.worker.js' },
   outdir: 'dist/bundle',
   bundle: true,
   platform: 'node',

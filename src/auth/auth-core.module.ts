@@ -4,15 +4,15 @@ import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccessPolicy, BearerGuard, CustomerGuard, OptionalBearerGuard, PermissionGuard } from '../common/access-guards';
 import { MessagingRecipients } from '../messaging';
-import { AccessTokenStrategy } from './access-token.strategy';
-import { AccountRecipients } from './account-recipients';
-import { AccountsService } from './accounts.service';
-import { BearerAuthService } from './bearer-auth.service';
+import { AccessTokenStrategy } from './session/access-token.strategy';
+import { AccountRecipients } from './accounts/account-recipients';
+import { AccountsService } from './accounts/accounts.service';
+import { BearerAuthService } from './session/bearer-auth.service';
 import { AppUser, Customer, Folder, SmsCode, User } from './entities';
-import { PassportAccessPolicy } from './passport-access.policy';
-import { PasswordHasherService } from './password-hasher.service';
+import { PassportAccessPolicy } from './session/passport-access.policy';
+import { PasswordHasherService } from './password/password-hasher.service';
 import { AccountRepository } from './repositories/account.repository';
-import { SessionTokensService } from './session-tokens.service';
+import { SessionTokensService } from './session/session-tokens.service';
 
 const GUARDS = [BearerGuard, OptionalBearerGuard, CustomerGuard, PermissionGuard];
 

@@ -17,8 +17,8 @@ import {
   SignUpAnswer,
   SignUpRequest,
 } from './auth.dto';
-import { PasswordAuthService } from './password-auth.service';
-import { ResetLinksService } from './reset-links.service';
+import { PasswordAuthService } from './password/password-auth.service';
+import { ResetLinksService } from './reset/reset-links.service';
 
 const DEFAULT_TABLE: AuthTable = 'core_users';
 

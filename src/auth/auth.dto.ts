@@ -4,7 +4,7 @@ import { Allow, IsIn, IsNotEmpty, IsOptional, IsString, Matches } from 'class-va
 import { SuccessEnvelope } from '../common/api-responses';
 import { EmailField, IdField, PasswordField, TextField } from '../common/dto-fields';
 import { AUTH_TABLES } from './auth-tables';
-import { PASSWORD_MIN_LENGTH } from './password-policy';
+import { PASSWORD_MIN_LENGTH } from './password/password-policy';
 
 /*
  * class-validator runs a property's decorators bottom-up and the pipe stops at the first failure

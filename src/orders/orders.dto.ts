@@ -5,7 +5,7 @@ import { Transform, Type } from 'class-transformer';
 import { IsObject, IsOptional, ValidateNested } from 'class-validator';
 import { IdField, TextField } from '../common/dto-fields';
 import { MAX_ORDER_TOTAL } from './order-totals';
-import { EncryptedOrderIdField, IntField, ItemsField, MAX_QUANTITY, OrderIdField } from './cart.dto';
+import { EncryptedOrderIdField, IntField, ItemsField, MAX_QUANTITY, OrderIdField } from './cart/cart.dto';
 
 /*
  * Request bodies of createOrder and getOrder. No field names a customer: an undeclared `customerID` is

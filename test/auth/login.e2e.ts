@@ -1,7 +1,7 @@
 import { createHash, pbkdf2Sync } from 'node:crypto';
 import { hash as bcryptHash } from 'bcrypt';
 import jwt from 'jsonwebtoken';
-import { SessionTokensService } from '../../src/auth/session-tokens.service';
+import { SessionTokensService } from '../../src/auth/session/session-tokens.service';
 import { siteFixture, startTestApp, TEST_ENV, TestApp } from '../support/test-app';
 
 const ADMIN = { email: 'admin@example.test', password: 'Admin@1234' };

@@ -1,4 +1,4 @@
-import { UserLinkTokensService } from '../../src/auth/user-link-tokens.service';
+import { UserLinkTokensService } from '../../src/auth/links/user-link-tokens.service';
 import { createOpenApiDocument } from '../../src/openapi';
 import { seedShop, ShopTenant } from '../orders/checkout-helpers';
 import { ApiContract } from '../support/openapi-contract';

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import jwt from 'jsonwebtoken';
 import Stripe from 'stripe';
 import { SessionTokensService } from '../../src/auth';
-import { UserLinkTokensService } from '../../src/auth/user-link-tokens.service';
+import { UserLinkTokensService } from '../../src/auth/links/user-link-tokens.service';
 import { CONFIDENTIAL, RELAY_URI, ssoEnv } from '../idp/support/sso-helpers';
 import { OidcPeer } from '../idp/support/oidc-peer';
 import { seedShop, ShopTenant } from '../orders/checkout-helpers';

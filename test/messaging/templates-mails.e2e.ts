@@ -1,5 +1,5 @@
 import { RESERVED_EVENTS } from '../../src/messaging';
-import { OrderMailsService } from '../../src/orders/order-mails.service';
+import { OrderMailsService } from '../../src/orders/completion/order-mails.service';
 import { RequestContext } from '../../src/common/request-context';
 import { drain, mailsTo, ShopClient, ShopHarness, startShopHarness, stopShopHarness } from '../orders/checkout-helpers';
 

@@ -1,5 +1,5 @@
 import { IdCipherService } from '../../src/common/id-cipher.service';
-import { qrContent, qrPng } from '../../src/orders/order-qr';
+import { qrContent, qrPng } from '../../src/orders/completion/order-qr';
 import { SmtpPeer } from '../messaging/support/smtp-peer';
 import { PaymentPeer } from '../support/payment-peer';
 import { TestApp } from '../support/test-app';

@@ -2,7 +2,7 @@ import Stripe from 'stripe';
 import { Site, SitesService } from '../../src/app-context';
 import { ApiError } from '../../src/common/api-error';
 import { RequestContext } from '../../src/common/request-context';
-import { PAYMENT_NETWORK_DEFAULTS, PaymentGatewayService } from '../../src/orders/payments';
+import { PAYMENT_NETWORK_DEFAULTS, PaymentGatewayService } from '../../src/orders/checkout/payment-gateway.service';
 import { PaymentPeer } from '../support/payment-peer';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait';

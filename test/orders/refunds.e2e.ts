@@ -1,7 +1,7 @@
 import { SmtpPeer } from '../messaging/support/smtp-peer';
 import { PaymentPeer } from '../support/payment-peer';
 import { TestApp } from '../support/test-app';
-import { PaymentGatewayService } from '../../src/orders/payments';
+import { PaymentGatewayService } from '../../src/orders/checkout/payment-gateway.service';
 import { drain, mailsTo, seedShop, ShopClient, ShopTenant, startShopHarness, stopShopHarness } from './checkout-helpers';
 
 /**

@@ -1,6 +1,6 @@
 /*
  * The events of the service's own mails that a tenant may take over with a template of its own
- * (docs/messaging.md "Templates per tenant"): the order mails that src/orders/order-mails.service.ts writes
+ * (docs/messaging.md "Templates per tenant"): the order mails that src/orders/completion/order-mails.service.ts writes
  * (their core_notification_log events). Without an enabled template of the app for the event, the mail is
  * rendered from the repository's file as before. A template for one of these events may use only the merge
  * fields listed here (checked when it is saved), which order-mails.service.ts fills.

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/request-context';
 import { TransactionalConnection } from '../../database/transactional-connection';
-import { BillingData } from '../checkout.dto';
-import { CheckoutService, IntentAnswer, OrderStatusAnswer, PaymentRequest } from '../checkout.service';
+import { BillingData } from '../checkout/checkout.dto';
+import { CheckoutService, IntentAnswer, OrderStatusAnswer, PaymentRequest } from '../checkout/checkout.service';
 import { OrderRef } from '../order-access.service';
 
 /**

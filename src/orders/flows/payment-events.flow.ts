@@ -6,7 +6,7 @@ import { RequestContext, TenantSite } from '../../common/request-context';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { TransactionalConnection } from '../../database/transactional-connection';
-import { ACTED_ON, PaymentWebhookService, WebhookOutcome } from '../payment-webhook.service';
+import { ACTED_ON, PaymentWebhookService, WebhookOutcome } from '../checkout/payment-webhook.service';
 import { PaymentEventRepository } from '../repositories/payment-event.repository';
 
 /**

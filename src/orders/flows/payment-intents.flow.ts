@@ -4,7 +4,7 @@ import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { Order, OrderPaymentIntent } from '../entities';
 import { ordersError } from '../orders.errors';
-import { PaymentGatewayService, PaymentIntentView } from '../payments';
+import { PaymentGatewayService, PaymentIntentView } from '../checkout/payment-gateway.service';
 import { PaymentIntentRepository } from '../repositories/payment-intent.repository';
 
 /**

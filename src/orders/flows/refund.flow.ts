@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/request-context';
 import { TransactionalConnection } from '../../database/transactional-connection';
 import { OrderRef } from '../order-access.service';
-import { CancelAnswer, OrderAdminService } from '../order-admin.service';
+import { CancelAnswer, OrderAdminService } from '../refunds/order-admin.service';
 import { ordersError } from '../orders.errors';
-import { RefundAnswer, RefundReservation, RefundsService } from '../refunds.service';
+import { RefundAnswer, RefundReservation, RefundsService } from '../refunds/refunds.service';
 
 /** How many times cancelOrder refunds and cancels before it answers 409 (each turn finds a payment made during the last). */
 const CANCEL_TURNS = 3;

@@ -5,9 +5,9 @@ import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { TransactionalConnection } from '../../database/transactional-connection';
 import { Order, Refund } from '../entities';
-import { PaymentNoticesService } from '../payment-notices.service';
-import { PaidIntent } from '../payment-match';
-import { PaymentGatewayService, RefundRequestFailed, RefundView } from '../payments';
+import { PaymentNoticesService } from '../checkout/payment-notices.service';
+import { PaidIntent } from '../checkout/payment-match';
+import { PaymentGatewayService, RefundRequestFailed, RefundView } from '../checkout/payment-gateway.service';
 import { RefundRepository } from '../repositories/refund.repository';
 
 /** Provider statuses of money on its way back (as RefundsService counts them). */

@@ -1,4 +1,4 @@
-import { OrderCompletionService } from '../../../src/orders/order-completion.service';
+import { OrderCompletionService } from '../../../src/orders/completion/order-completion.service';
 import { OrdersModule } from '../../../src/orders';
 import { Medium, startMedium } from '../support/medium';
 import { paidIntent, placeOrder, seedShop, Shop, shopContext } from '../support/shop';

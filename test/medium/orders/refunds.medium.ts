@@ -1,8 +1,8 @@
 import { ApiError } from '../../../src/common/api-error';
 import { OrdersModule } from '../../../src/orders';
-import { OrderCompletionService } from '../../../src/orders/order-completion.service';
-import { RefundView } from '../../../src/orders/payments';
-import { RefundsService } from '../../../src/orders/refunds.service';
+import { OrderCompletionService } from '../../../src/orders/completion/order-completion.service';
+import { RefundView } from '../../../src/orders/checkout/payment-gateway.service';
+import { RefundsService } from '../../../src/orders/refunds/refunds.service';
 import { Medium, startMedium } from '../support/medium';
 import { admin, paidIntent, placeOrder, seedShop, Shop, shopContext } from '../support/shop';
 

@@ -1,5 +1,5 @@
 import { AuthPrincipal, RequestContext, TenantSite } from '../../../src/common/request-context';
-import { PaidIntent } from '../../../src/orders/payment-match';
+import { PaidIntent } from '../../../src/orders/checkout/payment-match';
 import { siteFixture } from '../../support/test-app';
 import { Medium } from './medium';
 
