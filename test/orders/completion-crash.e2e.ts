@@ -4,6 +4,7 @@ import { SmtpPeer, freePort } from '../messaging/support/smtp-peer';
 import { ensureBuilt, SERVICE_MAIN } from '../support/cluster';
 import { PaymentPeer } from '../support/payment-peer';
 import { createTestDatabase, startTestApp, TEST_ENV, TestApp } from '../support/test-app';
+import { waitForJobRuns } from '../support/wait';
 import { billing, seedShop, ShopTenant } from './checkout-helpers';
 
 interface Instance {
@@ -157,7 +158,9 @@ describe('order completion survives a crash between commit and send', () => {
     // Two new instances with the sender on, started together: each email leaves once.
     await Promise.all([start({ NOTIFY_SENDER_ENABLED: 'true' }), start({ NOTIFY_SENDER_ENABLED: 'true' })]);
     await until(async () => (await outbox()).every((row) => row.status === 'Sent') && smtp.mails.length >= 2, 'both emails to be sent');
-    await new Promise((resolve) => setTimeout(resolve, 1500)); // several more sender rounds of both instances
+    // Two more sender rounds of both instances: a duplicate (a mail claimed twice) would have arrived by then.
+    const senders = running.slice(1);
+    await waitForJobRuns(senders, 'notification_sender');
     expect(smtp.mails.map((mail) => mail.parsed.subject).sort()).toEqual([
       `${shop.domain} - Order confirmation #${orderID}`,
       `${shop.domain} - Order#:${orderID} Submitted`,
@@ -167,7 +170,7 @@ describe('order completion survives a crash between commit and send', () => {
     // A redelivery of the event to the new instances changes nothing.
     const again = await post(running[1], '/ecommerce/payment-webhook', delivery.payload, { 'stripe-signature': delivery.signature });
     expect(again).toEqual({ status: 200, body: { received: true } });
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await waitForJobRuns(senders, 'notification_sender'); // a mail it queued would have been sent by then
     expect(await outbox()).toHaveLength(2);
     expect(smtp.mails).toHaveLength(2);
   });
