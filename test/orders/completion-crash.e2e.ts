@@ -4,7 +4,7 @@ import { SmtpPeer, freePort } from '../messaging/support/smtp-peer';
 import { ensureBuilt, SERVICE_MAIN } from '../support/cluster';
 import { PaymentPeer } from '../support/payment-peer';
 import { createTestDatabase, startTestApp, TEST_ENV, TestApp } from '../support/test-app';
-import { waitForJobRuns } from '../support/wait';
+import { waitFor, waitForJobRuns } from '../support/wait';
 import { billing, seedShop, ShopTenant } from './checkout-helpers';
 
 interface Instance {
@@ -84,14 +84,6 @@ describe('order completion survives a crash between commit and send', () => {
     return { status: res.status, body: await res.json() };
   }
 
-  async function until(condition: () => Promise<boolean>, what: string, ms = 30_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!(await condition())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-
   beforeAll(async () => {
     ensureBuilt();
     peer = await PaymentPeer.start();
@@ -157,7 +149,11 @@ describe('order completion survives a crash between commit and send', () => {
 
     // Two new instances with the sender on, started together: each email leaves once.
     await Promise.all([start({ NOTIFY_SENDER_ENABLED: 'true' }), start({ NOTIFY_SENDER_ENABLED: 'true' })]);
-    await until(async () => (await outbox()).every((row) => row.status === 'Sent') && smtp.mails.length >= 2, 'both emails to be sent');
+    await waitFor(
+      async () => (await outbox()).every((row) => row.status === 'Sent') && smtp.mails.length >= 2,
+      30_000,
+      'both emails to be sent',
+    );
     // Two more sender rounds of both instances: a duplicate (a mail claimed twice) would have arrived by then.
     const senders = running.slice(1);
     await waitForJobRuns(senders, 'notification_sender');
