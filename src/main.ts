@@ -60,6 +60,7 @@ async function main(): Promise<void> {
   setTimeout(() => {
     (process as EventEmitter).emit(STARTED_EVENT);
     compactHeapAfterStart();
+    logger.debug('Started'); // after the launcher's code cache (if it writes one) and the compaction
   }, 1500).unref();
   const base = `http://localhost:${config.port}${config.basePath}`;
   const docs = config.docsEnabled ? `${base}/docs` : undefined;

@@ -1,4 +1,6 @@
 import { availableParallelism } from 'node:os';
+import type { Piscina } from 'piscina';
+import { PasswordHasherService } from '../../src/auth/password-hasher.service';
 import { parseResponses, rawConnection } from '../support/raw-http';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait';
@@ -29,6 +31,9 @@ describe('logins whose clients left', () => {
     return `POST /auth/login HTTP/1.1\r\nHost: localhost\r\nsite-id: ${appId}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
   };
 
+  /** The bcrypt threads' pool of the service (its tasks queued and completed; read, never driven, by this test). */
+  const checks = () => (t.get(PasswordHasherService) as unknown as { bcrypt: { pool: Piscina } }).bcrypt.pool;
+
   async function skippedChecks(): Promise<number> {
     const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
     return Number(/^password_checks_skipped_total (\S+)$/m.exec(text)?.[1]);
@@ -38,12 +43,14 @@ describe('logins whose clients left', () => {
     const threads = availableParallelism();
     const abandoned = threads + 6; // at most `threads` checks can have started
     const before = await skippedChecks();
+    const completedBefore = checks().completed;
     const clients = Array.from({ length: abandoned }, (_, i) => {
       const client = rawConnection(port);
       client.socket.write(loginRequest(i % 2 === 0 ? USER.password : 'Wrong@1234'));
       return client;
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Every login has reached the pool: the checks beyond the running ones wait for a thread.
+    await waitFor(() => checks().queueSize + checks().completed - completedBefore >= abandoned - threads, 10_000, 'the checks to queue');
     for (const { socket } of clients) socket.destroy();
     // A login answered before its client left was checked, and so was one running then; every other was skipped.
     const answered = (await Promise.all(clients.map((c) => c.closed))).filter((text) => parseResponses(text).length > 0).length;

@@ -1,6 +1,6 @@
 import { seedTenant, Tenant } from '../content/content-helpers';
 import { Cluster } from '../support/cluster';
-import { waitFor } from '../support/wait';
+import { waitFor, waitForJobRuns } from '../support/wait';
 
 const K = 24;
 /** Two intervals, so that neither instance's ticks keep landing just after the other's. */
@@ -71,7 +71,7 @@ describe('cluster: the expiry job acts once per record', () => {
     );
 
     await waitFor(async () => (await versions(masters)).filter((v) => v.Status === 'Expired').length === K, 15_000);
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // ten more ticks or more of each instance
+    await waitForJobRuns(cluster.instances, 'content_expiry', 10); // ten more ticks of each instance
 
     // Each live version expired by exactly one update; hidden older versions and the other record untouched.
     const audit = await cluster.sql<{ ID: number; status_before: string }>(

@@ -1,6 +1,6 @@
 import { Cluster } from '../support/cluster';
 import { siteFixture } from '../support/test-app';
-import { waitFor } from '../support/wait';
+import { waitFor, waitForJobRuns } from '../support/wait';
 
 const M = 60;
 
@@ -32,7 +32,8 @@ describe('cluster: each notification sent once', () => {
 
     const { mails } = cluster.smtp;
     await waitFor(() => mails.length >= M, 15_000);
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // several more sender rounds: a duplicate would arrive by now
+    // Two more sender rounds of both instances: a duplicate (a mail claimed twice) would have arrived by then.
+    await waitForJobRuns(cluster.instances, 'notification_sender');
 
     const expected = Array.from({ length: M }, (_, n) => `r${n}@example.test`).sort();
     expect(mails.map((m) => m.envelope.to.join(',')).sort()).toEqual(expected);

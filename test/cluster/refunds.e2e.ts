@@ -1,6 +1,6 @@
 import { ShopTenant } from '../orders/checkout-helpers';
 import { Cluster } from '../support/cluster';
-import { waitFor } from '../support/wait';
+import { waitFor, waitForJobRuns } from '../support/wait';
 import { checkoutThroughProxy, confirmAtProvider, startShopCluster } from './cluster-shop';
 
 const REFUNDS = 10;
@@ -72,7 +72,7 @@ describe('cluster: refunds and cancellation', () => {
       );
     expect(await mails()).toHaveLength(6);
     await waitFor(async () => (await mails()).every((m) => m.status === 'Sent'));
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await waitForJobRuns(cluster.instances, 'notification_sender'); // a duplicate would have arrived by then
     expect(cluster.smtp.mails.filter((m) => m.parsed.subject === `${shop.domain} - Refund for order #${order.orderID}`)).toHaveLength(6);
   });
 });

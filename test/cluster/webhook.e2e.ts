@@ -1,6 +1,6 @@
 import { ShopTenant } from '../orders/checkout-helpers';
 import { Cluster } from '../support/cluster';
-import { waitFor } from '../support/wait';
+import { waitFor, waitForJobRuns } from '../support/wait';
 import { checkoutThroughProxy, confirmAtProvider, startShopCluster } from './cluster-shop';
 
 const DELIVERIES = 10;
@@ -61,7 +61,8 @@ describe('cluster: each payment webhook completes its order once', () => {
       await waitFor(async () => (await mails()).every((m) => m.status === 'Sent'));
     }
 
-    await new Promise((resolve) => setTimeout(resolve, 600)); // more sender rounds of both instances: a duplicate would arrive by now
+    // Two more sender rounds of both instances: a duplicate (a mail claimed twice) would have arrived by then.
+    await waitForJobRuns(cluster.instances, 'notification_sender');
     const subjects = cluster.smtp.mails.map((m) => m.parsed.subject!);
     expect(subjects).toHaveLength(2 * ROUNDS);
     expect(new Set(subjects).size).toBe(2 * ROUNDS);

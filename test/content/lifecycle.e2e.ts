@@ -2,6 +2,7 @@ import { ExpiryJob } from '../../src/versioning/expiry.job';
 import { DatabaseLock } from '../../src/database/locks';
 import { seedTenant, Tenant } from './content-helpers';
 import { startTestApp, TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait';
 
 describe('versioned content: lifecycle transitions, scheduling and expiry', () => {
   let t: TestApp;
@@ -170,8 +171,8 @@ describe('versioned content: lifecycle transitions, scheduling and expiry', () =
       Publish_Expire_Date: until,
     });
     expect(await publicTitles()).not.toContain('Scheduled');
-    await new Promise((r) => setTimeout(r, 1800));
-    expect(await publicTitles()).toContain('Scheduled');
+    await waitFor(async () => (await publicTitles()).includes('Scheduled'), 10_000, 'the scheduled version to show');
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(at)); // not before its date
   });
 
   it('refuses a schedule that ends before it starts', async () => {
@@ -201,9 +202,10 @@ describe('versioned content: lifecycle transitions, scheduling and expiry', () =
     await call('publish', { masterId: ids[0], publishExpireDate: soon });
     await call('publish', { masterId: ids[1], publishExpireDate: soon });
     await call('publish', { masterId: ids[2], publishExpireDate: '2999-01-01T00:00:00Z' });
-    await new Promise((r) => setTimeout(r, 1300));
-    // Readers stop seeing them at the date, before any tick runs.
-    expect(await publicTitles()).not.toContain('Expiring 1');
+    // Readers stop seeing them at the date, before any tick runs (this instance has no timer, the other starts after).
+    await waitFor(async () => !(await publicTitles()).includes('Expiring 1'), 10_000, 'the expired version to be hidden');
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(soon));
+    expect((await history(ids[0])).at(-1)!.Status).toBe('Published');
 
     const second = await startTestApp({ CONTENT_EXPIRY_TICK_MS: '0' }, t.database);
     try {
@@ -248,8 +250,8 @@ describe('versioned content: lifecycle transitions, scheduling and expiry', () =
     try {
       const masterId = await newRecord('Timer');
       await call('publish', { masterId, publishExpireDate: new Date(Date.now() + 300).toISOString() });
-      await new Promise((r) => setTimeout(r, 1200));
-      expect((await history(masterId))[0].Status).toBe('Expired');
+      // Nothing else runs ticks: `t` has no timer and this test calls none.
+      await waitFor(async () => (await history(masterId))[0].Status === 'Expired', 10_000, 'the timer to expire the version');
     } finally {
       await timed.close();
     }

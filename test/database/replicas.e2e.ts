@@ -4,25 +4,13 @@ import { ReplicaReads, ServedCount } from '../../src/database/replica-reads';
 import { product, seedTenant, Tenant } from '../content/content-helpers';
 import { ReplicaPair } from '../support/replica';
 import { startTestApp, TestApp } from '../support/test-app';
+import { eventually } from '../support/wait';
 
 /**
  * Issue 40, part 3: read replicas with read-your-writes. A PostgreSQL 15 primary and a streaming replica of it
  * replaying 300 ms late (test/support/replica.ts); the service on the primary with DATABASE_REPLICA_URLS naming the
  * replica, and Redis for the clients' write positions.
  */
-/** Runs `check` until it passes (it throws until then), for at most `ms`. */
-async function eventually<T>(check: () => Promise<T>, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > until) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-}
-
 describe('read replicas (DATABASE_REPLICA_URLS) with read-your-writes', () => {
   const DB = 'platform';
   let pair: ReplicaPair;

@@ -131,12 +131,18 @@ describe('the database goes away under load', () => {
     const deliveries = paid.map((order) => client.paid(order.intent));
 
     const shoppers = Array.from({ length: SHOPPERS }, shopper);
-    await new Promise((r) => setTimeout(r, 1000));
+    const answered = (sent: Phase, status: number) =>
+      outcomes.filter((o) => o.phase === sent && o.answered === sent && o.status === status).length;
+    // Shopping is under way: every shopper has had an order created and a cart read.
+    await waitFor(() => answered('before', 201) >= SHOPPERS && answered('before', 200) >= SHOPPERS, 20_000, 'the shoppers to shop');
     phase = 'down';
     proxy.cut();
-    await new Promise((r) => setTimeout(r, 500));
+    // The service has seen the outage: requests sent since the cut are refused.
+    await waitFor(() => answered('down', 503) > 0, 20_000, 'a 503 of the outage');
     const duringOutage = await Promise.all(deliveries.map((delivery) => client.deliver(delivery)));
-    await new Promise((r) => setTimeout(r, 1500));
+    // The shoppers go on through the outage: each of them refused a few more times before the database comes back.
+    const refusedSoFar = answered('down', 503);
+    await waitFor(() => answered('down', 503) >= refusedSoFar + 3 * SHOPPERS, 20_000, 'more 503s of the outage');
     proxy.restore();
     phase = 'after';
     // Recovered: requests made after the database came back succeed again, with no restart of the service.
@@ -263,7 +269,16 @@ describe('a raw read when its connection breaks during the statement', () => {
   it('fails the read, drops the connection and keeps the process serving (TransactionalConnection.query)', async () => {
     const connection = s.t.get(TransactionalConnection);
     const reading = connection.query(new TransactionScope(), 'SELECT pg_sleep(3)').catch((error: unknown) => error);
-    await new Promise((r) => setTimeout(r, 300));
+    // The statement runs in the database (seen on a connection of its own, not through the proxy).
+    const observer = new Client({ connectionString: s.db.url });
+    await observer.connect();
+    try {
+      const running =
+        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query = 'SELECT pg_sleep(3)'";
+      await waitFor(async () => (await observer.query(running)).rows.length > 0, 5000, 'the read to run');
+    } finally {
+      await observer.end();
+    }
     s.proxy.cut();
     expect(await reading).toBeInstanceOf(QueryFailedError);
     s.proxy.restore();

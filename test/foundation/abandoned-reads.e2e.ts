@@ -1,3 +1,4 @@
+import type { Server } from 'node:net';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { parseResponses, rawConnection } from '../support/raw-http';
@@ -30,6 +31,11 @@ describe('reads for clients that left', () => {
   const pageRequest = () =>
     `POST /getDataRows HTTP/1.1\r\nHost: localhost\r\nsite-id: ${appId}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(PAGE)}\r\nConnection: close\r\n\r\n${PAGE}`;
 
+  const serverConnections = () =>
+    new Promise<number>((resolve, reject) =>
+      (t.app.getHttpServer() as Server).getConnections((error, count) => (error ? reject(error) : resolve(count))),
+    );
+
   async function skippedReads(): Promise<number> {
     const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
     return Number(/^database_reads_skipped_total (\S+)$/m.exec(text)?.[1]);
@@ -46,7 +52,8 @@ describe('reads for clients that left', () => {
       await waitFor(() => pool.waitingCount === 5);
       for (const { socket } of leaving) socket.destroy();
       await Promise.all(leaving.map((client) => client.closed));
-      await new Promise((resolve) => setTimeout(resolve, 100)); // the server sees the closes
+      // The server has seen the closes: only the staying client's connection is left.
+      await waitFor(async () => (await serverConnections()) === 1, 5000, 'the server to see the closes');
       held.release();
       held = undefined;
 

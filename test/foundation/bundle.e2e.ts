@@ -38,6 +38,9 @@ describe('the bundled service and its code cache', () => {
 
   const stop = () => service?.stop() ?? Promise.resolve();
 
+  /** Until the service says it has started (main.ts: after the launcher wrote its code cache, if it writes one); with LOG_LEVEL debug. */
+  const started = () => waitFor(() => service!.logLines().some((line) => line.msg === 'Started'), 10_000, 'the Started log line');
+
   const codeCaches = () => readdirSync(cacheDir).filter((name) => /^platform-service-.*\.bin$/.test(name));
 
   it('writes the code cache once started, and the next start takes it without writing it again', async () => {
@@ -51,8 +54,8 @@ describe('the bundled service and its code cache', () => {
     await stop();
 
     const written = statSync(join(cacheDir, file)).mtimeMs;
-    await start();
-    await new Promise((r) => setTimeout(r, 2500)); // past the moment a refused cache would be written again
+    await start({ LOG_LEVEL: 'debug' });
+    await started(); // past the moment a refused cache would be written again
     expect(codeCaches()).toEqual([file]);
     expect(statSync(join(cacheDir, file)).mtimeMs).toBe(written);
   }, 60_000);
@@ -84,8 +87,8 @@ describe('the bundled service and its code cache', () => {
   }, 60_000);
 
   it('NODE_DISABLE_COMPILE_CACHE=1 writes no cache', async () => {
-    await start({ NODE_DISABLE_COMPILE_CACHE: '1' });
-    await new Promise((r) => setTimeout(r, 2500));
+    await start({ NODE_DISABLE_COMPILE_CACHE: '1', LOG_LEVEL: 'debug' });
+    await started(); // past the moment a cache would be written
     expect(codeCaches()).toEqual([]);
   }, 60_000);
 

@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config/app-config';
 import { SmtpPeer } from '../messaging/support/smtp-peer';
 import { dropDatabase } from '../support/database';
 import { createTestDatabase, startTestApp, TEST_ENV } from '../support/test-app';
-import { waitFor } from '../support/wait';
+import { jobRuns, waitFor } from '../support/wait';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -549,7 +549,11 @@ describe('the operator commands (npm run cli)', () => {
       // reach it through the queued-mail announcement.
       const service = await startTestApp({ SMTP_URL: smtp.url, NOTIFY_POLL_INTERVAL_MS: '60000' }, db);
       try {
-        await new Promise((r) => setTimeout(r, 300)); // its first round (nothing due) and its listener
+        // Its first round (nothing due) has run, and its listener listens.
+        await waitFor(async () => (await jobRuns(service, 'notification_sender')) >= 1, 10_000, 'the first sender round');
+        const listening =
+          "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'platform-listener' AND query LIKE 'LISTEN %'";
+        await waitFor(async () => (await sql(db.url, listening)).length > 0, 10_000, 'the listener');
         const one = await cli(db.url, ['mail:retry', '--id', String(failed[0])]);
         expect(one.stderr).toBe('');
         expect([one.code, JSON.parse(one.stdout)]).toEqual([0, { appID: APP, retried: [failed[0]] }]);

@@ -3,6 +3,7 @@ import { OUTBOX_STATE_SQL } from '../../src/messaging/repositories/notification-
 import { ExpiryJob } from '../../src/versioning/expiry.job';
 import { freePort, SmtpPeer } from '../messaging/support/smtp-peer';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait';
 
 /** One sample of the exposition text: the value of `name` with exactly these labels (undefined when absent). */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -122,9 +123,9 @@ describe('GET /metrics', () => {
 
   it('reports the pool busy while queries hold its connections', async () => {
     // Ten sleeping queries hold the ten connections; two more wait for one.
-    const sleepers = Array.from({ length: 12 }, () => t.dataSource.query('SELECT pg_sleep(0.5)'));
-    await new Promise((r) => setTimeout(r, 150));
     const pool = (t.dataSource.driver as unknown as { master: { totalCount: number; idleCount: number; waitingCount: number } }).master;
+    const sleepers = Array.from({ length: 12 }, () => t.dataSource.query('SELECT pg_sleep(0.5)'));
+    await waitFor(() => pool.waitingCount === 2, 5000, 'two queries waiting for a connection'); // the ten are taken
     const busy = { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
     const res = await t.app.inject({ method: 'GET', url: '/metrics' }); // its outbox query waits too, at most 1 s
     await Promise.all(sleepers);
@@ -141,8 +142,9 @@ describe('GET /metrics', () => {
       const res = await request('POST', '/message/notification', JSON.stringify({ event: 'welcome', email }), site());
       expect(JSON.parse(res.body)).toEqual({ status: 'Success' });
     }
-    await new Promise((r) => setTimeout(r, 1100));
-    const queued = await scrape();
+    // The oldest row's age counts whole seconds of the database's clock: scraped until it shows one.
+    let queued = '';
+    await waitFor(async () => sample((queued = await scrape()), 'outbox_oldest_pending_age_seconds')! >= 1, 10_000, 'an age of 1 s');
     expect(sample(queued, 'outbox_pending_notifications')).toBe(2);
     const age = sample(queued, 'outbox_oldest_pending_age_seconds')!;
     expect(age).toBeGreaterThanOrEqual(1);

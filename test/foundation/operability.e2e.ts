@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { Client } from 'pg';
 import { SMTPServer } from 'smtp-server';
 import { freePort } from '../messaging/support/smtp-peer';
@@ -60,17 +61,40 @@ describe('graceful shutdown', () => {
       await blocker.query('COMMIT');
       await blocker.end();
     };
-    return { t, appId, address, unblock };
+    /** Until a request of the app waits for the lock on core_sites. */
+    const requestWaiting = () =>
+      waitFor(
+        async () =>
+          (
+            await blocker.query(
+              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'`,
+            )
+          ).rows.length > 0,
+        5000,
+        'a request waiting for the lock',
+      );
+    return { t, appId, address, unblock, requestWaiting };
   }
 
+  /** Whether a new connection to `port` is refused (the server has stopped listening: it is closing). */
+  const refused = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(false);
+      });
+      socket.once('error', () => resolve(true));
+    });
+
   it('finishes a request in flight before closing', async () => {
-    const { t, appId, address, unblock } = await listeningAppWithLockedSites();
+    const { t, appId, address, unblock, requestWaiting } = await listeningAppWithLockedSites();
     const inFlight = fetch(`http://127.0.0.1:${address.port}/getApp`, { method: 'POST', headers: { 'site-id': String(appId) } });
-    await new Promise((r) => setTimeout(r, 200));
+    await requestWaiting();
 
     let closed = false;
     const closing = t.close().then(() => (closed = true));
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(() => refused(address.port), 5000, 'the server to stop listening'); // closing, waiting for the request
     expect(closed).toBe(false);
     await unblock();
 
@@ -81,16 +105,18 @@ describe('graceful shutdown', () => {
   });
 
   it('answers a request that arrives while closing with 503 in the failure envelope', async () => {
-    const { t, appId, address, unblock } = await listeningAppWithLockedSites();
+    const { t, appId, address, unblock, requestWaiting } = await listeningAppWithLockedSites();
+    let lateArrived = false;
+    t.app.getHttpServer().on('request', (req: { url?: string }) => (lateArrived ||= req.url === '/health'));
     // A keep-alive connection busy with a request stays open while the server closes: the next request on it
     // reaches the application while it shuts down.
     const { socket, closed } = rawConnection(address.port);
     socket.write(`POST /getApp HTTP/1.1\r\nHost: localhost\r\nsite-id: ${appId}\r\nContent-Length: 0\r\n\r\n`);
-    await new Promise((r) => setTimeout(r, 200));
+    await requestWaiting();
     const closing = t.close();
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(() => refused(address.port), 5000, 'the server to stop listening');
     socket.write('GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n');
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor(() => lateArrived, 5000, 'the late request to reach the server');
     await unblock();
 
     const [inFlight, late] = parseResponses(await closed);

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { AddressInfo, connect, createServer, Server, Socket } from 'node:net';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait';
 
 const LIMIT = { RATE_LIMIT_MAX_REQUESTS: '3', RATE_LIMIT_WINDOW_MS: '60000' };
 /** Generous: the point is that no request waits seconds for an unreachable Redis. */
@@ -83,14 +84,6 @@ function storeSwitches(spy: jest.SpyInstance): string[] {
     .map(([fields]) => (fields as { store: string }).store);
 }
 
-async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 let warn: jest.SpyInstance;
 let log: jest.SpyInstance;
 let consoleError: jest.SpyInstance;
@@ -170,7 +163,7 @@ describe('rate limits when the shared Redis goes away and comes back', () => {
     expect(storeSwitches(warn)).toEqual(['memory', 'memory']);
 
     await relay.up();
-    await until(() => storeSwitches(log).length === 2, 10_000);
+    await waitFor(() => storeSwitches(log).length === 2, 10_000);
     expect(storeSwitches(log)).toEqual(['redis', 'redis']);
     const after = await tenant();
     expect(await hits(first, after, 2)).toEqual([200, 200]);

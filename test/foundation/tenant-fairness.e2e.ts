@@ -3,8 +3,9 @@ import { STATEMENT_TIMEOUT_MESSAGE, TENANT_SHARE_EXHAUSTED_MESSAGE } from '../..
 import { TenantShare } from '../../src/database/tenant-share';
 import { OrderStatusController } from '../../src/orders/checkout/order-status.controller';
 import { product, seedTenant, Tenant } from '../content/content-helpers';
-import { peakActive, seedManyProducts, SLOW_READ } from '../support/slow-reads';
+import { activeStatements, peakActive, seedManyProducts, SLOW_READ } from '../support/slow-reads';
 import { startTestApp, TestApp, TestResponse } from '../support/test-app';
+import { waitFor } from '../support/wait';
 
 /** Small values, so that the flood below runs in seconds: 4 connections, 2 per tenant, 2 waiting for at most 300 ms. */
 const FAIRNESS_ENV = {
@@ -67,7 +68,12 @@ describe("no tenant can starve another: statement timeout and each tenant's shar
       }),
     );
     const peak = peakActive(t.database.url, t.database.name, '%ILIKE%', 500, workers);
-    await new Promise((resolve) => setTimeout(resolve, 300)); // the flood has taken what it can
+    // The flood has taken what it can: A's share of the connections runs its statements, and its excess was refused.
+    await waitFor(
+      async () => (await activeStatements(t.database.url, t.database.name, '%ILIKE%')) >= 2 && floodAnswers.length > 0,
+      10_000,
+      'the flood to hold its share',
+    );
     const during: number[] = [];
     for (let i = 0; i < 30; i++) during.push(await smallRead());
     flooding = false;

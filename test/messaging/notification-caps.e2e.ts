@@ -3,7 +3,7 @@ import { AddressInfo } from 'node:net';
 import Redis from 'ioredis';
 import { SessionTokensService } from '../../src/auth';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
-import { waitFor } from '../support/wait';
+import { waitFor, waitForJobRuns } from '../support/wait';
 import { SmtpPeer } from './support/smtp-peer';
 
 /*
@@ -99,7 +99,7 @@ describe('caps on /message/notification sends without an app admin bearer (in pr
     expectRefused(answers, TO_ADDRESS, PER_RECIPIENT);
     expect(await logRows(victim)).toBe(PER_RECIPIENT);
     await waitFor(() => mailsTo(victim) >= PER_RECIPIENT);
-    await new Promise((resolve) => setTimeout(resolve, 500)); // more sender rounds: a refused send would show by now
+    await waitForJobRuns([t], 'notification_sender'); // two more sender rounds: a refused send would show by then
     expect(mailsTo(victim)).toBe(PER_RECIPIENT);
 
     // The address in other letters is the same address; another address, another app, are their own.
@@ -120,7 +120,7 @@ describe('caps on /message/notification sends without an app admin bearer (in pr
     );
     expect(rows).toBe(PER_TEMPLATE);
     await waitFor(() => addresses.filter((email) => mailsTo(email) > 0).length >= PER_TEMPLATE);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await waitForJobRuns([t], 'notification_sender');
     expect(addresses.filter((email) => mailsTo(email) > 0)).toHaveLength(PER_TEMPLATE);
 
     // A send refused by the template cap took back its count of the address: the addresses refused still have

@@ -1,5 +1,5 @@
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
-import { waitFor } from '../support/wait';
+import { jobRuns, waitFor } from '../support/wait';
 import { SmtpPeer } from './support/smtp-peer';
 
 /** Far beyond each test's waits: a mail that arrives was woken for, not polled. */
@@ -94,11 +94,29 @@ describe('two woken sender instances on one database', () => {
           );
         }
         await waitFor(() => smtp.mails.length >= n, 10_000);
-        await new Promise((r) => setTimeout(r, 300)); // a duplicate would arrive by now
-        const expected = Array.from({ length: n }, (_, i) => `r${i}@example.test`).sort();
-        expect(recipients(smtp)).toEqual(expected);
-        expect(new Set(smtp.mails.map((m) => m.parsed.messageId)).size).toBe(n);
-        const rows = await first.dataSource.query('SELECT status, attempts FROM core_notification_log WHERE app_id = $1', [appId]);
+        // Two more rounds of each sender, each woken by a sentinel mail (the senders poll only every minute): a
+        // duplicate (a row claimed twice) would have arrived by then.
+        const runs = () => Promise.all([jobRuns(first, 'notification_sender'), jobRuns(second, 'notification_sender')]);
+        const start = await runs();
+        for (const wave of [1, 2]) {
+          await notify(first, appId, `sentinel${wave}@example.test`, n + wave);
+          await waitFor(
+            async () => (await runs()).every((count, i) => count >= start[i] + wave),
+            10_000,
+            `sender rounds after sentinel ${wave}`,
+          );
+        }
+        await waitFor(() => smtp.mails.length >= n + 2, 10_000, 'the sentinels');
+        const expected = Array.from({ length: n }, (_, i) => `r${i}@example.test`).concat(
+          'sentinel1@example.test',
+          'sentinel2@example.test',
+        );
+        expect(recipients(smtp)).toEqual(expected.sort());
+        expect(new Set(smtp.mails.map((m) => m.parsed.messageId)).size).toBe(n + 2);
+        const rows = await first.dataSource.query(
+          `SELECT status, attempts FROM core_notification_log WHERE app_id = $1 AND email NOT LIKE 'sentinel%'`,
+          [appId],
+        );
         expect(rows).toHaveLength(n);
         expect(rows.every((r: { status: string; attempts: number }) => r.status === 'Sent' && r.attempts === 1)).toBe(true);
       } finally {

@@ -3,6 +3,7 @@ import { SessionTokensService } from '../../src/auth';
 import { MERGE_APPLICATION_NAME } from '../../src/messaging';
 import { product } from '../content/content-helpers';
 import { siteFixture, startTestApp, TestApp, TestResponse } from '../support/test-app';
+import { waitFor } from '../support/wait';
 
 const TIMEOUT_MS = 1000;
 const QUEUE = 3;
@@ -88,7 +89,7 @@ describe('SQL merges under load', () => {
     })();
 
     const merges = Promise.all(Array.from({ length: 20 }, () => slowMerge()));
-    await new Promise((r) => setTimeout(r, 200)); // the merges have started
+    await mergeRunning(); // the merges have started: one of A's holds its slot
     const other: { route: string; ms: number; status: number }[] = [];
     const until = Date.now() + 2500;
     while (Date.now() < until) {
@@ -137,15 +138,14 @@ describe('SQL merges under load', () => {
     ).rows[0].n;
 
   async function mergeRunning(): Promise<void> {
-    for (let i = 0; i < 200; i++) {
-      const { rows } = await observer.query(
-        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND state = 'active' AND query LIKE '%merge_source%'`,
-        [MERGE_APPLICATION_NAME],
-      );
-      if (rows.length > 0) return;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    throw new Error('the first merge never started');
+    const running = async () =>
+      (
+        await observer.query(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND state = 'active' AND query LIKE '%merge_source%'`,
+          [MERGE_APPLICATION_NAME],
+        )
+      ).rows.length > 0;
+    await waitFor(running, 5000, 'the first merge to start');
   }
 
   it('answers 429 when a merge waits longer than NOTIFY_SQL_QUEUE_WAIT_MS for its turn; closes the merge pool on shutdown', async () => {
@@ -182,7 +182,7 @@ describe('SQL merges under load', () => {
     } finally {
       await impatient.close();
     }
-    for (let i = 0; i < 100 && (await mergePoolConnections()) > before; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(async () => (await mergePoolConnections()) <= before, 5000, "the closed app's merge pool to disconnect");
     expect(await mergePoolConnections()).toBe(before);
   });
 });

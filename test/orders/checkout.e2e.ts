@@ -1,5 +1,6 @@
 import { PaymentPeer } from '../support/payment-peer';
 import { startTestApp, TestApp, TestResponse } from '../support/test-app';
+import { waitFor } from '../support/wait';
 import { billing, seedShop, ShopClient, ShopTenant } from './checkout-helpers';
 
 /**
@@ -286,8 +287,9 @@ describe('checkout', () => {
   it('does not hold the order while the provider answers, and a provider failure is 502 with the billing fields kept for the retry', async () => {
     const order = await client.order([{ productID: shop.book, Qty: 1, Price: 2500 }]);
     peer.delayMs = 1500;
+    const asked = intentRequests().length;
     const slow = client.checkout(order._id, 2500);
-    await new Promise((resolve) => setTimeout(resolve, 400)); // the checkout is waiting for the provider now
+    await waitFor(() => intentRequests().length > asked, 5000, 'the checkout to ask the provider'); // it waits for the answer now
     const started = Date.now();
     const read = await t.post('/ecommerce/getOrder', { orderID: order._id }, shop.headers);
     const locked = await t.dataSource.transaction(async (em) =>

@@ -4,6 +4,7 @@ import { SmtpPeer, freePort } from '../messaging/support/smtp-peer';
 import { ensureBuilt, SERVICE_MAIN } from '../support/cluster';
 import { PaymentPeer } from '../support/payment-peer';
 import { createTestDatabase, startTestApp, TEST_ENV, TestApp } from '../support/test-app';
+import { waitFor, waitForJobRuns } from '../support/wait';
 import { billing, seedShop, ShopTenant } from './checkout-helpers';
 
 interface Instance {
@@ -83,14 +84,6 @@ describe('order completion survives a crash between commit and send', () => {
     return { status: res.status, body: await res.json() };
   }
 
-  async function until(condition: () => Promise<boolean>, what: string, ms = 30_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!(await condition())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-
   beforeAll(async () => {
     ensureBuilt();
     peer = await PaymentPeer.start();
@@ -156,8 +149,14 @@ describe('order completion survives a crash between commit and send', () => {
 
     // Two new instances with the sender on, started together: each email leaves once.
     await Promise.all([start({ NOTIFY_SENDER_ENABLED: 'true' }), start({ NOTIFY_SENDER_ENABLED: 'true' })]);
-    await until(async () => (await outbox()).every((row) => row.status === 'Sent') && smtp.mails.length >= 2, 'both emails to be sent');
-    await new Promise((resolve) => setTimeout(resolve, 1500)); // several more sender rounds of both instances
+    await waitFor(
+      async () => (await outbox()).every((row) => row.status === 'Sent') && smtp.mails.length >= 2,
+      30_000,
+      'both emails to be sent',
+    );
+    // Two more sender rounds of both instances: a duplicate (a mail claimed twice) would have arrived by then.
+    const senders = running.slice(1);
+    await waitForJobRuns(senders, 'notification_sender');
     expect(smtp.mails.map((mail) => mail.parsed.subject).sort()).toEqual([
       `${shop.domain} - Order confirmation #${orderID}`,
       `${shop.domain} - Order#:${orderID} Submitted`,
@@ -167,7 +166,7 @@ describe('order completion survives a crash between commit and send', () => {
     // A redelivery of the event to the new instances changes nothing.
     const again = await post(running[1], '/ecommerce/payment-webhook', delivery.payload, { 'stripe-signature': delivery.signature });
     expect(again).toEqual({ status: 200, body: { received: true } });
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await waitForJobRuns(senders, 'notification_sender'); // a mail it queued would have been sent by then
     expect(await outbox()).toHaveLength(2);
     expect(smtp.mails).toHaveLength(2);
   });

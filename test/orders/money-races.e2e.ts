@@ -1,7 +1,8 @@
 import { SmtpPeer } from '../messaging/support/smtp-peer';
 import { PaymentPeer } from '../support/payment-peer';
-import { seedManyProducts, SLOW_READ } from '../support/slow-reads';
+import { activeStatements, seedManyProducts, SLOW_READ } from '../support/slow-reads';
 import { TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait';
 import { ShopClient, ShopTenant, startShopHarness, stopShopHarness } from './checkout-helpers';
 
 /** A small pool, so that the flood below fills the shop's share; statements end after 1.5 s. */
@@ -70,7 +71,11 @@ describe('money races', () => {
       }),
     );
     try {
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await waitFor(
+        async () => (await activeStatements(t.database.url, t.database.name, '%ILIKE%')) >= 2,
+        10_000,
+        "the flood's reads to run",
+      );
       return await work();
     } finally {
       flooding = false;

@@ -5,8 +5,9 @@ import { RequestContext } from '../../src/common/request-context';
 import { TransactionalConnection } from '../../src/database/transactional-connection';
 import { SmtpPeer } from '../messaging/support/smtp-peer';
 import { PaymentPeer } from '../support/payment-peer';
-import { seedManyProducts, SLOW_READ } from '../support/slow-reads';
+import { activeStatements, seedManyProducts, SLOW_READ } from '../support/slow-reads';
 import { TestApp, TestResponse } from '../support/test-app';
+import { waitFor } from '../support/wait';
 import { seedShop, ShopClient, ShopTenant, startShopHarness, stopShopHarness } from './checkout-helpers';
 
 /** A small pool whose tenant share a flood fills in a moment; statements of the request pool end after 1.5 s. */
@@ -73,7 +74,13 @@ describe('payment events inbox', () => {
         while (flooding) floodAnswers.push(await t.post('/getDataRows', SLOW_READ, shop.headers));
       }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 300)); // the flood holds the shop's share and its queue
+    // The flood holds the shop's share (its two connections run its reads) and its queue (its excess is refused).
+    await waitFor(
+      async () =>
+        floodAnswers.some((answer) => answer.status === 503) && (await activeStatements(t.database.url, t.database.name, '%ILIKE%')) >= 2,
+      10_000,
+      'the flood to fill the share',
+    );
     const deliveries = await Promise.all(orders.map((order, i) => client.deliver(client.paid(order.intent, { id: `evt_flood_${i}` }))));
     const paidDuringFlood = await Promise.all(orders.map((order) => client.orderRow(order.orderID)));
     flooding = false;

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { adminUrl } from './database';
+import { eventually } from './wait';
 
 /**
  * A PgBouncer (Debian's, 1.18 on the development machine and in CI: `.ci/run` installs it) in transaction
@@ -85,9 +86,9 @@ export class PgBouncer {
     execFileSync(asRoot ? 'runuser' : 'pgbouncer', asRoot ? ['-u', 'postgres', '--', 'pgbouncer', '-d', ini] : ['-d', ini], {
       stdio: 'pipe',
     });
-    const pid = await waitFor(() => Number(readFileSync(join(dir, 'pgbouncer.pid'), 'utf8').trim()));
+    const pid = await eventually(() => Number(readFileSync(join(dir, 'pgbouncer.pid'), 'utf8').trim()));
     const bouncer = new PgBouncer(port, dir, pid);
-    await waitFor(async () => {
+    await eventually(async () => {
       const client = new Client({ connectionString: bouncer.url(adminUrl()) });
       await client.connect();
       await client.end();
@@ -103,7 +104,7 @@ export class PgBouncer {
     } catch {
       // already gone
     }
-    await waitFor(() => {
+    await eventually(() => {
       try {
         process.kill(this.pid, 0);
       } catch {
@@ -133,16 +134,4 @@ function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-async function waitFor<T>(probe: () => T | Promise<T>, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      return await probe();
-    } catch (error) {
-      if (Date.now() > until) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 }

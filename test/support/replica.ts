@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { eventually } from './wait';
 
 /** PostgreSQL's server programs (Debian's layout; DESIGN.md §4): PG_BIN, else 15's, else the newest installed. */
 const BIN = process.env.PG_BIN ?? serverPrograms();
@@ -138,11 +139,11 @@ export class ReplicaPair {
       // postgresql.conf came with the backup (the primary's port): the replica's own port and delay are appended.
       appendConf(replica.dataDir, [`port = ${replicaPort}`, `recovery_min_apply_delay = '${options.applyDelayMs ?? 300}ms'`]);
       replica.start();
-      await waitFor(async () => {
+      await eventually(async () => {
         const [row] = await replica.query<{ recovery: boolean }>('SELECT pg_is_in_recovery() AS recovery');
         if (!row.recovery) throw new Error('the replica is not in recovery');
         return true;
-      });
+      }, 15_000);
       return pair;
     } catch (error) {
       await pair.stop();
@@ -157,13 +158,13 @@ export class ReplicaPair {
   async createDatabase(name: string): Promise<void> {
     await this.primary.query(`CREATE DATABASE "${name}"`);
     await this.caughtUp();
-    await waitFor(async () => (await this.replica.query('SELECT 1', [], name)).length === 1);
+    await eventually(async () => (await this.replica.query('SELECT 1', [], name)).length === 1, 15_000);
   }
 
   /** Waits until the replica has replayed everything the primary has written so far. */
   async caughtUp(ms = 15_000): Promise<void> {
     const [{ lsn }] = await this.primary.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
-    await waitFor(async () => {
+    await eventually(async () => {
       const [row] = await this.replica.query<{ behind: boolean }>('SELECT pg_last_wal_replay_lsn() < $1::pg_lsn AS behind', [lsn]);
       if (row.behind) throw new Error(`the replica has not replayed ${lsn} yet`);
       return true;
@@ -220,16 +221,4 @@ function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-async function waitFor<T>(probe: () => T | Promise<T>, ms = 15_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      return await probe();
-    } catch (error) {
-      if (Date.now() > until) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 }

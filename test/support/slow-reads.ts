@@ -36,3 +36,18 @@ export async function peakActive(
   }
   return peak;
 }
+
+/** How many statements matching `pattern` run on `database` now (on connections, as `peakActive` counts them). */
+export async function activeStatements(url: string, database: string, pattern: string): Promise<number> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND state = 'active' AND query LIKE $2`,
+      [database, pattern],
+    );
+    return rows[0].n;
+  } finally {
+    await client.end();
+  }
+}
