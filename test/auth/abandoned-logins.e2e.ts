@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { Piscina } from 'piscina';
-import { PasswordHasherService } from '../../src/auth/password-hasher.service';
+import { PasswordHasherService } from '../../src/auth/password/password-hasher.service';
 import { parseResponses, rawConnection } from '../support/raw-http';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait';
