@@ -214,341 +214,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/auth/user-email": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Email and role of the user named by a userId token */
-        post: operations["AccountLinksController_userEmail"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/user-sms-code": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Send a 6-digit code (10 minutes, single use) to the mobile number of the userId token's user */
-        post: operations["AccountLinksController_userSmsCode"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/verify-sms-code": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Check the SMS code of the userId token's user (not in the original spec; docs/auth.md) */
-        post: operations["AccountLinksController_verifySmsCode"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/invite-link": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Admin: give a user access to a folder for 60 days and answer the user's link token (the bearer names the app: no site-id needed) */
-        post: operations["AccountLinksController_inviteLink"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/getFolderLimits": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Folders a user may access now (admins: any user of the app; others: themselves) */
-        post: operations["AccountLinksController_getFolderLimits"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/customers/signup": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Create a customer (core_customers, or core_app_users); answers the profile with the encrypted _id */
-        post: operations["CustomersController_signup[0]"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/user/app/signup": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Create a customer (core_customers, or core_app_users); answers the profile with the encrypted _id */
-        post: operations["CustomersController_signup[1]"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/customers/login": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Check a customer password and answer the profile (no token: use /auth/login with authTable core_customers) */
-        post: operations["CustomersController_login[0]"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/user/app/login": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Check a customer password and answer the profile (no token: use /auth/login with authTable core_customers) */
-        post: operations["CustomersController_login[1]"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/customers/request-reset": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Mail a reset link; 404 No user found for an unknown email */
-        post: operations["CustomersController_requestReset[0]"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/user/app/request-reset": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Mail a reset link; 404 No user found for an unknown email */
-        post: operations["CustomersController_requestReset[1]"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/customers/reset-password": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Set a new password with the token from the reset link (token and reset_password_token equal); the token names the app, no site-id needed */
-        post: operations["CustomersController_resetPassword[0]"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/user/app/reset-password": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Set a new password with the token from the reset link (token and reset_password_token equal); the token names the app, no site-id needed */
-        post: operations["CustomersController_resetPassword[1]"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/staff/list": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** The app's staff (core_users accounts) with their roles, oldest first */
-        post: operations["StaffController_list"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/staff/invite": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Invite a staff member with their roles: an account without a password, and a link to set one by mail
-         * @description The link is the password reset link (its lifetime and mail). Inviting the address of a removed staff member brings that account back with the new roles. The account cannot log in until the password is set.
-         */
-        post: operations["StaffController_invite"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/staff/roles": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Set a staff member's roles (exactly the list given; `owner` may be given or taken, but the app keeps one owner)
-         * @description Takes effect at the member's next request: roles are read from the account on every request, not from the token.
-         */
-        post: operations["StaffController_setRoles"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/staff/remove": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Remove a staff member: no roles, no password, every token void at once (the account row stays for the audit log) */
-        post: operations["StaffController_remove"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/staff/customers": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The app's customers, newest first, one page; `search` by id, or the start of the email, last name or "first last"
-         * @description Guest placeholders (the customer rows of orders placed without an account: no email, phone or name) are left out. Never a password hash or any other secret.
-         */
-        post: operations["StaffCustomersController_list"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/staff/customers/reset-link": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Mail a customer a password reset link (as /customers/request-reset does), audited as customer.reset_link
-         * @description The link's lifetime, mail and rate limits are the reset link's; the mail leaves through the outbox after commit.
-         */
-        post: operations["StaffCustomersController_resetLink"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/message/notification": {
         parameters: {
             query?: never;
@@ -1809,6 +1474,341 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/user-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Email and role of the user named by a userId token */
+        post: operations["AccountLinksController_userEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/user-sms-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a 6-digit code (10 minutes, single use) to the mobile number of the userId token's user */
+        post: operations["AccountLinksController_userSmsCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/verify-sms-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check the SMS code of the userId token's user (not in the original spec; docs/auth.md) */
+        post: operations["AccountLinksController_verifySmsCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/invite-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Admin: give a user access to a folder for 60 days and answer the user's link token (the bearer names the app: no site-id needed) */
+        post: operations["AccountLinksController_inviteLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/getFolderLimits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Folders a user may access now (admins: any user of the app; others: themselves) */
+        post: operations["AccountLinksController_getFolderLimits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a customer (core_customers, or core_app_users); answers the profile with the encrypted _id */
+        post: operations["CustomersController_signup[0]"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user/app/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a customer (core_customers, or core_app_users); answers the profile with the encrypted _id */
+        post: operations["CustomersController_signup[1]"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check a customer password and answer the profile (no token: use /auth/login with authTable core_customers) */
+        post: operations["CustomersController_login[0]"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user/app/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check a customer password and answer the profile (no token: use /auth/login with authTable core_customers) */
+        post: operations["CustomersController_login[1]"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/request-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mail a reset link; 404 No user found for an unknown email */
+        post: operations["CustomersController_requestReset[0]"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user/app/request-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mail a reset link; 404 No user found for an unknown email */
+        post: operations["CustomersController_requestReset[1]"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customers/reset-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a new password with the token from the reset link (token and reset_password_token equal); the token names the app, no site-id needed */
+        post: operations["CustomersController_resetPassword[0]"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user/app/reset-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a new password with the token from the reset link (token and reset_password_token equal); the token names the app, no site-id needed */
+        post: operations["CustomersController_resetPassword[1]"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The app's customers, newest first, one page; `search` by id, or the start of the email, last name or "first last"
+         * @description Guest placeholders (the customer rows of orders placed without an account: no email, phone or name) are left out. Never a password hash or any other secret.
+         */
+        post: operations["StaffCustomersController_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/customers/reset-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a customer a password reset link (as /customers/request-reset does), audited as customer.reset_link
+         * @description The link's lifetime, mail and rate limits are the reset link's; the mail leaves through the outbox after commit.
+         */
+        post: operations["StaffCustomersController_resetLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The app's staff (core_users accounts) with their roles, oldest first */
+        post: operations["StaffController_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite a staff member with their roles: an account without a password, and a link to set one by mail
+         * @description The link is the password reset link (its lifetime and mail). Inviting the address of a removed staff member brings that account back with the new roles. The account cannot log in until the password is set.
+         */
+        post: operations["StaffController_invite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a staff member's roles (exactly the list given; `owner` may be given or taken, but the app keeps one owner)
+         * @description Takes effect at the member's next request: roles are read from the account on every request, not from the token.
+         */
+        post: operations["StaffController_setRoles"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Remove a staff member: no roles, no password, every token void at once (the account row stays for the audit log) */
+        post: operations["StaffController_remove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2095,308 +2095,6 @@ export interface components {
              * @enum {string}
              */
             authTable?: "core_users" | "core_customers" | "core_app_users";
-        };
-        UserTokenRequest: {
-            /** @description The encrypted userId token issued by /auth/invite-link (docs/auth.md) */
-            userId: string;
-        };
-        UserEmailAnswer: {
-            /** @enum {string} */
-            status: "Success";
-            /**
-             * Format: date-time
-             * @description Server time of the answer (ISO 8601, UTC)
-             */
-            datetime: string;
-            email: string;
-            /** @description primary_role */
-            role: string | null;
-        };
-        VerifySmsCodeRequest: {
-            /** @description The encrypted userId token issued by /auth/invite-link (docs/auth.md) */
-            userId: string;
-            /** @example 123456 */
-            code: string;
-        };
-        InviteLinkRequest: {
-            /** @description core_users id of the invited user */
-            user: number;
-            /** @description core_folders id */
-            folder_id: number;
-        };
-        InviteLinkAnswer: {
-            /** @enum {string} */
-            status: "Success";
-            /**
-             * Format: date-time
-             * @description Server time of the answer (ISO 8601, UTC)
-             */
-            datetime: string;
-            /** @description The encrypted userId link token (valid 60 days) for /auth/user-email, /auth/user-sms-code and /auth/verify-sms-code */
-            link: string;
-        };
-        FolderLimitsRequest: {
-            appID: number;
-            /** @example core_folders */
-            table: string;
-            userId: number;
-        };
-        FolderLimit: {
-            /** @description core_folders id the user may access now */
-            linked: number;
-        };
-        FolderLimitsAnswer: {
-            /** @enum {string} */
-            status: "Success";
-            /**
-             * Format: date-time
-             * @description Server time of the answer (ISO 8601, UTC)
-             */
-            datetime: string;
-            data: components["schemas"]["FolderLimit"][];
-        };
-        CustomerSignupRequest: {
-            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
-            appID?: number;
-            /**
-             * @default core_customers
-             * @enum {string}
-             */
-            authTable?: "core_customers" | "core_app_users";
-            email: string;
-            /** @description Password strength rule */
-            password: string;
-            firstname?: string;
-            lastname?: string;
-            displayname?: string;
-        };
-        CustomerSignupAnswer: {
-            /** @enum {string} */
-            status: "Success";
-            /**
-             * Format: date-time
-             * @description Server time of the answer (ISO 8601, UTC)
-             */
-            datetime: string;
-            /** @description Encrypted account id */
-            _id: string;
-            email: string | null;
-            firstname: string | null;
-            lastname: string | null;
-            displayname: string | null;
-            description: string | null;
-            photourl: string | null;
-            emailverified: boolean;
-        };
-        EmptyDataFailure: {
-            /** @enum {string} */
-            status: "Failed";
-            /** @example Validation error */
-            message: string;
-            /** @description Validation errors, one per field (`Validation error`) */
-            errors?: components["schemas"]["FieldError"][];
-            /** @description Always {} */
-            data: Record<string, never>;
-        };
-        CustomerLoginRequest: {
-            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
-            appID?: number;
-            /**
-             * @default core_customers
-             * @enum {string}
-             */
-            authTable?: "core_customers" | "core_app_users";
-            email: string;
-            password: string;
-            /** @description Comma-separated extra profile columns: any column of the account table that is not secret (e.g. mobile, created, updated) */
-            extraFields?: string;
-        };
-        /** @description The profile, plus one property per column named in extraFields */
-        CustomerLoginProfile: {
-            /** @description Encrypted account id */
-            _id: string;
-            email: string | null;
-            firstname: string | null;
-            lastname: string | null;
-            displayname: string | null;
-            description: string | null;
-            photourl: string | null;
-            emailverified: boolean;
-        } & {
-            [key: string]: unknown;
-        };
-        CustomerLoginAnswer: {
-            /** @enum {string} */
-            status: "Success";
-            /**
-             * Format: date-time
-             * @description Server time of the answer (ISO 8601, UTC)
-             */
-            datetime: string;
-            /** @enum {string} */
-            message: "Login successful";
-            data: components["schemas"]["CustomerLoginProfile"];
-        };
-        CustomerRequestResetRequest: {
-            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
-            appID?: number;
-            /**
-             * @default core_customers
-             * @enum {string}
-             */
-            authTable?: "core_customers" | "core_app_users";
-            email: string;
-            /** @description Front-end route on the app's domain that receives the appended token */
-            url?: string;
-        };
-        CustomerResetPasswordRequest: {
-            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
-            appID?: number;
-            /**
-             * @default core_customers
-             * @enum {string}
-             */
-            authTable?: "core_customers" | "core_app_users";
-            password: string;
-            confirmPassword: string;
-            /** @description The reset token; must equal reset_password_token */
-            token: string;
-            /** @description The reset token again (both must be sent, with equal values) */
-            reset_password_token: string;
-        };
-        ListStaffRequest: {
-            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
-            appID?: number;
-        };
-        StaffMemberDto: {
-            id: number;
-            email: string;
-            firstname: string | null;
-            lastname: string | null;
-            /** @description Effective roles (an `admin` primary role is an owner) */
-            roles: ("owner" | "orders" | "content" | "support" | "viewer")[];
-            /** @description false until the invited member has set a password through the link */
-            passwordSet: boolean;
-            /**
-             * Format: date-time
-             * @description When the account was made
-             */
-            created: string;
-        };
-        StaffListAnswer: {
-            /** @enum {string} */
-            status: "Success";
-            /**
-             * Format: date-time
-             * @description Server time of the answer (ISO 8601, UTC)
-             */
-            datetime: string;
-            data: components["schemas"]["StaffMemberDto"][];
-        };
-        InviteStaffRequest: {
-            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
-            appID?: number;
-            email: string;
-            /** @description The staff roles, several at once (`[]`: none) */
-            roles: ("owner" | "orders" | "content" | "support" | "viewer")[];
-            firstname?: string;
-            lastname?: string;
-            /** @description The page that sets the password, on the app's domain; default https://<app domain>/reset-password */
-            url?: string;
-        };
-        StaffMemberAnswer: {
-            /** @enum {string} */
-            status: "Success";
-            /**
-             * Format: date-time
-             * @description Server time of the answer (ISO 8601, UTC)
-             */
-            datetime: string;
-            data: components["schemas"]["StaffMemberDto"];
-        };
-        SetStaffRolesRequest: {
-            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
-            appID?: number;
-            /** @description The staff member (core_users id) */
-            userId: number;
-            /** @description The staff roles, several at once (`[]`: none) */
-            roles: ("owner" | "orders" | "content" | "support" | "viewer")[];
-        };
-        RemoveStaffRequest: {
-            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
-            appID?: number;
-            /** @description The staff member (core_users id) */
-            userId: number;
-        };
-        ListCustomersRequest: {
-            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
-            appID?: number;
-            /** @description The customer id exactly, or the start of the email, last name or "first last", without regard to case (`%` and `_` are plain characters) */
-            search?: string;
-            /** @description Page number, from 1 */
-            page?: number;
-            /** @description Customers per page, 1..100; default 20 */
-            perPage?: number;
-        };
-        StaffCustomerDto: {
-            id: number;
-            email: string | null;
-            firstname: string | null;
-            lastname: string | null;
-            displayname: string | null;
-            mobile: string | null;
-            emailverified: boolean;
-            /** @description Whether the customer has a password (can log in with one); never the password itself */
-            passwordSet: boolean;
-            /** Format: date-time */
-            created: string;
-            /** Format: date-time */
-            updated: string;
-        };
-        ListPaging: {
-            page: number;
-            perPage: number;
-            /** @description More rows follow this page */
-            hasMore: boolean;
-        };
-        ListCustomersAnswer: {
-            /** @enum {string} */
-            status: "Success";
-            /**
-             * Format: date-time
-             * @description Server time of the answer (ISO 8601, UTC)
-             */
-            datetime: string;
-            data: components["schemas"]["StaffCustomerDto"][];
-            paging: components["schemas"]["ListPaging"];
-        };
-        CustomerResetLinkRequest: {
-            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
-            appID?: number;
-            /**
-             * @description The customer (core_customers id)
-             * @example 12
-             */
-            customerId: number;
-            /** @description The reset page the link opens (on the app's domain or a subdomain; a loopback address outside production); default https://<app domain>/reset-password */
-            url?: string;
-        };
-        ResetLinkSentDto: {
-            customerId: number;
-            /** @description Where the link was mailed */
-            email: string;
-        };
-        CustomerResetLinkAnswer: {
-            /** @enum {string} */
-            status: "Success";
-            /**
-             * Format: date-time
-             * @description Server time of the answer (ISO 8601, UTC)
-             */
-            datetime: string;
-            /** @description Email with reset password instructions was sent to <email>. */
-            message: string;
-            data: components["schemas"]["ResetLinkSentDto"];
         };
         ErrorFailure: {
             /** @enum {string} */
@@ -3092,6 +2790,12 @@ export interface components {
         /** @description A record in the stage: `_id` (the encrypted record id), the version's content row (its columns but secret ones) and meta_master_id, meta_current_id, meta_title, meta_status, meta_updated, meta_publish_set_date, meta_publish_expire_date */
         StagedRecord: {
             [key: string]: unknown;
+        };
+        ListPaging: {
+            page: number;
+            perPage: number;
+            /** @description More rows follow this page */
+            hasMore: boolean;
         };
         ContentRowsAnswer: {
             /** @enum {string} */
@@ -4172,6 +3876,21 @@ export interface components {
             /** @description Orders and tokens per page, 1..100; default 20 */
             perPage?: number;
         };
+        StaffCustomerDto: {
+            id: number;
+            email: string | null;
+            firstname: string | null;
+            lastname: string | null;
+            displayname: string | null;
+            mobile: string | null;
+            emailverified: boolean;
+            /** @description Whether the customer has a password (can log in with one); never the password itself */
+            passwordSet: boolean;
+            /** Format: date-time */
+            created: string;
+            /** Format: date-time */
+            updated: string;
+        };
         CustomerOrdersPage: {
             /** @description Newest first, as listOrders shows them */
             data: components["schemas"]["ListedOrderDto"][];
@@ -4464,6 +4183,287 @@ export interface components {
              */
             datetime: string;
             data: components["schemas"]["ConsoleSessionData"];
+        };
+        UserTokenRequest: {
+            /** @description The encrypted userId token issued by /auth/invite-link (docs/auth.md) */
+            userId: string;
+        };
+        UserEmailAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            email: string;
+            /** @description primary_role */
+            role: string | null;
+        };
+        VerifySmsCodeRequest: {
+            /** @description The encrypted userId token issued by /auth/invite-link (docs/auth.md) */
+            userId: string;
+            /** @example 123456 */
+            code: string;
+        };
+        InviteLinkRequest: {
+            /** @description core_users id of the invited user */
+            user: number;
+            /** @description core_folders id */
+            folder_id: number;
+        };
+        InviteLinkAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            /** @description The encrypted userId link token (valid 60 days) for /auth/user-email, /auth/user-sms-code and /auth/verify-sms-code */
+            link: string;
+        };
+        FolderLimitsRequest: {
+            appID: number;
+            /** @example core_folders */
+            table: string;
+            userId: number;
+        };
+        FolderLimit: {
+            /** @description core_folders id the user may access now */
+            linked: number;
+        };
+        FolderLimitsAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["FolderLimit"][];
+        };
+        CustomerSignupRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            /**
+             * @default core_customers
+             * @enum {string}
+             */
+            authTable?: "core_customers" | "core_app_users";
+            email: string;
+            /** @description Password strength rule */
+            password: string;
+            firstname?: string;
+            lastname?: string;
+            displayname?: string;
+        };
+        CustomerSignupAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            /** @description Encrypted account id */
+            _id: string;
+            email: string | null;
+            firstname: string | null;
+            lastname: string | null;
+            displayname: string | null;
+            description: string | null;
+            photourl: string | null;
+            emailverified: boolean;
+        };
+        EmptyDataFailure: {
+            /** @enum {string} */
+            status: "Failed";
+            /** @example Validation error */
+            message: string;
+            /** @description Validation errors, one per field (`Validation error`) */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description Always {} */
+            data: Record<string, never>;
+        };
+        CustomerLoginRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            /**
+             * @default core_customers
+             * @enum {string}
+             */
+            authTable?: "core_customers" | "core_app_users";
+            email: string;
+            password: string;
+            /** @description Comma-separated extra profile columns: any column of the account table that is not secret (e.g. mobile, created, updated) */
+            extraFields?: string;
+        };
+        /** @description The profile, plus one property per column named in extraFields */
+        CustomerLoginProfile: {
+            /** @description Encrypted account id */
+            _id: string;
+            email: string | null;
+            firstname: string | null;
+            lastname: string | null;
+            displayname: string | null;
+            description: string | null;
+            photourl: string | null;
+            emailverified: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        CustomerLoginAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            /** @enum {string} */
+            message: "Login successful";
+            data: components["schemas"]["CustomerLoginProfile"];
+        };
+        CustomerRequestResetRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            /**
+             * @default core_customers
+             * @enum {string}
+             */
+            authTable?: "core_customers" | "core_app_users";
+            email: string;
+            /** @description Front-end route on the app's domain that receives the appended token */
+            url?: string;
+        };
+        CustomerResetPasswordRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            /**
+             * @default core_customers
+             * @enum {string}
+             */
+            authTable?: "core_customers" | "core_app_users";
+            password: string;
+            confirmPassword: string;
+            /** @description The reset token; must equal reset_password_token */
+            token: string;
+            /** @description The reset token again (both must be sent, with equal values) */
+            reset_password_token: string;
+        };
+        ListCustomersRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            /** @description The customer id exactly, or the start of the email, last name or "first last", without regard to case (`%` and `_` are plain characters) */
+            search?: string;
+            /** @description Page number, from 1 */
+            page?: number;
+            /** @description Customers per page, 1..100; default 20 */
+            perPage?: number;
+        };
+        ListCustomersAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["StaffCustomerDto"][];
+            paging: components["schemas"]["ListPaging"];
+        };
+        CustomerResetLinkRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            /**
+             * @description The customer (core_customers id)
+             * @example 12
+             */
+            customerId: number;
+            /** @description The reset page the link opens (on the app's domain or a subdomain; a loopback address outside production); default https://<app domain>/reset-password */
+            url?: string;
+        };
+        ResetLinkSentDto: {
+            customerId: number;
+            /** @description Where the link was mailed */
+            email: string;
+        };
+        CustomerResetLinkAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            /** @description Email with reset password instructions was sent to <email>. */
+            message: string;
+            data: components["schemas"]["ResetLinkSentDto"];
+        };
+        ListStaffRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+        };
+        StaffMemberDto: {
+            id: number;
+            email: string;
+            firstname: string | null;
+            lastname: string | null;
+            /** @description Effective roles (an `admin` primary role is an owner) */
+            roles: ("owner" | "orders" | "content" | "support" | "viewer")[];
+            /** @description false until the invited member has set a password through the link */
+            passwordSet: boolean;
+            /**
+             * Format: date-time
+             * @description When the account was made
+             */
+            created: string;
+        };
+        StaffListAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["StaffMemberDto"][];
+        };
+        InviteStaffRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            email: string;
+            /** @description The staff roles, several at once (`[]`: none) */
+            roles: ("owner" | "orders" | "content" | "support" | "viewer")[];
+            firstname?: string;
+            lastname?: string;
+            /** @description The page that sets the password, on the app's domain; default https://<app domain>/reset-password */
+            url?: string;
+        };
+        StaffMemberAnswer: {
+            /** @enum {string} */
+            status: "Success";
+            /**
+             * Format: date-time
+             * @description Server time of the answer (ISO 8601, UTC)
+             */
+            datetime: string;
+            data: components["schemas"]["StaffMemberDto"];
+        };
+        SetStaffRolesRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            /** @description The staff member (core_users id) */
+            userId: number;
+            /** @description The staff roles, several at once (`[]`: none) */
+            roles: ("owner" | "orders" | "content" | "support" | "viewer")[];
+        };
+        RemoveStaffRequest: {
+            /** @description App id; the site-id header is preferred. Read from the body only outside production. */
+            appID?: number;
+            /** @description The staff member (core_users id) */
+            userId: number;
         };
     };
     responses: {
@@ -5084,1131 +5084,6 @@ export interface operations {
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    AccountLinksController_userEmail: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UserTokenRequest"];
-            };
-        };
-        responses: {
-            /** @description { status, email, role } */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UserEmailAnswer"];
-                };
-            };
-            /** @description Token expired / Validation error (userId not a valid token) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Unauthorized (the token is another app's than the site-id's) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            404: components["responses"]["AppNotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            414: components["responses"]["UriTooLong"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    AccountLinksController_userSmsCode: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UserTokenRequest"];
-            };
-        };
-        responses: {
-            /** @description { status, message: SMS code sent successfully } */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessageAnswer"];
-                };
-            };
-            /** @description Token expired / Mobile number missing / Validation error (userId not a valid token) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Unauthorized (the token is another app's than the site-id's) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            404: components["responses"]["AppNotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            414: components["responses"]["UriTooLong"];
-            415: components["responses"]["UnsupportedMediaType"];
-            /** @description Too many SMS codes for this account or number (Retry-After) */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "retry-after": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    AccountLinksController_verifySmsCode: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["VerifySmsCodeRequest"];
-            };
-        };
-        responses: {
-            /** @description { status, message: SMS code verified } */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessageAnswer"];
-                };
-            };
-            /** @description Invalid or expired SMS code / Too many attempts: request a new SMS code / Token expired / Validation error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Unauthorized (the token is another app's than the site-id's) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            404: components["responses"]["AppNotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            414: components["responses"]["UriTooLong"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    AccountLinksController_inviteLink: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["InviteLinkRequest"];
-            };
-        };
-        responses: {
-            /** @description { status, link } */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InviteLinkAnswer"];
-                };
-            };
-            /** @description Validation error (user or folder_id not of this app) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Unauthorized: no bearer, a broken or expired one, one issued before a password change, or one of another app than the site-id's */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Insufficient permissions (not an admin of this app) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
-                };
-            };
-            404: components["responses"]["AppNotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            414: components["responses"]["UriTooLong"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    AccountLinksController_getFolderLimits: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["FolderLimitsRequest"];
-            };
-        };
-        responses: {
-            /** @description { status, data: [ { linked } ] } */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["FolderLimitsAnswer"];
-                };
-            };
-            /** @description Validation error (appID, table, userId; appID not the app of this request) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description Insufficient permissions (a non-admin asking about another user) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
-                };
-            };
-            404: components["responses"]["AppNotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            414: components["responses"]["UriTooLong"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    "CustomersController_signup[0]": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CustomerSignupRequest"];
-            };
-        };
-        responses: {
-            /** @description { status, _id (encrypted), email, emailverified, firstname, lastname, displayname, photourl, description } */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CustomerSignupAnswer"];
-                };
-            };
-            /** @description Validation error (errors[] of { field, message }) / Password does not meet security requirements (with requirements) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PasswordFailure"];
-                };
-            };
-            404: components["responses"]["AppNotFound"];
-            /** @description User with this email already exists */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            414: components["responses"]["UriTooLong"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    "CustomersController_signup[1]": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CustomerSignupRequest"];
-            };
-        };
-        responses: {
-            /** @description { status, _id (encrypted), email, emailverified, firstname, lastname, displayname, photourl, description } */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CustomerSignupAnswer"];
-                };
-            };
-            /** @description Validation error (errors[] of { field, message }) / Password does not meet security requirements (with requirements) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PasswordFailure"];
-                };
-            };
-            404: components["responses"]["AppNotFound"];
-            /** @description User with this email already exists */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            414: components["responses"]["UriTooLong"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    "CustomersController_login[0]": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CustomerLoginRequest"];
-            };
-        };
-        responses: {
-            /** @description { status, message: Login successful, data: { _id, email, firstname, lastname, displayname, description, photourl, emailverified, ...extraFields } } */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CustomerLoginAnswer"];
-                };
-            };
-            /** @description Validation error (extraFields naming an unknown or secret column) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description { status: Failed, message: Invalid credentials (or Authentication failed), data: {} } */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"] | components["schemas"]["EmptyDataFailure"];
-                };
-            };
-            404: components["responses"]["AppNotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            414: components["responses"]["UriTooLong"];
-            415: components["responses"]["UnsupportedMediaType"];
-            /** @description Too many failed logins on this account from this client address, or from all addresses (Retry-After) */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "retry-after": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    "CustomersController_login[1]": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CustomerLoginRequest"];
-            };
-        };
-        responses: {
-            /** @description { status, message: Login successful, data: { _id, email, firstname, lastname, displayname, description, photourl, emailverified, ...extraFields } } */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CustomerLoginAnswer"];
-                };
-            };
-            /** @description Validation error (extraFields naming an unknown or secret column) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description { status: Failed, message: Invalid credentials (or Authentication failed), data: {} } */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"] | components["schemas"]["EmptyDataFailure"];
-                };
-            };
-            404: components["responses"]["AppNotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            414: components["responses"]["UriTooLong"];
-            415: components["responses"]["UnsupportedMediaType"];
-            /** @description Too many failed logins on this account from this client address, or from all addresses (Retry-After) */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "retry-after": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    "CustomersController_requestReset[0]": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CustomerRequestResetRequest"];
-            };
-        };
-        responses: {
-            /** @description { status, message: Email with reset password instructions was sent to <EMAIL>. } */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessageAnswer"];
-                };
-            };
-            /** @description Validation error (email; url not on the app's domain) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description No user found / App not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            414: components["responses"]["UriTooLong"];
-            415: components["responses"]["UnsupportedMediaType"];
-            /** @description Too many password reset requests for this account (Retry-After) */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "retry-after": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    "CustomersController_requestReset[1]": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CustomerRequestResetRequest"];
-            };
-        };
-        responses: {
-            /** @description { status, message: Email with reset password instructions was sent to <EMAIL>. } */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessageAnswer"];
-                };
-            };
-            /** @description Validation error (email; url not on the app's domain) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description No user found / App not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            414: components["responses"]["UriTooLong"];
-            415: components["responses"]["UnsupportedMediaType"];
-            /** @description Too many password reset requests for this account (Retry-After) */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "retry-after": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    "CustomersController_resetPassword[0]": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CustomerResetPasswordRequest"];
-            };
-        };
-        responses: {
-            /** @description { status, message: Password reset successfully } */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessageAnswer"];
-                };
-            };
-            /** @description Reset password token has expired or is invalid / Password does not meet security requirements (with requirements) / Validation error (confirmPassword: Passwords do not match; token: token and reset_password_token must be equal) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PasswordFailure"];
-                };
-            };
-            /** @description Unauthorized (the token is another app's than the site-id's) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            404: components["responses"]["AppNotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            414: components["responses"]["UriTooLong"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    "CustomersController_resetPassword[1]": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CustomerResetPasswordRequest"];
-            };
-        };
-        responses: {
-            /** @description { status, message: Password reset successfully } */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessageAnswer"];
-                };
-            };
-            /** @description Reset password token has expired or is invalid / Password does not meet security requirements (with requirements) / Validation error (confirmPassword: Passwords do not match; token: token and reset_password_token must be equal) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PasswordFailure"];
-                };
-            };
-            /** @description Unauthorized (the token is another app's than the site-id's) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            404: components["responses"]["AppNotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            414: components["responses"]["UriTooLong"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    StaffController_list: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ListStaffRequest"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["StaffListAnswer"];
-                };
-            };
-            /** @description Validation error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
-                };
-            };
-            404: components["responses"]["AppNotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            414: components["responses"]["UriTooLong"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    StaffController_invite: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["InviteStaffRequest"];
-            };
-        };
-        responses: {
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["StaffMemberAnswer"];
-                };
-            };
-            /** @description Validation error naming email, roles, firstname, lastname or url */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
-                };
-            };
-            404: components["responses"]["AppNotFound"];
-            /** @description User with this email already exists (a staff member or an account with a password) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            414: components["responses"]["UriTooLong"];
-            415: components["responses"]["UnsupportedMediaType"];
-            /** @description Too many reset links for this address (the reset link limits) */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    StaffController_setRoles: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SetStaffRolesRequest"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["StaffMemberAnswer"];
-                };
-            };
-            /** @description Validation error naming userId or roles */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
-                };
-            };
-            /** @description Staff member not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description An app keeps at least one owner: make another staff member owner first */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            414: components["responses"]["UriTooLong"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    StaffController_remove: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["RemoveStaffRequest"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["StaffMemberAnswer"];
-                };
-            };
-            /** @description Validation error naming userId */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
-                };
-            };
-            /** @description Staff member not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description An app keeps at least one owner: make another staff member owner first */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            414: components["responses"]["UriTooLong"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    StaffCustomersController_list: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ListCustomersRequest"];
-            };
-        };
-        responses: {
-            /** @description { status: Success, data: [{ id, email, firstname, lastname, displayname, mobile, emailverified, passwordSet, created, updated }], paging: { page, perPage, hasMore } } */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListCustomersAnswer"];
-                };
-            };
-            /** @description Validation error naming the field (search, page, perPage 1..100) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
-                };
-            };
-            404: components["responses"]["AppNotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            414: components["responses"]["UriTooLong"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    StaffCustomersController_resetLink: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CustomerResetLinkRequest"];
-            };
-        };
-        responses: {
-            /** @description { status: Success, message: Email with reset password instructions was sent to <email>., data: { customerId, email } } */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CustomerResetLinkAnswer"];
-                };
-            };
-            /** @description Validation error naming customerId or url (not on the app's domain) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
-                };
-            };
-            /** @description Customer not found (also another app's customer) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            /** @description The customer has no email address to send a reset link to / Email is disabled for this app: no reset link can be sent */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            414: components["responses"]["UriTooLong"];
-            415: components["responses"]["UnsupportedMediaType"];
-            /** @description Too many password reset requests for this account (Retry-After) */
-            429: {
-                headers: {
-                    /** @description Seconds to wait before trying again */
-                    "retry-after": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Failure"];
-                };
-            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -10276,6 +9151,1131 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    AccountLinksController_userEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description { status, email, role } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserEmailAnswer"];
+                };
+            };
+            /** @description Token expired / Validation error (userId not a valid token) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Unauthorized (the token is another app's than the site-id's) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    AccountLinksController_userSmsCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description { status, message: SMS code sent successfully } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageAnswer"];
+                };
+            };
+            /** @description Token expired / Mobile number missing / Validation error (userId not a valid token) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Unauthorized (the token is another app's than the site-id's) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Too many SMS codes for this account or number (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    AccountLinksController_verifySmsCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifySmsCodeRequest"];
+            };
+        };
+        responses: {
+            /** @description { status, message: SMS code verified } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageAnswer"];
+                };
+            };
+            /** @description Invalid or expired SMS code / Too many attempts: request a new SMS code / Token expired / Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Unauthorized (the token is another app's than the site-id's) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    AccountLinksController_inviteLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InviteLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description { status, link } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InviteLinkAnswer"];
+                };
+            };
+            /** @description Validation error (user or folder_id not of this app) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Unauthorized: no bearer, a broken or expired one, one issued before a password change, or one of another app than the site-id's */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Insufficient permissions (not an admin of this app) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    AccountLinksController_getFolderLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FolderLimitsRequest"];
+            };
+        };
+        responses: {
+            /** @description { status, data: [ { linked } ] } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FolderLimitsAnswer"];
+                };
+            };
+            /** @description Validation error (appID, table, userId; appID not the app of this request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description Insufficient permissions (a non-admin asking about another user) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "CustomersController_signup[0]": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerSignupRequest"];
+            };
+        };
+        responses: {
+            /** @description { status, _id (encrypted), email, emailverified, firstname, lastname, displayname, photourl, description } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerSignupAnswer"];
+                };
+            };
+            /** @description Validation error (errors[] of { field, message }) / Password does not meet security requirements (with requirements) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PasswordFailure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
+            /** @description User with this email already exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "CustomersController_signup[1]": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerSignupRequest"];
+            };
+        };
+        responses: {
+            /** @description { status, _id (encrypted), email, emailverified, firstname, lastname, displayname, photourl, description } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerSignupAnswer"];
+                };
+            };
+            /** @description Validation error (errors[] of { field, message }) / Password does not meet security requirements (with requirements) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PasswordFailure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
+            /** @description User with this email already exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "CustomersController_login[0]": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerLoginRequest"];
+            };
+        };
+        responses: {
+            /** @description { status, message: Login successful, data: { _id, email, firstname, lastname, displayname, description, photourl, emailverified, ...extraFields } } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerLoginAnswer"];
+                };
+            };
+            /** @description Validation error (extraFields naming an unknown or secret column) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description { status: Failed, message: Invalid credentials (or Authentication failed), data: {} } */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["EmptyDataFailure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Too many failed logins on this account from this client address, or from all addresses (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "CustomersController_login[1]": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerLoginRequest"];
+            };
+        };
+        responses: {
+            /** @description { status, message: Login successful, data: { _id, email, firstname, lastname, displayname, description, photourl, emailverified, ...extraFields } } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerLoginAnswer"];
+                };
+            };
+            /** @description Validation error (extraFields naming an unknown or secret column) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description { status: Failed, message: Invalid credentials (or Authentication failed), data: {} } */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["EmptyDataFailure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Too many failed logins on this account from this client address, or from all addresses (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "CustomersController_requestReset[0]": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerRequestResetRequest"];
+            };
+        };
+        responses: {
+            /** @description { status, message: Email with reset password instructions was sent to <EMAIL>. } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageAnswer"];
+                };
+            };
+            /** @description Validation error (email; url not on the app's domain) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description No user found / App not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Too many password reset requests for this account (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "CustomersController_requestReset[1]": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerRequestResetRequest"];
+            };
+        };
+        responses: {
+            /** @description { status, message: Email with reset password instructions was sent to <EMAIL>. } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageAnswer"];
+                };
+            };
+            /** @description Validation error (email; url not on the app's domain) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description No user found / App not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Too many password reset requests for this account (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "CustomersController_resetPassword[0]": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerResetPasswordRequest"];
+            };
+        };
+        responses: {
+            /** @description { status, message: Password reset successfully } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageAnswer"];
+                };
+            };
+            /** @description Reset password token has expired or is invalid / Password does not meet security requirements (with requirements) / Validation error (confirmPassword: Passwords do not match; token: token and reset_password_token must be equal) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PasswordFailure"];
+                };
+            };
+            /** @description Unauthorized (the token is another app's than the site-id's) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    "CustomersController_resetPassword[1]": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerResetPasswordRequest"];
+            };
+        };
+        responses: {
+            /** @description { status, message: Password reset successfully } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageAnswer"];
+                };
+            };
+            /** @description Reset password token has expired or is invalid / Password does not meet security requirements (with requirements) / Validation error (confirmPassword: Passwords do not match; token: token and reset_password_token must be equal) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PasswordFailure"];
+                };
+            };
+            /** @description Unauthorized (the token is another app's than the site-id's) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    StaffCustomersController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListCustomersRequest"];
+            };
+        };
+        responses: {
+            /** @description { status: Success, data: [{ id, email, firstname, lastname, displayname, mobile, emailverified, passwordSet, created, updated }], paging: { page, perPage, hasMore } } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListCustomersAnswer"];
+                };
+            };
+            /** @description Validation error naming the field (search, page, perPage 1..100) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    StaffCustomersController_resetLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerResetLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description { status: Success, message: Email with reset password instructions was sent to <email>., data: { customerId, email } } */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerResetLinkAnswer"];
+                };
+            };
+            /** @description Validation error naming customerId or url (not on the app's domain) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            /** @description Customer not found (also another app's customer) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description The customer has no email address to send a reset link to / Email is disabled for this app: no reset link can be sent */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Too many password reset requests for this account (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    StaffController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListStaffRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffListAnswer"];
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    StaffController_invite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InviteStaffRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffMemberAnswer"];
+                };
+            };
+            /** @description Validation error naming email, roles, firstname, lastname or url */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            404: components["responses"]["AppNotFound"];
+            /** @description User with this email already exists (a staff member or an account with a password) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Too many reset links for this address (the reset link limits) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    StaffController_setRoles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetStaffRolesRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffMemberAnswer"];
+                };
+            };
+            /** @description Validation error naming userId or roles */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            /** @description Staff member not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description An app keeps at least one owner: make another staff member owner first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    StaffController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RemoveStaffRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffMemberAnswer"];
+                };
+            };
+            /** @description Validation error naming userId */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description 401 without a bearer (or with one of another app); 403 `Insufficient permissions` naming the permission for a staff member without it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["PermissionFailure"];
+                };
+            };
+            /** @description Staff member not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description An app keeps at least one owner: make another staff member owner first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
