@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
  * in Master_ID order (core_data_published_idx); with `orderBy: "<column> ASC|DESC"` for one of ORDERED it walks
  * core_products_app_<column>_idx, ties by the row id in the same direction, joining each row to its published
  * core_data row. The values are written in and the statement is named (the service's own way, see
- * DataRowsRepository.rows): PostgreSQL plans a statement without parameters once per connection and reuses the plan.
+ * DataRowRepository.rows): PostgreSQL plans a statement without parameters once per connection and reuses the plan.
  * Deep pages are deferred joins, as the service's.
  */
 const COLUMNS = [
@@ -34,7 +34,7 @@ const SELECT_LIST =
 const FROM = `FROM core_data d JOIN "core_products" c ON c."id" = d."Current_ID"
  WHERE d."Shop_ID" = $APP AND d."Source_Table" = 'core_products' AND d."Published" = 1 AND c."app_id" = $APP
    AND d."Publish_Set_Date" <= now() AND (d."Publish_Expire_Date" > now() OR d."Publish_Expire_Date" IS NULL) AND d."IsExpired" <> 1`;
-/** The service's DEFERRED_JOIN_OFFSET (src/data-rows/repositories/data-rows.repository.ts). */
+/** The service's DEFERRED_JOIN_OFFSET (src/data-rows/repositories/data-row.repository.ts). */
 const DEFERRED_JOIN_OFFSET = 400;
 
 function orderTerms(orderBy: string | undefined): { sql: string; direction: string }[] {

@@ -7,7 +7,7 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { TablePolicy } from '../database/table-policy';
 import { clientDataError, TableCatalogService } from '../versioning';
-import { DataRowsRepository, hasIdSlot } from './repositories/data-rows.repository';
+import { DataRowRepository, hasIdSlot } from './repositories/data-row.repository';
 import { buildRowQuery, readMode, RowQuery, RowRequest } from './row-query';
 
 export interface DataRowsResult {
@@ -23,7 +23,7 @@ export interface DataRowsResult {
 @Injectable()
 export class DataRowsService {
   constructor(
-    private readonly repository: DataRowsRepository,
+    private readonly repository: DataRowRepository,
     private readonly catalog: TableCatalogService,
     private readonly cipher: IdCipherService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,

@@ -8,7 +8,7 @@ import { TablePolicy } from '../database/table-policy';
 import { TransactionalConnection } from '../database/transactional-connection';
 import { Related, RelatedLinksService } from '../related';
 import { ContentService, TableCatalogService } from '../versioning';
-import { DataRowsRepository } from './repositories/data-rows.repository';
+import { DataRowRepository } from './repositories/data-row.repository';
 
 export interface RelatedLink {
   parent_table: string;
@@ -33,7 +33,7 @@ export interface RelatedRow extends RelatedLink {
 export class RelatedService {
   constructor(
     private readonly connection: TransactionalConnection,
-    private readonly rows: DataRowsRepository,
+    private readonly rows: DataRowRepository,
     private readonly catalog: TableCatalogService,
     private readonly schema: SchemaCatalogService,
     private readonly content: ContentService,

@@ -1,5 +1,5 @@
 import { ItemStatus } from './entities';
-import { itemMachine, ItemAction, NEW_ITEM_STATUS, ORDER_ITEM_TRANSITIONS } from './order-item-transitions';
+import { orderItemMachine, ItemAction, NEW_ITEM_STATUS, ORDER_ITEM_TRANSITIONS } from './order-item-transitions';
 import { UNCOUNTED_ITEM_STATUSES } from './order-totals';
 
 const STATUSES: ItemStatus[] = ['Pending', 'Ordered', 'Cancelled', 'Gift Voucher'];
@@ -7,7 +7,7 @@ const STATUSES: ItemStatus[] = ['Pending', 'Ordered', 'Cancelled', 'Gift Voucher
 /** For each action, the item statuses it applies to and what it sets (the order item status table). */
 function table(action: ItemAction): Record<ItemStatus, string> {
   return Object.fromEntries(
-    STATUSES.map((s) => [s, itemMachine.allows(action, s) ? `→ ${itemMachine.next(action, s)}` : 'refused']),
+    STATUSES.map((s) => [s, orderItemMachine.allows(action, s) ? `→ ${orderItemMachine.next(action, s)}` : 'refused']),
   ) as Record<ItemStatus, string>;
 }
 
@@ -25,7 +25,7 @@ describe('order item transitions', () => {
 
   it('completion makes Pending items Ordered and leaves every other status as it is', () => {
     expect(table('order')).toEqual({ Pending: '→ Ordered', Ordered: 'refused', Cancelled: 'refused', 'Gift Voucher': 'refused' });
-    expect(itemMachine.from('order')).toEqual(['Pending']);
+    expect(orderItemMachine.from('order')).toEqual(['Pending']);
   });
 
   it('cancelling makes every item that is not Cancelled yet Cancelled, and Cancelled items do not count', () => {

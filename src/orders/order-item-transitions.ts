@@ -23,7 +23,7 @@ export const ORDER_ITEM_TRANSITIONS: Record<ItemAction, Transition<ItemStatus>> 
   cancel: { from: ['Pending', 'Ordered', 'Gift Voucher'], to: 'Cancelled' },
 };
 
-export const itemMachine = new StateMachine<ItemStatus, ItemAction>('order item', ORDER_ITEM_TRANSITIONS);
+export const orderItemMachine = new StateMachine<ItemStatus, ItemAction>('order item', ORDER_ITEM_TRANSITIONS);
 
 /** The status every item added to a cart starts in. */
 export const NEW_ITEM_STATUS: ItemStatus = ORDER_ITEM_TRANSITIONS.add.to!;

@@ -6,7 +6,7 @@ import { RequestContext } from '../common/request-context';
 import { TablePolicy } from '../database/table-policy';
 import { ContentStage } from './content-stages';
 import { NOT_WRITABLE } from './content.service';
-import { ContentStagesRepository, StageCounts } from './repositories/content-stages.repository';
+import { ContentStageRepository, StageCounts } from './repositories/content-stage.repository';
 import { CatalogColumn, ColumnKind, RegisteredTable, TableCatalogService } from './table-catalog.service';
 
 /** A column a form can edit (/content/create and /content/edit take it). */
@@ -34,7 +34,7 @@ export interface ContentTableView {
 export class ContentTablesService {
   constructor(
     private readonly catalog: TableCatalogService,
-    private readonly stages: ContentStagesRepository,
+    private readonly stages: ContentStageRepository,
     private readonly cipher: IdCipherService,
   ) {}
 

@@ -23,7 +23,7 @@ import {
   PublishContentRequest,
   RollbackContentRequest,
 } from './content.dto';
-import { TRANSITIONS } from './lifecycle-transitions';
+import { LIFECYCLE_TRANSITIONS } from './lifecycle-transitions';
 import { LifecycleService, Schedule, TransitionResult } from './lifecycle.service';
 
 const TRANSITION_REFUSED = 'Cannot <action> a record whose current version is <status> (the lifecycle does not allow it)';
@@ -54,7 +54,7 @@ export class ContentController {
   @ApiOperation({ summary: 'Create a record of a versioned table (first version, status New)' })
   @ApiOkResponse({ type: ContentVersionAnswer })
   async create(@Ctx() ctx: RequestContext, @Body() body: CreateContentRequest): Promise<ContentVersionAnswer> {
-    return success({ message: TRANSITIONS.create.message, data: await this.content.create(ctx, body.table, body.data) });
+    return success({ message: LIFECYCLE_TRANSITIONS.create.message, data: await this.content.create(ctx, body.table, body.data) });
   }
 
   @Post('edit')
@@ -66,7 +66,7 @@ export class ContentController {
   @ApiFailureResponse(409, 'Someone else saved the record first (expectedCurrentId is stale, or the saves raced) / The record is deleted')
   async edit(@Ctx() ctx: RequestContext, @Body() body: EditContentRequest): Promise<ContentEditAnswer> {
     return success({
-      message: TRANSITIONS.edit.message,
+      message: LIFECYCLE_TRANSITIONS.edit.message,
       data: await this.content.edit(ctx, body.table, masterIdOf(body), body.data, body.expectedCurrentId),
     });
   }

@@ -6,9 +6,9 @@ import { TablePolicy } from '../database/table-policy';
 import { isUniqueViolation } from '../database/transaction';
 import { TransactionalConnection } from '../database/transactional-connection';
 import { clientDataError, toColumnValue } from './column-values';
-import { decide, refusalDetail, TRANSITIONS } from './lifecycle-transitions';
-import { ContentRowsRepository } from './repositories/content-rows.repository';
-import { CoreDataRow, VersionsRepository } from './repositories/versions.repository';
+import { decide, refusalDetail, LIFECYCLE_TRANSITIONS } from './lifecycle-transitions';
+import { ContentRowRepository } from './repositories/content-row.repository';
+import { CoreDataRow, VersionRepository } from './repositories/version.repository';
 import { RegisteredTable, TableCatalogService } from './table-catalog.service';
 import { versioningError } from './versioning.errors';
 
@@ -38,8 +38,8 @@ export class ContentService {
     private readonly connection: TransactionalConnection,
     private readonly catalog: TableCatalogService,
     private readonly cipher: IdCipherService,
-    private readonly versions: VersionsRepository,
-    private readonly rows: ContentRowsRepository,
+    private readonly versions: VersionRepository,
+    private readonly rows: ContentRowRepository,
   ) {}
 
   /** A new record: its first content row and its core_data row with status New. */
@@ -53,7 +53,7 @@ export class ContentService {
       await this.versions.insertFirst(ctx, {
         table: table.name,
         rowId,
-        status: TRANSITIONS.create.to,
+        status: LIFECYCLE_TRANSITIONS.create.to,
         title: titleOf(table, row),
         userId: userOf(ctx),
       });
@@ -227,7 +227,7 @@ export class ContentService {
    * row's publication flags stay: what is live stays live until the new version is published.
    */
   private async appendVersion(ctx: RequestContext, current: CoreDataRow, rowId: number, title: string | null): Promise<CoreDataRow> {
-    const { set, previous } = TRANSITIONS.edit;
+    const { set, previous } = LIFECYCLE_TRANSITIONS.edit;
     // The old row stops being current first: the partial unique index allows one current row per record.
     await this.versions.setColumns(ctx, current.ID, previous);
     const userId = userOf(ctx);

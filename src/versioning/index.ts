@@ -1,7 +1,7 @@
 /** The versioning module's public surface: import from here, not from its files. */
 export { VersioningModule } from './versioning.module';
-export { insertFirstVersion } from './repositories/versions.repository';
-export type { NewVersionRecord } from './repositories/versions.repository';
+export { insertFirstVersion } from './repositories/version.repository';
+export type { NewVersionRecord } from './repositories/version.repository';
 export { isLifecycleStatus, LIFECYCLE_STATUSES } from './lifecycle';
 export type { LifecycleStatus } from './lifecycle';
 export { TableCatalogService } from './table-catalog.service';

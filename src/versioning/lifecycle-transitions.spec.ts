@@ -1,5 +1,5 @@
 import { LIFECYCLE_STATUSES, LifecycleStatus } from './lifecycle';
-import { decide, LifecycleAction, TRANSITIONS, VersionState } from './lifecycle-transitions';
+import { decide, LifecycleAction, LIFECYCLE_TRANSITIONS, VersionState } from './lifecycle-transitions';
 
 /**
  * The record lifecycle's transition table, action by action and status by status: which versions an action
@@ -44,8 +44,8 @@ describe('lifecycle transitions', () => {
       Deleted: 'refused: RECORD_DELETED',
       'Rolled Back': 'apply',
     });
-    expect(TRANSITIONS.edit.set).toEqual({ Status: 'Editing', IsCurrent: 1, Published: 0, Staged: 0, IsExpired: 0, Lock: 1 });
-    expect(TRANSITIONS.edit.previous).toEqual({ IsCurrent: 0, Lock: 0 });
+    expect(LIFECYCLE_TRANSITIONS.edit.set).toEqual({ Status: 'Editing', IsCurrent: 1, Published: 0, Staged: 0, IsExpired: 0, Lock: 1 });
+    expect(LIFECYCLE_TRANSITIONS.edit.previous).toEqual({ IsCurrent: 0, Lock: 0 });
   });
 
   it('stage: from New, Editing, Rolled Back; Staged again only with a new schedule', () => {
@@ -68,8 +68,8 @@ describe('lifecycle transitions', () => {
       Deleted: refused,
       'Rolled Back': 'apply',
     });
-    expect(TRANSITIONS.stage.set).toEqual({ Status: 'Staged', Published: 0, Staged: 1, IsExpired: 0, Lock: 0 });
-    expect(TRANSITIONS.stage.schedules).toBe(true);
+    expect(LIFECYCLE_TRANSITIONS.stage.set).toEqual({ Status: 'Staged', Published: 0, Staged: 1, IsExpired: 0, Lock: 0 });
+    expect(LIFECYCLE_TRANSITIONS.stage.schedules).toBe(true);
   });
 
   it('publish: from every status but Deleted; Published again only with a new schedule; other versions lose their flags', () => {
@@ -83,8 +83,8 @@ describe('lifecycle transitions', () => {
       'Rolled Back': 'apply',
     });
     expect(outcomes('publish', { rescheduled: true }).Published).toBe('apply');
-    expect(TRANSITIONS.publish.set).toEqual({ Status: 'Published', Published: 1, Staged: 1, IsExpired: 0, Lock: 0 });
-    expect(TRANSITIONS.publish.others).toEqual({ Published: 0, Staged: 0 });
+    expect(LIFECYCLE_TRANSITIONS.publish.set).toEqual({ Status: 'Published', Published: 1, Staged: 1, IsExpired: 0, Lock: 0 });
+    expect(LIFECYCLE_TRANSITIONS.publish.others).toEqual({ Published: 0, Staged: 0 });
   });
 
   it('promote: Staged → Published; a live Published version is already published, whatever the schedule', () => {
@@ -102,8 +102,8 @@ describe('lifecycle transitions', () => {
     expect(outcomes('promote', { rescheduled: true })).toEqual(expected);
     // A version whose status says Published but which is not live is no reason to answer "already".
     expect(decide('promote', state('Published')).kind).toBe('refused');
-    expect(TRANSITIONS.promote.set).toEqual(TRANSITIONS.publish.set);
-    expect(TRANSITIONS.promote.others).toEqual(TRANSITIONS.publish.others);
+    expect(LIFECYCLE_TRANSITIONS.promote.set).toEqual(LIFECYCLE_TRANSITIONS.publish.set);
+    expect(LIFECYCLE_TRANSITIONS.promote.others).toEqual(LIFECYCLE_TRANSITIONS.publish.others);
   });
 
   it('expire: every visible (Published or Staged) version; with none, Expired is already expired and the rest is refused', () => {
@@ -120,8 +120,8 @@ describe('lifecycle transitions', () => {
       Deleted: 'refused: CANNOT_TRANSITION',
       'Rolled Back': 'refused: CANNOT_TRANSITION',
     });
-    expect(TRANSITIONS.expire.set).toEqual({ Status: 'Expired', Published: 0, Staged: 0, IsExpired: 1, Lock: 0 });
-    expect(TRANSITIONS.expire.expiresNow).toBe(true);
+    expect(LIFECYCLE_TRANSITIONS.expire.set).toEqual({ Status: 'Expired', Published: 0, Staged: 0, IsExpired: 1, Lock: 0 });
+    expect(LIFECYCLE_TRANSITIONS.expire.expiresNow).toBe(true);
   });
 
   it('delete: from any status; Deleted is already deleted; every version loses its flags', () => {
@@ -134,9 +134,9 @@ describe('lifecycle transitions', () => {
       Deleted: 'already: Record already deleted',
       'Rolled Back': 'apply',
     });
-    expect(TRANSITIONS.delete.set).toEqual({ Status: 'Deleted', Published: 0, Staged: 0, Lock: 0 });
-    expect(TRANSITIONS.delete.others).toEqual({ Published: 0, Staged: 0, Lock: 0 });
-    expect(TRANSITIONS.delete.othersAll).toBe(true);
+    expect(LIFECYCLE_TRANSITIONS.delete.set).toEqual({ Status: 'Deleted', Published: 0, Staged: 0, Lock: 0 });
+    expect(LIFECYCLE_TRANSITIONS.delete.others).toEqual({ Published: 0, Staged: 0, Lock: 0 });
+    expect(LIFECYCLE_TRANSITIONS.delete.othersAll).toBe(true);
   });
 
   it('rollback: to any version that is not current; the current one is refused unless it is the rolled-back one', () => {
@@ -153,8 +153,8 @@ describe('lifecycle transitions', () => {
       'Rolled Back': 'already: Record already rolled back to this version',
     });
     // Publication flags stay as they are: publishing the restored version is a separate step.
-    expect(TRANSITIONS.rollback.set).toEqual({ Status: 'Rolled Back', IsCurrent: 1, Lock: 0 });
-    expect(TRANSITIONS.rollback.previous).toEqual({ IsCurrent: 0, Lock: 0 });
+    expect(LIFECYCLE_TRANSITIONS.rollback.set).toEqual({ Status: 'Rolled Back', IsCurrent: 1, Lock: 0 });
+    expect(LIFECYCLE_TRANSITIONS.rollback.previous).toEqual({ IsCurrent: 0, Lock: 0 });
   });
 
   it('reaching Publish_Expire_Date: a version with Published set becomes Expired, whatever its status', () => {
@@ -162,10 +162,10 @@ describe('lifecycle transitions', () => {
       expect(decide('reachExpiry', state(status, { Published: 1, Staged: 1 })).kind).toBe('apply');
       expect(decide('reachExpiry', state(status, { Staged: 1 })).kind).toBe('refused');
     }
-    expect(TRANSITIONS.reachExpiry.set).toEqual(TRANSITIONS.expire.set);
+    expect(LIFECYCLE_TRANSITIONS.reachExpiry.set).toEqual(LIFECYCLE_TRANSITIONS.expire.set);
   });
 
   it('create: a first version New, current, not visible', () => {
-    expect(TRANSITIONS.create.set).toEqual({ Status: 'New', IsCurrent: 1, Published: 0, Staged: 0, IsExpired: 0, Lock: 0 });
+    expect(LIFECYCLE_TRANSITIONS.create.set).toEqual({ Status: 'New', IsCurrent: 1, Published: 0, Staged: 0, IsExpired: 0, Lock: 0 });
   });
 });

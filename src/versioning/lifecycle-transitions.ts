@@ -72,7 +72,7 @@ function rule<const R extends Omit<LifecycleTransition, 'to'>>(row: R): R & { to
  * one, the newest staged one, the target of a rollback) and ask `decide`; the expiry job applies
  * `reachExpiry` to due published versions.
  */
-export const TRANSITIONS = {
+export const LIFECYCLE_TRANSITIONS = {
   create: rule({
     from: [],
     set: { Status: 'New', IsCurrent: 1, Published: 0, Staged: 0, IsExpired: 0, Lock: 0 },
@@ -161,10 +161,10 @@ export const TRANSITIONS = {
   }),
 } satisfies Record<string, LifecycleTransition>;
 
-export type LifecycleAction = keyof typeof TRANSITIONS;
+export type LifecycleAction = keyof typeof LIFECYCLE_TRANSITIONS;
 
 /** The lifecycle as a state machine over the statuses: every status decision of versioning asks it. */
-export const LIFECYCLE = new StateMachine<LifecycleStatus, LifecycleAction, LifecycleTransition>('record', TRANSITIONS);
+export const lifecycleMachine = new StateMachine<LifecycleStatus, LifecycleAction, LifecycleTransition>('record', LIFECYCLE_TRANSITIONS);
 
 /** The live version of a record: Published, and published (promote's "already" target). */
 export const LIVE_VERSION: VersionMatch = { status: ['Published'], published: true };
@@ -184,10 +184,11 @@ export type Decision =
 
 /** What `action` does to `version`: apply the transition, answer that nothing changes, or refuse. */
 export function decide(action: LifecycleAction, version: VersionState, options: { rescheduled?: boolean } = {}): Decision {
-  const transition: LifecycleTransition = TRANSITIONS[action];
+  const transition: LifecycleTransition = LIFECYCLE_TRANSITIONS[action];
   const again = transition.rescheduleApplies === true && options.rescheduled === true;
   if (transition.already && matches(transition.already, version) && !again) return { kind: 'already', message: transition.alreadyMessage! };
-  if (LIFECYCLE.allows(action, version.Status) && matches(transition.flags ?? ANY_FLAGS, version)) return { kind: 'apply', transition };
+  if (lifecycleMachine.allows(action, version.Status) && matches(transition.flags ?? ANY_FLAGS, version))
+    return { kind: 'apply', transition };
   return { kind: 'refused', code: transition.refusal };
 }
 

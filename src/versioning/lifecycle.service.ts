@@ -6,15 +6,15 @@ import { TransactionalConnection } from '../database/transactional-connection';
 import { ContentService, VersionView } from './content.service';
 import {
   decide,
-  LIFECYCLE,
+  lifecycleMachine,
   LifecycleAction,
   LifecycleTransition,
   LIVE_VERSION,
   matches,
   refusalDetail,
-  TRANSITIONS,
+  LIFECYCLE_TRANSITIONS,
 } from './lifecycle-transitions';
-import { CoreDataRow, VersionsRepository } from './repositories/versions.repository';
+import { CoreDataRow, VersionRepository } from './repositories/version.repository';
 import { versioningError } from './versioning.errors';
 
 export interface Schedule {
@@ -46,7 +46,7 @@ export class LifecycleService {
   constructor(
     private readonly connection: TransactionalConnection,
     private readonly content: ContentService,
-    private readonly versions: VersionsRepository,
+    private readonly versions: VersionRepository,
     private readonly audit: AuditService,
   ) {}
 
@@ -64,9 +64,9 @@ export class LifecycleService {
   async promote(ctx: RequestContext, table: string, masterId: number, schedule: Schedule): Promise<TransitionResult> {
     return this.onCurrent(ctx, table, masterId, async (current, tableName) => {
       const versions = await this.versions.history(ctx, tableName, masterId);
-      const staged = LIFECYCLE.allows('promote', current.Status)
+      const staged = lifecycleMachine.allows('promote', current.Status)
         ? current
-        : [...versions].reverse().find((v) => LIFECYCLE.allows('promote', v.Status) && v.Staged === 1);
+        : [...versions].reverse().find((v) => lifecycleMachine.allows('promote', v.Status) && v.Staged === 1);
       const live = versions.find((v) => matches(LIVE_VERSION, v));
       return this.apply(ctx, 'promote', staged ?? live ?? current, current, schedule);
     });
@@ -80,7 +80,7 @@ export class LifecycleService {
       let last: CoreDataRow = current;
       for (const version of visible) last = (await this.apply(ctx, 'expire', version, current, {})).row;
       const row = visible.some((v) => v.ID === current.ID) ? await this.versions.reload(ctx, current.ID) : last;
-      return { message: TRANSITIONS.expire.message, row };
+      return { message: LIFECYCLE_TRANSITIONS.expire.message, row };
     });
   }
 
@@ -109,7 +109,7 @@ export class LifecycleService {
    */
   async expireDue(ctx: RequestContext): Promise<number[]> {
     this.connection.transactionManager(ctx); // asserts that the job opened the transaction
-    return this.versions.expireDue(ctx, TRANSITIONS.reachExpiry.set);
+    return this.versions.expireDue(ctx, LIFECYCLE_TRANSITIONS.reachExpiry.set);
   }
 
   /** `action` on `version` (of the record whose current version is `current`), as the transition table decides. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../common/request-context';
-import { ProductsRepository } from './repositories/products.repository';
+import { ProductRepository } from './repositories/product.repository';
 
 /** A product as the shop sells it now: the version readers see as published, with what an order item copies. */
 export interface PublishedProduct {
@@ -25,7 +25,7 @@ export interface PublishedProduct {
  */
 @Injectable()
 export class ProductCatalogService {
-  constructor(private readonly products: ProductsRepository) {}
+  constructor(private readonly products: ProductRepository) {}
 
   /** The version of the app's product `masterId` that readers see as published now, or null. */
   async published(ctx: RequestContext, masterId: number): Promise<PublishedProduct | null> {

@@ -4,7 +4,7 @@ import { isIdentifier } from '../database/identifiers';
 import { SchemaCatalogService, SchemaColumn } from '../database/schema-catalog.service';
 import { TablePolicy } from '../database/table-policy';
 import { TransactionScope } from '../database/transaction-scope';
-import { TablesRepository } from './repositories/tables.repository';
+import { ContentTableRepository } from './repositories/content-table.repository';
 
 export type ColumnKind = 'integer' | 'number' | 'boolean' | 'datetime' | 'text' | 'json' | 'other';
 
@@ -49,7 +49,7 @@ export class TableCatalogService {
   private cache: { at: number; tables: Promise<Map<string, RegisteredTable>> } | null = null;
 
   constructor(
-    private readonly registry: TablesRepository,
+    private readonly registry: ContentTableRepository,
     private readonly schema: SchemaCatalogService,
   ) {}
 

@@ -7,11 +7,11 @@ import { ContentService } from './content.service';
 import { ExpiryJob } from './expiry.job';
 import { LifecycleService } from './lifecycle.service';
 import { ProductCatalogService } from './product-catalog.service';
-import { ContentRowsRepository } from './repositories/content-rows.repository';
-import { ContentStagesRepository } from './repositories/content-stages.repository';
-import { ProductsRepository } from './repositories/products.repository';
-import { TablesRepository } from './repositories/tables.repository';
-import { VersionsRepository } from './repositories/versions.repository';
+import { ContentRowRepository } from './repositories/content-row.repository';
+import { ContentStageRepository } from './repositories/content-stage.repository';
+import { ProductRepository } from './repositories/product.repository';
+import { ContentTableRepository } from './repositories/content-table.repository';
+import { VersionRepository } from './repositories/version.repository';
 import { TableCatalogService } from './table-catalog.service';
 import { CoreData } from './entities/core-data.entity';
 import { CoreTable } from './entities/core-table.entity';
@@ -27,11 +27,11 @@ import { Product } from './entities/product.entity';
     LifecycleService,
     ExpiryJob,
     ProductCatalogService,
-    TablesRepository,
-    VersionsRepository,
-    ContentRowsRepository,
-    ProductsRepository,
-    ContentStagesRepository,
+    ContentTableRepository,
+    VersionRepository,
+    ContentRowRepository,
+    ProductRepository,
+    ContentStageRepository,
     ContentTablesService,
   ],
   exports: [TableCatalogService, ContentService, ProductCatalogService],

@@ -1,5 +1,5 @@
 import { buildRowQuery } from '../../src/data-rows/row-query';
-import { DEFERRED_JOIN_OFFSET, pageSql, rowParams, toSql } from '../../src/data-rows/repositories/data-rows.repository';
+import { DEFERRED_JOIN_OFFSET, pageSql, rowParams, toSql } from '../../src/data-rows/repositories/data-row.repository';
 import { prepared } from '../../src/database/prepared-statements';
 import { TransactionScope } from '../../src/database/transaction-scope';
 import { TableCatalogService } from '../../src/versioning';

@@ -6,7 +6,7 @@ import { ProductCatalogService, PublishedProduct } from '../../versioning';
 import { CartLine, MAX_QUANTITY } from './cart.dto';
 import { Order } from '../entities';
 import { OrderAccessService, OrderRef } from '../order-access.service';
-import { itemMachine, NEW_ITEM_STATUS } from '../order-item-transitions';
+import { orderItemMachine, NEW_ITEM_STATUS } from '../order-item-transitions';
 import { MAX_ORDER_TOTAL } from '../order-totals';
 import { labelOf, requireTransition } from '../order-transitions';
 import { OrderRepository } from '../repositories/order.repository';
@@ -73,7 +73,7 @@ export class CartService {
     for (const { line, product } of lines) {
       const gift = line.redeemStatus ?? null;
       if (!gift) {
-        const rows = await this.orders.raiseQty(ctx, orderId, product.versionId, line.quantity, itemMachine.from('changeQty'));
+        const rows = await this.orders.raiseQty(ctx, orderId, product.versionId, line.quantity, orderItemMachine.from('changeQty'));
         if (rows.length) {
           if (rows.some((r) => Number(r.Qty) > MAX_QUANTITY)) {
             throw ApiError.field(line.fields.quantity, `The cart would hold more than ${MAX_QUANTITY} units of product ${line.productID}`);
@@ -116,7 +116,7 @@ export class CartService {
   async remove(ctx: RequestContext, ref: OrderRef, productMasterId: number): Promise<{ order: Order; removed: number }> {
     const order = await this.access.load(ctx, ref, { lock: true, reconcile: true });
     requireTransition('editCart', order.orderstatus);
-    const removed = await this.orders.deleteItems(ctx, order.id, productMasterId, itemMachine.from('remove'));
+    const removed = await this.orders.deleteItems(ctx, order.id, productMasterId, orderItemMachine.from('remove'));
     if (removed === 0) return { order, removed };
 
     const left = await this.orders.countCountedItems(ctx, order.id);

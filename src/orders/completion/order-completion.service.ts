@@ -7,7 +7,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import { TransactionalConnection } from '../../database/transactional-connection';
 import { DigitalItem, TokenIssuerService, TokenRow } from '../../tokens';
 import { isGift, Order, OrderItem } from '../entities';
-import { itemMachine } from '../order-item-transitions';
+import { orderItemMachine } from '../order-item-transitions';
 import { OrderMailsService } from './order-mails.service';
 import { counts } from '../order-totals';
 import { allows, labelOf, ORDER_TRANSITIONS, OrderAction, orderMachine, requireTransition } from '../order-transitions';
@@ -46,8 +46,8 @@ export interface CompletionResult {
 
 const ACTION_OF: Record<CompletionMethod, OrderAction> = { Card: 'payByCard', 'Order Only': 'submitOrderOnly', REDO: 'redo' };
 /** Step 3: the item statuses completion changes (Pending), and what it makes them (Ordered). */
-const ORDERED_FROM = itemMachine.from('order');
-const ORDERED = itemMachine.transitions.order.to!;
+const ORDERED_FROM = orderItemMachine.from('order');
+const ORDERED = orderItemMachine.transitions.order.to!;
 
 /**
  * Order completion, run by the payment webhook, paymentComplete and submitOrder,
@@ -129,7 +129,7 @@ export class OrderCompletionService {
     await this.orders.setItemStatus(ctx, orderId, ORDERED_FROM, ORDERED);
     // The order's items as that UPDATE left them (the row lock keeps every other writer of the cart out).
     const items = before.map((item) =>
-      itemMachine.allows('order', item.ItemStatus) ? Object.assign(item, { ItemStatus: ORDERED }) : item,
+      orderItemMachine.allows('order', item.ItemStatus) ? Object.assign(item, { ItemStatus: ORDERED }) : item,
     );
 
     // Step 6 runs here, before the emails are written: the confirmation (step 5) lists the gift tokens'

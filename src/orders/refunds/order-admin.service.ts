@@ -5,7 +5,7 @@ import { TokenIssuerService } from '../../tokens';
 import { OrderStatus, PaymentStatus } from '../entities';
 import { PaymentIntentsFlow } from '../flows/payment-intents.flow';
 import { OrderAccessService, OrderRef } from '../order-access.service';
-import { itemMachine } from '../order-item-transitions';
+import { orderItemMachine } from '../order-item-transitions';
 import { ADMIN_MAIL_EVENT, CONFIRMATION_MAIL_EVENT, OrderMailsService } from '../completion/order-mails.service';
 import { allows, isCompleted, requireTransition } from '../order-transitions';
 import { ordersError } from '../orders.errors';
@@ -126,7 +126,12 @@ export class OrderAdminService {
     if (allows('emptyCart', order.orderstatus)) await this.intents.cancelAllOpen(ctx, order.id);
     // Paid since the refund step looked (a payment completed in between): its money must go back first.
     else if ((await this.refunds.unrefundedRest(ctx, order)) > 0) return null;
-    const cancelled = await this.orders.setItemStatus(ctx, order.id, itemMachine.from('cancel'), itemMachine.transitions.cancel.to!);
+    const cancelled = await this.orders.setItemStatus(
+      ctx,
+      order.id,
+      orderItemMachine.from('cancel'),
+      orderItemMachine.transitions.cancel.to!,
+    );
     if (allows('emptyCart', order.orderstatus)) await this.orders.recomputeTotal(ctx, order.id);
     else await this.tokens.expireOrderTokens(ctx, order.id, 'cancel');
     const after = await this.orders.findOneOrFail(ctx, order.id);

@@ -10,7 +10,7 @@ export type StageCounts = Record<ContentStage, number>;
 
 /** The content tables' records by stage (content-stages.ts), for the staff: counts and pages of rows. */
 @Injectable()
-export class ContentStagesRepository {
+export class ContentStageRepository {
   constructor(private readonly connection: TransactionalConnection) {}
 
   /** How many records of each of `tables` the app has in each stage (one pass over the app's core_data rows of those tables). */
@@ -33,7 +33,7 @@ export class ContentStagesRepository {
   /**
    * One page of the app's records of `table` in `stage`: the version's content row (its non-secret columns) with
    * the version's meta fields, the most recently updated first. Raw SQL: the table and its columns come from the
-   * catalog (allow-listed, quoted), as in ContentRowsRepository; every value is a bound parameter.
+   * catalog (allow-listed, quoted), as in ContentRowRepository; every value is a bound parameter.
    */
   rows(
     ctx: RequestContext,

@@ -22,7 +22,7 @@ export interface PublishedProductRow {
 
 /** core_products read through its version chains: only the app's own records. */
 @Injectable()
-export class ProductsRepository {
+export class ProductRepository {
   constructor(private readonly connection: TransactionalConnection) {}
 
   /** The published-now versions of the app's products `masterIds`, one per product (absent when none is published). */

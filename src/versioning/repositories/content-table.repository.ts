@@ -7,7 +7,7 @@ export type TableRegistration = Pick<CoreTable, 'table_name' | 'Live' | 'title_f
 
 /** core_tables, the registry of the tables the generic content paths may use. It is global: no app column. */
 @Injectable()
-export class TablesRepository {
+export class ContentTableRepository {
   constructor(private readonly connection: TransactionalConnection) {}
 
   /** Every registered table (read through the caller's transaction when it holds one). */

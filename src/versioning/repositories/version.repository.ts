@@ -62,7 +62,7 @@ const RECORD_WHERE = '"Shop_ID" = :appId AND "Source_Table" = :table AND "Master
  * version it concerns) are the services'; this class only reads and writes rows.
  */
 @Injectable()
-export class VersionsRepository {
+export class VersionRepository {
   constructor(private readonly connection: TransactionalConnection) {}
 
   /** The first version of a new record of the context's app. */

@@ -18,7 +18,7 @@ const MAX_PAGE_STATEMENTS = 1000;
  * allow-listed and quoted, every value a bound parameter, and every statement names the context's app.
  */
 @Injectable()
-export class DataRowsRepository {
+export class DataRowRepository {
   /** The text of recent page statements by everything it is made of (pageStatement). */
   private readonly pageStatements = new Map<string, string>();
 

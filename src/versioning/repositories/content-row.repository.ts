@@ -13,7 +13,7 @@ type Row = Record<string, unknown>;
  * (allow-listed, always quoted), and every value is a bound parameter.
  */
 @Injectable()
-export class ContentRowsRepository {
+export class ContentRowRepository {
   constructor(private readonly connection: TransactionalConnection) {}
 
   /** Inserts a row with the catalog columns of `values` (never `id`, which the table generates); its id. */
