@@ -35,7 +35,7 @@ describe('IdCipherService', () => {
     const c = createCipheriv('aes-256-cbc', KEY, iv);
     const made = `[${iv.toString('hex')}:${Buffer.concat([c.update('42'), c.final()]).toString('hex')}]`;
     expect(made).toBe(VECTORS.legacyBracketOf42);
-    // the legacy form is not bound to an app (the spec keeps it readable)
+    // the legacy form is not bound to an app (old links stay readable)
     expect(cipher.decryptId(7, VECTORS.legacyBracketOf42)).toBe(42);
     expect(cipher.decryptId(8, `_${VECTORS.legacyBracketOf42}`)).toBe(42);
   });

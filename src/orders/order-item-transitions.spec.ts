@@ -38,7 +38,7 @@ describe('order item transitions', () => {
     expect(UNCOUNTED_ITEM_STATUSES).toEqual(['Cancelled']);
   });
 
-  it('nothing moves an item to Gift Voucher (the spec does not say what does)', () => {
+  it('nothing moves an item to Gift Voucher (no route does)', () => {
     for (const action of Object.keys(ORDER_ITEM_TRANSITIONS) as ItemAction[])
       expect(ORDER_ITEM_TRANSITIONS[action].to).not.toBe('Gift Voucher');
   });

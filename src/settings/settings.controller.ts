@@ -8,6 +8,7 @@ import { Ctx, RequestContext } from '../common/request-context';
 import { Transactional } from '../common/transactional';
 import { ReadSettingsAnswer, ReadSettingsRequest, UpdateSettingsAnswer, UpdateSettingsRequest } from './settings.dto';
 import { SettingsService } from './settings.service';
+import { READ_SETTINGS_DESCRIPTION, UPDATE_SETTINGS_400, UPDATE_SETTINGS_DESCRIPTION } from './settings.docs';
 
 const NOT_STAFF = (permission: string) =>
   `401 without a bearer; 403 naming ${permission} for a bearer that is not a staff member of the app holding it`;
@@ -24,8 +25,7 @@ export class SettingsController {
   @HttpCode(200)
   @ApiOperation({
     summary: "The tenant's settings",
-    description:
-      'Name, domain, currency, payment test mode, sender address, branding and payment keys. The private keys and the webhook secret are write-only: answered masked (`sk_test_…abcd`) or null when unset.',
+    description: READ_SETTINGS_DESCRIPTION,
   })
   @ApiOkResponse({ type: ReadSettingsAnswer })
   @ApiFailureResponse(400, 'Validation error (appID)')
@@ -42,15 +42,10 @@ export class SettingsController {
   @Transactional()
   @ApiOperation({
     summary: "Change the tenant's settings",
-    description:
-      'All or nothing: every change is checked as `tenant:update` checks it (a valid domain no other app has, an ISO 4217 currency, an email address, the provider key formats; ' +
-      'production refuses the sample keys this repository publishes), then written with its audit row (`settings.update`, secrets masked) in one transaction. Answers the settings after it.',
+    description: UPDATE_SETTINGS_DESCRIPTION,
   })
   @ApiOkResponse({ type: UpdateSettingsAnswer })
-  @ApiFailureResponse(
-    400,
-    'Validation error naming the field: changes, or changes.<name> (not a setting, empty, too long, an invalid domain, currency, address or key, a domain of another app)',
-  )
+  @ApiFailureResponse(400, UPDATE_SETTINGS_400)
   @ApiFailureResponse(401, NOT_STAFF('settings.manage'))
   @ApiFailureResponse(403, NOT_STAFF('settings.manage'))
   async update(@Ctx() ctx: RequestContext, @Body() body: UpdateSettingsRequest): Promise<UpdateSettingsAnswer> {

@@ -16,7 +16,7 @@ function sameForGifts(trigger: TokenTrigger): Record<string, string | null> {
 }
 
 describe('token transitions', () => {
-  it('has the four statuses of the spec', () => {
+  it('has the four token statuses', () => {
     expect(TOKEN_STATUSES).toEqual(['pending', 'gift_pending', 'active', 'expired']);
     expect(isTokenStatus('active')).toBe(true);
     expect(isTokenStatus('Active')).toBe(false);

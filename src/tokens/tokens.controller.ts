@@ -94,7 +94,7 @@ export class TokensController {
   @ApiOkResponse({ type: TokenActivatedAnswer, description: `{ status: Success, message: Token activated, data: { ${ROW} } }` })
   @ApiFailureResponse(
     400,
-    `Our failure body (the spec shows none): { status: Failed, message, data: <token row or null> } with the validation ` +
+    `Our failure body: { status: Failed, message, data: <token row or null> } with the validation ` +
       `messages: ${VALIDATION_MESSAGES}; or Validation error (tokenValue, productId)`,
     TokenCheckFailure,
   )

@@ -39,17 +39,17 @@ const SKIPPED: Record<string, string> = {
 };
 
 /**
- * 400 answers that are not a refusal of the request's form but the spec's answer to the test's data, by operation:
+ * 400 answers that are not a refusal of the request's form but the API's answer to the test's data, by operation:
  * the message, and why the example meets it here.
  */
 const ANSWERED_400: Record<string, { message: string; why: string }> = {
   'POST /ecommerce/activateToken': {
     message: 'Token not found',
-    why: 'the spec answers an unknown token 400; the example value is a placeholder no token has',
+    why: 'the API answers an unknown token 400; the example value is a placeholder no token has',
   },
   'POST /ecommerce/redeemToken': {
     message: 'Token not found',
-    why: 'the spec answers an unknown token 400; the example value is a placeholder no token has',
+    why: 'the API answers an unknown token 400; the example value is a placeholder no token has',
   },
   'POST /content/diff': {
     message: 'Validation error',
@@ -281,7 +281,7 @@ describe("every operation's documented example, through the service", () => {
       if (answer.status >= 500) problems.push(`${name}: ${answer.status} ${JSON.stringify(answer.body)}`);
     }
     console.log(
-      `examples: ${sent.length} operations sent (${Object.keys(ANSWERED_400).length} answered 400 by the spec's rule for the test's data), ${Object.keys(SKIPPED).length} skipped, ${withoutBody.length} without a request body; ` +
+      `examples: ${sent.length} operations sent (${Object.keys(ANSWERED_400).length} answered 400 by the API's rule for the test's data), ${Object.keys(SKIPPED).length} skipped, ${withoutBody.length} without a request body; ` +
         `statuses ${JSON.stringify(Object.entries(statuses).reduce<Record<number, number>>((n, [, s]) => ({ ...n, [s]: (n[s] ?? 0) + 1 }), {}))}`,
     );
     const names = new Set(operations(doc).map(({ name }) => name));

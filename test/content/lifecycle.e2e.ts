@@ -31,7 +31,7 @@ describe('versioned content: lifecycle transitions, scheduling and expiry', () =
   });
   const newRecord = async (title: string) => (await call('create', { data: { title, price: 100 } })).body.data.Master_ID as number;
 
-  it("walks New → Editing → Staged → Published (promote) → Editing → Published (live), with the spec's flags", async () => {
+  it('walks New → Editing → Staged → Published (promote) → Editing → Published (live), with the documented flags', async () => {
     const masterId = await newRecord('Walk');
     expect(flags((await history(masterId))[0])).toEqual({ Status: 'New', Published: 0, Staged: 0, IsExpired: 0, IsCurrent: 1, Lock: 0 });
 

@@ -21,7 +21,7 @@ describe('versioned content: version chains and admin edits', () => {
     return res.body.data as Record<string, any>[];
   };
 
-  it('loads the DESIGN.md fixture rows of core_products with core_data flags from meta_status', async () => {
+  it('loads the seed fixture rows of core_products with core_data flags from meta_status', async () => {
     const rows = await t.dataSource.query(
       `SELECT p.*, d.* FROM core_products p JOIN core_data d ON d."Current_ID" = p.id AND d."Source_Table" = 'core_products' WHERE p.app_id = $1 ORDER BY p.id`,
       [a.appId],
@@ -41,7 +41,7 @@ describe('versioned content: version chains and admin edits', () => {
     expect(rows[1]).toMatchObject({ title: 'Draft thing', Status: 'New', Published: 0, Staged: 0 });
   });
 
-  it('loads the exact DESIGN.md §2 core_products row (explicit id, Published) and its core_related link', async () => {
+  it('loads the seed fixture core_products row (explicit id, Published) and its core_related link', async () => {
     const seeded = await t.seed({
       site: siteFixture(),
       tables: {

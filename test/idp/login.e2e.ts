@@ -141,7 +141,7 @@ describe('SSO login (IdP facade) against a real OpenID Connect provider', () => 
   });
 
   describe('start', () => {
-    it('answers the spec messages: no app, redirectUri not the configured one, authTable not allowed', async () => {
+    it('answers the contract messages: no app, redirectUri not the configured one, authTable not allowed', async () => {
       const noApp = await t.post('/auth/oauth/idp/start', {});
       expect(noApp.status).toBe(400);
       expect(noApp.body).toMatchObject({ status: 'Failed', message: 'Missing app context: provide appID/site-id for OAuth start' });

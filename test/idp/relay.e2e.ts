@@ -94,7 +94,7 @@ describe('SSO relay pages', () => {
     ]);
   });
 
-  it("sends the browser to the app's callback URL in the spec's order: idp_app_callback_url, oauth_callback_url, auth_callback_url, then <domain>/auth/callback", async () => {
+  it("sends the browser to the app's callback URL in the contract's order: idp_app_callback_url, oauth_callback_url, auth_callback_url, then <domain>/auth/callback", async () => {
     const cases: [Record<string, unknown>, (domain: string) => string][] = [
       [{ idp_app_callback_url: '/idp-cb', oauth_callback_url: '/oauth-cb', auth_callback_url: '/auth-cb' }, (d) => `https://${d}/idp-cb`],
       [{ oauth_callback_url: '/oauth-cb', auth_callback_url: '/auth-cb' }, (d) => `https://${d}/oauth-cb`],

@@ -2,7 +2,7 @@ import { IdCipherService } from '../../src/common/id-cipher.service';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';
 
 /**
- * Bad input to the messaging endpoints is a 4xx with the spec's envelope (or a 200 where the spec says so),
+ * Bad input to the messaging endpoints is a 4xx with the failure envelope (or a 200 where the API contract says so),
  * never a 500, and never a row that should not exist.
  */
 describe('Messaging endpoints with bad input', () => {

@@ -5,7 +5,7 @@ import { startTestApp, TestApp, TestResponse } from '../support/test-app';
 
 /**
  * createOrder, addCart (shapes A and B), removeCart and getOrder over HTTP on the real database
- * (SPEC "Orders and cart"): published products only, the price is the product's, totals with bond and
+ * published products only, the price is the product's, totals with bond and
  * without Cancelled items, placeholder customers taken over by a customer bearer, and order ids that are
  * unknown, tampered or another app's all answering alike.
  */

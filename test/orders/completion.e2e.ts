@@ -6,7 +6,7 @@ import { TestApp } from '../support/test-app';
 import { drain, mailsTo, seedShop, ShopClient, ShopTenant, startShopHarness, stopShopHarness } from './checkout-helpers';
 
 /**
- * Order completion over HTTP, end to end (SPEC "Order completion", "Outbound emails on order completion"):
+ * Order completion over HTTP, end to end (README "Orders and cart"):
  * createOrder → addCart → checkout → the provider's signed payment_intent.succeeded → Paid, items
  * Ordered, the two emails through the outbox to a real SMTP server, tokens issued; submitOrder (Order
  * Only, REDO), a token provisioning failure that rolls back neither the order nor the emails,

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { eventually } from './wait';
 
-/** PostgreSQL's server programs (Debian's layout; DESIGN.md §4): PG_BIN, else 15's, else the newest installed. */
+/** PostgreSQL's server programs (Debian's layout): PG_BIN, else 15's, else the newest installed. */
 const BIN = process.env.PG_BIN ?? serverPrograms();
 
 function serverPrograms(): string {

@@ -7,7 +7,7 @@ const DAY = 86_400_000;
 /**
  * Gift tokens stay gifts (PROPERTY 7): a gift nobody redeemed is still a gift after it expired and was
  * extended — gift_pending with the new expiry, refused by validateToken and activateToken, redeemable —
- * while a redeemed gift (it has an owner) and any other token become active, as SPEC "Token status" says.
+ * while a redeemed gift (it has an owner) and any other token become active, as the token statuses of README "Digital access tokens" say.
  */
 describe('gift tokens stay gifts through expireToken and extendToken', () => {
   let h: ShopHarness;

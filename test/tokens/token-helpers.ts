@@ -113,7 +113,7 @@ export async function templateFor(
   return id;
 }
 
-/** The row fields validateToken and activateToken answer with (SPEC: no order_item_id). */
+/** The row fields validateToken and activateToken answer with (no order_item_id). */
 export const PUBLIC_ROW_KEYS = [
   'activations',
   'created_date',

@@ -2,7 +2,7 @@ import { TestApp, TestResponse } from '../support/test-app';
 import { backdateExpiry, oneToken, Shop, startTwoShops, templateFor, tokenInDb } from './token-helpers';
 
 /**
- * Concurrent requests on one token (DESIGN "Rules of the house", PROPERTY 2): every check-then-act runs
+ * Concurrent requests on one token (a house rule: money and ownership are invariants): every check-then-act runs
  * under the token's row lock or as one conditional UPDATE, so whatever order the database picks, the
  * outcome is one that some serial order of the same requests gives. Each race runs many rounds of
  * parallel HTTP requests through the app.

@@ -129,7 +129,9 @@ function deferredJoin(query: RowQuery, fixed: FixedValues, table: string, select
     return { sql: term.slice(0, at), direction: term.slice(at + 1) };
   });
   const keys = terms.map((term, i) => `${term.sql} AS "k${i}"`).join(', ');
-  const page = `SELECT d."ID" AS "did", c."id" AS "cid", ${keys} FROM ${from} WHERE ${where} ORDER BY ${query.order.join(', ')} LIMIT ${fixed.limit} OFFSET ${fixed.offset}`;
+  const page =
+    `SELECT d."ID" AS "did", c."id" AS "cid", ${keys} FROM ${from} WHERE ${where} ` +
+    `ORDER BY ${query.order.join(', ')} LIMIT ${fixed.limit} OFFSET ${fixed.offset}`;
   const byApp = query.table.tenantColumn ? ` AND c."app_id" = ${fixed.appId}` : '';
   const order = terms.map((term, i) => `p."k${i}" ${term.direction}`).join(', ');
   return `SELECT ${select} FROM (${page}) p JOIN core_data d ON d."ID" = p."did" JOIN ${table} c ON c."id" = p."cid"${byApp} ORDER BY ${order}`;

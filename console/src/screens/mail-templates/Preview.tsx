@@ -81,10 +81,10 @@ export function TestSend({ event, dirty }: { event: string; dirty: boolean }) {
   const [done, setDone] = useState('');
   const send = useMutation({
     mutationFn: () => call(api.POST('/message/templates/testSend', { body: { event, email: email.trim() } })),
-    onSuccess: (answer) =>
-      setDone(
-        `Test mail queued (send log #${answer.data.logId}): ${answer.data.subject}${answer.data.missingFields.length ? `. Missing fields: ${answer.data.missingFields.join(', ')}` : ''}.`,
-      ),
+    onSuccess: ({ data }) => {
+      const missing = data.missingFields.length ? `. Missing fields: ${data.missingFields.join(', ')}` : '';
+      setDone(`Test mail queued (send log #${data.logId}): ${data.subject}${missing}.`);
+    },
   });
   return (
     <section className="panel" aria-labelledby="test-title">
