@@ -6993,7 +6993,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenActivatedAnswer"];
                 };
             };
-            /** @description Our failure body (the spec shows none): { status: Failed, message, data: <token row or null> } with the validation messages: Token not found (also a token of another product) / No valid token found for customer and product (mode 2) / Token product version not found / Gift token must be redeemed first (status gift_pending) / Token has expired / Token activation limit exceeded / Error validating token; or Validation error (tokenValue, productId) */
+            /** @description Our failure body: { status: Failed, message, data: <token row or null> } with the validation messages: Token not found (also a token of another product) / No valid token found for customer and product (mode 2) / Token product version not found / Gift token must be redeemed first (status gift_pending) / Token has expired / Token activation limit exceeded / Error validating token; or Validation error (tokenValue, productId) */
             400: {
                 headers: {
                     [name: string]: unknown;
