@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     // One tenant against peers that have no tenant share (PostGraphile, the framework floor, the raw handlers) gets
     // the whole pool, as a single-tenant deployment would configure it; the default shares are for many tenants on
-    // one pool (test/foundation/tenant-fairness.e2e.ts and the "fairness" scenario)
+    // one pool (test/rate-limit/tenant-fairness.e2e.ts and the "fairness" scenario)
     DB_TENANT_MAX_CONNECTIONS: process.env.DB_TENANT_MAX_CONNECTIONS ?? process.env.DB_POOL_SIZE ?? '10',
     // and no headroom or priority reserve: nothing is counted (the "fairness" scenario starts an instance with the defaults).
     DB_TENANT_HEADROOM: process.env.DB_TENANT_HEADROOM ?? '0',

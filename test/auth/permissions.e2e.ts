@@ -1,6 +1,6 @@
 import { ROLE_PERMISSIONS, STAFF_ROLES, StaffRole } from '../../src/common/permissions';
 import { createOpenApiDocument } from '../../src/openapi';
-import { seedTenant, Tenant } from '../content/content-helpers';
+import { seedTenant, Tenant } from '../versioning/content-helpers';
 import { startTestApp, TestApp } from '../support/test-app';
 
 interface StaffOperation {

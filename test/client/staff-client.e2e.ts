@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createClient, type Client, type Schemas } from '../../client/src';
-import { userToken } from '../content/content-helpers';
+import { userToken } from '../versioning/content-helpers';
 import { SmtpPeer } from '../messaging/support/smtp-peer';
 import { drain, seedShop, ShopClient, ShopTenant, stopShopHarness } from '../orders/checkout-helpers';
 import { ApiContract } from '../support/openapi-contract';

@@ -1,4 +1,4 @@
-import { seedTenant, Tenant } from '../content/content-helpers';
+import { seedTenant, Tenant } from '../versioning/content-helpers';
 import { Cluster } from '../support/cluster';
 import { waitFor, waitForJobRuns } from '../support/wait';
 

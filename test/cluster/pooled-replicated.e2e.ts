@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { migrations } from '../../migrations';
 import { STATEMENT_TIMEOUT_MESSAGE } from '../../src/common/global-exception.filter';
 import { DatabaseLock } from '../../src/database/locks';
-import { product, seedTenant, Tenant } from '../content/content-helpers';
+import { product, seedTenant, Tenant } from '../versioning/content-helpers';
 import { seedShop, ShopTenant } from '../orders/checkout-helpers';
 import { Cluster, PIN_HEADER, PooledReplicatedDatabase, ProxiedResponse } from '../support/cluster';
 import { siteFixture } from '../support/test-app';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
-import { product, seedTenant, Tenant } from '../content/content-helpers';
+import { product, seedTenant, Tenant } from '../versioning/content-helpers';
 import { peakActive, seedManyProducts, SLOW_READ } from '../support/slow-reads';
 import { Cluster } from '../support/cluster';
 

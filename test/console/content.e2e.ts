@@ -1,5 +1,5 @@
 import type { BrowserContext, Locator, Page } from 'playwright-core';
-import { userToken } from '../content/content-helpers';
+import { userToken } from '../versioning/content-helpers';
 import { waitFor } from '../support/wait';
 import {
   axeViolations,

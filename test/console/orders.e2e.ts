@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Page } from 'playwright-core';
-import { userToken } from '../content/content-helpers';
+import { userToken } from '../versioning/content-helpers';
 import {
   axeViolations,
   ConsoleHarness,

@@ -1,5 +1,5 @@
 import type { BrowserContext, Page } from 'playwright-core';
-import { userToken } from '../content/content-helpers';
+import { userToken } from '../versioning/content-helpers';
 import {
   axeViolations,
   ConsoleHarness,

@@ -10,7 +10,7 @@ import { PreparedStatementsClient } from '../../src/database/prepared-statements
 import { StatementTimeoutClient } from '../../src/database/statement-timeout';
 import { withTickLock } from '../../src/database/transaction';
 import { ExpiryJob } from '../../src/versioning/expiry.job';
-import { product, seedTenant, Tenant } from '../content/content-helpers';
+import { product, seedTenant, Tenant } from '../versioning/content-helpers';
 import { SmtpPeer } from '../messaging/support/smtp-peer';
 import { seedShop, ShopClient } from '../orders/checkout-helpers';
 import { databaseUrl, dropDatabase, withAdmin } from '../support/database';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { migrate } from '../../src/database/migrate';
 import { ReplicaReads, ServedCount } from '../../src/database/replica-reads';
-import { product, seedTenant, Tenant } from '../content/content-helpers';
+import { product, seedTenant, Tenant } from '../versioning/content-helpers';
 import { ReplicaPair } from '../support/replica';
 import { startTestApp, TestApp } from '../support/test-app';
 import { eventually } from '../support/wait';

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createClient, type Client, type Schemas } from '../../client/src';
-import { seedTenant, Tenant } from '../content/content-helpers';
+import { seedTenant, Tenant } from '../versioning/content-helpers';
 import { ApiContract } from '../support/openapi-contract';
 import { startTestApp, TestApp } from '../support/test-app';
 

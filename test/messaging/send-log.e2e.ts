@@ -1,6 +1,6 @@
 import { NotificationSenderService } from '../../src/messaging';
 import { StaffRole } from '../../src/common/permissions';
-import { seedTenant, Tenant } from '../content/content-helpers';
+import { seedTenant, Tenant } from '../versioning/content-helpers';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait';
 import { SmtpPeer } from './support/smtp-peer';

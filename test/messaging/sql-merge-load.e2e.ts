@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { SessionTokensService } from '../../src/auth';
 import { MERGE_APPLICATION_NAME } from '../../src/messaging';
-import { product } from '../content/content-helpers';
+import { product } from '../versioning/content-helpers';
 import { siteFixture, startTestApp, TestApp, TestResponse } from '../support/test-app';
 import { waitFor } from '../support/wait';
 

@@ -1,5 +1,5 @@
 import { SessionTokensService } from '../../src/auth';
-import { seedTenant, Tenant } from '../content/content-helpers';
+import { seedTenant, Tenant } from '../versioning/content-helpers';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**

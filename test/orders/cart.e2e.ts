@@ -1,6 +1,6 @@
 import { SessionTokensService } from '../../src/auth';
 import { IdCipherService } from '../../src/common/id-cipher.service';
-import { product, seedTenant, Tenant } from '../content/content-helpers';
+import { product, seedTenant, Tenant } from '../versioning/content-helpers';
 import { startTestApp, TestApp, TestResponse } from '../support/test-app';
 
 /**

@@ -1,6 +1,6 @@
 import { SessionTokensService } from '../../src/auth';
 import { NotificationSenderService } from '../../src/messaging';
-import { product, seedTenant, Tenant } from '../content/content-helpers';
+import { product, seedTenant, Tenant } from '../versioning/content-helpers';
 import { SmtpPeer } from '../messaging/support/smtp-peer';
 import { PaymentPeer, PeerIntent } from '../support/payment-peer';
 import { startTestApp, TestApp, TestResponse } from '../support/test-app';

@@ -2,7 +2,7 @@ import { createCipheriv, randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { SessionTokensService } from '../../src/auth';
 import { IdCipherService } from '../../src/common/id-cipher.service';
-import { product } from '../content/content-helpers';
+import { product } from '../versioning/content-helpers';
 import { SmtpPeer } from '../messaging/support/smtp-peer';
 import { PaymentPeer } from '../support/payment-peer';
 import { siteFixture, startTestApp, TestApp } from '../support/test-app';

@@ -13,7 +13,7 @@ export const TEST_ENV: Record<string, string> = {
   BCRYPT_COST: '10',
   LOG_LEVEL: 'silent',
   // Tests change core_sites with SQL and send the next request at once, before the change notification can
-  // reach the cache; test/foundation/site-cache.e2e.ts turns it on.
+  // reach the cache; test/app-context/site-cache.e2e.ts turns it on.
   SITE_CACHE_MS: '0',
   // Production-mode test apps keep what tests rely on: mail and SMS files when no peer is given, and /docs
   // (test/foundation/production-defaults.e2e.ts checks the production defaults themselves).

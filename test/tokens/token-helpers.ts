@@ -2,7 +2,7 @@ import { SessionTokensService } from '../../src/auth';
 import { RequestContext, TenantSite } from '../../src/common/request-context';
 import { TransactionalConnection } from '../../src/database/transactional-connection';
 import { DigitalItem, TokenIssuerService, TokenRow } from '../../src/tokens';
-import { product, seedTenant, Tenant, userToken } from '../content/content-helpers';
+import { product, seedTenant, Tenant, userToken } from '../versioning/content-helpers';
 import { startTestApp, TestApp } from '../support/test-app';
 
 export interface Shop extends Tenant {

@@ -39,7 +39,7 @@ export class AuditLogRepository {
   /**
    * One page, newest first. Each filter is a column of an index that starts with app_id and ends with
    * (created DESC, id DESC) (migrations/1764001900000-audit-log.ts), so a page reads about `limit` index
-   * entries whatever the number of rows (test/staff/audit.e2e.ts checks the plan).
+   * entries whatever the number of rows (test/audit/audit.e2e.ts checks the plan).
    */
   list(ctx: RequestContext, query: AuditListQuery): Promise<AuditLog[]> {
     const qb = this.connection

@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { STATEMENT_TIMEOUT_MESSAGE, TENANT_SHARE_EXHAUSTED_MESSAGE } from '../../src/common/global-exception.filter';
 import { TenantShare } from '../../src/database/tenant-share';
 import { OrderStatusController } from '../../src/orders/checkout/order-status.controller';
-import { product, seedTenant, Tenant } from '../content/content-helpers';
+import { product, seedTenant, Tenant } from '../versioning/content-helpers';
 import { activeStatements, peakActive, seedManyProducts, SLOW_READ } from '../support/slow-reads';
 import { startTestApp, TestApp, TestResponse } from '../support/test-app';
 import { waitFor } from '../support/wait';

@@ -1,6 +1,6 @@
 import { IdCipherService } from '../../src/common/id-cipher.service';
 import { TableCatalogService } from '../../src/versioning';
-import { product, seedTenant, Tenant, userToken } from './content-helpers';
+import { product, seedTenant, Tenant, userToken } from '../versioning/content-helpers';
 import { startTestApp, TestApp } from '../support/test-app';
 
 describe('POST /getDataRows', () => {

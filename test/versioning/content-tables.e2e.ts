@@ -1,4 +1,4 @@
-import { product, seedTenant, Tenant, userToken } from '../content/content-helpers';
+import { product, seedTenant, Tenant, userToken } from './content-helpers';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**

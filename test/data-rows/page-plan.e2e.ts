@@ -4,7 +4,7 @@ import { prepared } from '../../src/database/prepared-statements';
 import { TransactionScope } from '../../src/database/transaction-scope';
 import { TableCatalogService } from '../../src/versioning';
 import { startTestApp, TestApp } from '../support/test-app';
-import { product, seedTenant, Tenant } from './content-helpers';
+import { product, seedTenant, Tenant } from '../versioning/content-helpers';
 
 interface PlanNode {
   'Node Type': string;

@@ -1,4 +1,4 @@
-import { product, seedTenant, Tenant } from './content-helpers';
+import { product, seedTenant, Tenant } from '../versioning/content-helpers';
 import { startTestApp, TestApp } from '../support/test-app';
 
 describe('POST /addrelated', () => {

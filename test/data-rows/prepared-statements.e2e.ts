@@ -2,7 +2,7 @@ import { Pool } from 'pg';
 import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { MAX_PREPARED_PER_CONNECTION, prepared, preparedForJson, PreparedStatementsClient } from '../../src/database/prepared-statements';
 import { startTestApp, TestApp } from '../support/test-app';
-import { product, seedTenant, Tenant } from './content-helpers';
+import { product, seedTenant, Tenant } from '../versioning/content-helpers';
 
 interface PreparedRow {
   name: string;

@@ -1,7 +1,7 @@
 import { SmtpPeer } from '../messaging/support/smtp-peer';
 import { PaymentPeer } from '../support/payment-peer';
 import { TestApp } from '../support/test-app';
-import { userToken } from '../content/content-helpers';
+import { userToken } from '../versioning/content-helpers';
 import { drain, ShopClient, ShopTenant, startShopHarness, stopShopHarness } from '../orders/checkout-helpers';
 
 /**

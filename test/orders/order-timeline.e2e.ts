@@ -1,8 +1,8 @@
 import { SmtpPeer } from '../messaging/support/smtp-peer';
 import { PaymentPeer } from '../support/payment-peer';
 import { TestApp } from '../support/test-app';
-import { userToken } from '../content/content-helpers';
-import { drain, ShopClient, ShopTenant, startShopHarness, stopShopHarness } from '../orders/checkout-helpers';
+import { userToken } from '../versioning/content-helpers';
+import { drain, ShopClient, ShopTenant, startShopHarness, stopShopHarness } from './checkout-helpers';
 
 /**
  * The order timeline and staff notes (README "Order timeline and notes"), on a real purchase through the

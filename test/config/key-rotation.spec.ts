@@ -5,7 +5,7 @@ import { IdpSealer } from '../../src/idp/idp-seal';
 import { TEST_ENV } from '../support/test-app';
 
 // The configuration of key rotation and what each secret's users read while rotating (docs/operations.md
-// "Rotating keys"); test/foundation/key-rotation.e2e.ts runs a rotation through HTTP.
+// "Rotating keys"); test/config/key-rotation.e2e.ts runs a rotation through HTTP.
 
 const FUTURE = new Date(Date.now() + 86_400_000).toISOString();
 const errorOf = (env: Record<string, string>) => {

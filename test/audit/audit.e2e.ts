@@ -2,7 +2,7 @@ import { AuditService, MASKED } from '../../src/audit';
 import { RequestContext } from '../../src/common/request-context';
 import { TransactionalConnection } from '../../src/database/transactional-connection';
 import { SettingsService } from '../../src/settings';
-import { seedTenant, Tenant, userToken } from '../content/content-helpers';
+import { seedTenant, Tenant, userToken } from '../versioning/content-helpers';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**

@@ -1,5 +1,5 @@
 import { TestApp } from '../support/test-app';
-import { backdateExpiry, issue, item, oneToken, Shop, startTwoShops } from '../tokens/token-helpers';
+import { backdateExpiry, issue, item, oneToken, Shop, startTwoShops } from './token-helpers';
 
 /**
  * POST /ecommerce/listTokens (README "Digital access tokens", staff): the app's tokens newest first, by product
