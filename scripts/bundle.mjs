@@ -63,7 +63,7 @@ await build({
   format: 'cjs',
   target: 'node24',
   // Not keepNames: it wraps every named function in a call that sets its name again, also the closures made
-  // per request (/getApp ~18 % slower). Only top-level names of ES modules can be renamed, where two modules
+  // per request (/getApp measurably slower). Only top-level names of ES modules can be renamed, where two modules
   // of a package meet (a few Nest classes: TypeOrmModule2 in debug logs); tsc's CommonJS output, ours
   // included (entities, DTOs, providers), keeps its own scopes and names.
   // Less source for V8 to keep in memory. Not minifySyntax: it drops the names of class expressions, and tsc

@@ -28,7 +28,7 @@ export interface LoadOptions {
   analyze?: boolean;
   /**
    * Hashes already made in this run, by plain password: a row with the same password reuses the hash instead of
-   * hashing again (bcrypt at BCRYPT_COST takes ~55 ms a row: 1,000 tenants' accounts would take minutes).
+   * hashing again (bcrypt at BCRYPT_COST is slow on purpose: 1,000 tenants' accounts would take minutes).
    */
   passwordHashes?: Map<string, Promise<string>>;
 }

@@ -10,7 +10,7 @@ import { messagingError } from './messaging.errors';
 import { MergeData } from './placeholders';
 import { MAX_ROW_BYTES, MergePoolBusy, shadowCte, SqlMergeRepository } from './repositories/sql-merge.repository';
 
-/** The SQL parser, loaded at the first merge query (only admins send one), not at start (~2 MB, ~30 ms). */
+/** The SQL parser, loaded at the first merge query (only admins send one), not at start (its heap and load time). */
 function sqlParser(): typeof import('pgsql-ast-parser') {
   return require('pgsql-ast-parser') as typeof import('pgsql-ast-parser');
 }

@@ -52,8 +52,8 @@ export class DataRowRepository {
   }
 
   /**
-   * The page's statement text, built once per app, table, columns, order and page (about 4 KB of SQL made of
-   * some 60 pieces) and then the same string each time, whose hash the prepared-statement lookup keeps.
+   * The page's statement text, built once per app, table, columns, order and page (a long text made of
+   * many pieces) and then the same string each time, whose hash the prepared-statement lookup keeps.
    */
   private pageStatement(appId: number, query: RowQuery): string {
     const { table, mode, columns, order, limit, offset } = query;
@@ -112,8 +112,8 @@ export function toSql(query: RowQuery, fixed: FixedValues = boundValues(query)):
 
 /**
  * From this OFFSET on, a versioned page finds its rows first by their ids and order keys alone, and only then
- * reads those rows whole (deferredJoin). Measured on the 10,000-row tenant, PostgreSQL CPU per page: at OFFSET
- * 40 the plain page costs 0.15 ms and the deferred one 0.2 ms; at 480, 13 against 9–12 ms; at 4,980, 28 against 18.
+ * reads those rows whole (deferredJoin): deep pages cost PostgreSQL less CPU that way, shallow ones slightly
+ * more (docs/performance.md "Figures that explain code choices").
  */
 export const DEFERRED_JOIN_OFFSET = 400;
 

@@ -69,8 +69,8 @@ const MAX_CLIENTS = 256;
 let sdk: typeof Stripe | undefined;
 
 /**
- * The SDK, loaded at its first use rather than at start: it is ~220 modules, ~0.1 s of every start and
- * ~4 MB of heap that an instance taking no payment never needs (docs/performance.md "Memory and start").
+ * The SDK, loaded at its first use rather than at start: its modules cost start time and heap that an
+ * instance taking no payment never needs (docs/performance.md "Figures that explain code choices").
  */
 function stripe(): typeof Stripe {
   return (sdk ??= require('stripe') as typeof Stripe);

@@ -21,7 +21,7 @@ export type RawTokenState = TokenRow & { due: boolean; gift: boolean };
 
 const ROW_SELECT = `SELECT ${TOKEN_ROW_COLUMNS.join(', ')}, gift, (expiry_date IS NOT NULL AND expiry_date <= now()) AS due FROM core_tokens`;
 // Named prepared statements: validateToken's one query is parsed and planned once per connection, not at every
-// call (pgbench on this select: ~2.7× the rate of unnamed statements).
+// call, which multiplies the rate this select runs at.
 const READ_BY_VALUE = prepared(`${ROW_SELECT} WHERE token_value = $1 AND app_id = $2`);
 const READ_BY_ID = prepared(`${ROW_SELECT} WHERE id = $1 AND app_id = $2`);
 
@@ -100,7 +100,7 @@ export class TokenRepository {
 
   /**
    * The app's token by value or by id (`lock`: FOR UPDATE, in the caller's transaction). Raw SQL:
-   * validateToken's hot path (measured: building this select with the query builder took ~10% of the
+   * validateToken's hot path (building this select with the query builder took a measurable share of the
    * service's CPU per validation); the statement is fixed text.
    */
   async read(ctx: RequestContext, key: { tokenValue: string } | { id: number }, lock = false): Promise<RawTokenState | null> {
