@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { MailOutboxService } from '../../src/messaging';
 import { startTestApp, TestApp } from '../support/test-app';
 
-/** The context OrderMailsService gives templates/confirmation.html (src/orders/order-mails.ts). */
+/** The context OrderMailsService gives templates/confirmation.html (src/orders/completion/order-mails.service.ts). */
 const context = {
   domain: 'shop.example.test',
   siteName: 'Shop & Co',

@@ -171,7 +171,7 @@ export class OrderAdminService {
   /**
    * listOrders: the app's orders, newest first, one page. Every filter is a column of an index that starts
    * with app_id and ends with (created DESC, id DESC), so a page reads about perPage index entries whatever
-   * the number of orders (test/orders/order-admin.e2e.ts checks the plan).
+   * the number of orders (test/orders/refunds.e2e.ts checks the plan).
    */
   async list(
     ctx: RequestContext,
